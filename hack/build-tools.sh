@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Builds the real programs the tests and the demo run against, from Go modules, at pinned
+# versions, into a git-ignored cache keyed by version. A second run builds nothing.
+# Also installs the Debian packages the harness needs (redis-server, git) when missing.
+#
+# Prints the cache directory on its last line of stdout; progress goes to stderr.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=hack/versions.sh
+. "$root/hack/versions.sh"
+
+cache=${CMP_PHASE_TOOLS_DIR:-$root/.cache/tools}
+log() { printf 'build-tools: %s\n' "$*" >&2; }
+
+install_debs() {
+  local missing=()
+  command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+  command -v git >/dev/null 2>&1 || missing+=(git)
+  [ ${#missing[@]} -eq 0 ] && return 0
+  log "installing Debian packages: ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+}
+
+# build <dir> <wrapper-module> <binary> <package> [ldflags]
+build() {
+  local dir=$1 mod=$2 bin=$3 pkg=$4 ldflags=${5:-}
+  if [ -x "$dir/$bin" ]; then return 0; fi
+  mkdir -p "$dir"
+  log "building $bin ($pkg) into $dir"
+  local start=$SECONDS
+  (cd "$root/hack/tools/$mod" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w $ldflags" -o "$dir/$bin.tmp" "$pkg")
+  mv "$dir/$bin.tmp" "$dir/$bin"
+  log "built $bin in $((SECONDS - start))s"
+}
+
+install_debs
+
+kube_dir=$cache/kubernetes-$KUBE_VERSION
+kube_ld="-X k8s.io/component-base/version.gitVersion=$KUBE_VERSION -X k8s.io/component-base/version.gitMajor=${KUBE_VERSION_MAJOR} -X k8s.io/component-base/version.gitMinor=${KUBE_VERSION_MINOR} -X k8s.io/client-go/pkg/version.gitVersion=$KUBE_VERSION"
+build "$kube_dir" kube kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver "$kube_ld"
+build "$kube_dir" kube kube-controller-manager k8s.io/kubernetes/cmd/kube-controller-manager "$kube_ld"
+build "$kube_dir" kube kubectl k8s.io/kubernetes/cmd/kubectl "$kube_ld"
+
+etcd_dir=$cache/etcd-$ETCD_VERSION
+build "$etcd_dir" etcd etcd go.etcd.io/etcd/server/v3 "-X go.etcd.io/etcd/api/v3/version.GitSHA=cmp-phase"
+
+argo_dir=$cache/argocd-$ARGOCD_VERSION
+build "$argo_dir" argocd argocd github.com/argoproj/argo-cd/v3/cmd "-X github.com/argoproj/argo-cd/v3/common.version=${ARGOCD_VERSION#v} -X github.com/argoproj/argo-cd/v3/common.gitCommit=module-build"
+# The repo-server runs git through Argo CD's verify wrapper; it must be on PATH.
+if [ ! -x "$argo_dir/git-verify-wrapper.sh" ]; then
+  src=$(cd "$root/hack/tools/argocd" && go list -m -f '{{.Dir}}' github.com/argoproj/argo-cd/v3)
+  install -m 0755 "$src/hack/git-verify-wrapper.sh" "$argo_dir/git-verify-wrapper.sh"
+  mkdir -p "$argo_dir/crds"
+  install -m 0644 "$src"/manifests/crds/*-crd.yaml "$argo_dir/crds/"
+fi
+for name in argocd-application-controller argocd-repo-server argocd-server argocd-cmp-server argocd-applicationset-controller; do
+  ln -sf argocd "$argo_dir/$name"
+done
+
+echo "$cache"

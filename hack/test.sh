@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs every test: builds (or reuses) the real kube-apiserver, etcd and Argo CD, then the Go
+# tests, unit and end-to-end, verbosely so the test names and the final count show.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+cache=$(./hack/build-tools.sh | tail -n 1)
+export CMP_PHASE_TOOLS_DIR="$cache"
+
+status=0
+go test -count=1 -v -timeout 60m ./... || status=$?
+
+# Nothing the tests started may outlive them.
+if left=$(pgrep -af "$cache/" | grep -v pgrep); then
+  echo "processes left running after the tests:" >&2
+  echo "$left" >&2
+  status=1
+fi
+exit $status

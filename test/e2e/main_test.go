@@ -1,0 +1,50 @@
+// Package e2e runs cmp-phase against a real kube-apiserver and a real Argo CD started by
+// test/framework on loopback.
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/cmp-phase/cmp-phase/test/framework"
+)
+
+// env is the stack shared by the tests of this package; each test uses its own names.
+var env *framework.Env
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	smokeConfig, err := filepath.Abs("testdata/smoke-plugin")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	env, err = framework.Start(context.Background(), framework.Options{
+		Clusters: []framework.Cluster{
+			{Name: "dev-1", Labels: map[string]string{"env": "dev", "region": "eu"}},
+			{Name: "staging-1", Labels: map[string]string{"env": "staging", "region": "us"}},
+			{Name: "prod-1", Labels: map[string]string{"env": "prod", "region": "eu"}},
+		},
+		Plugins: []framework.Plugin{{Name: "smoke-v1.0", Start: framework.StockCMPServer(smokeConfig)}},
+	})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "start e2e stack: %v\n", err)
+		return 1
+	}
+	code := m.Run()
+	if code != 0 {
+		env.DumpLogs(os.Stderr, 4000)
+	}
+	env.Stop()
+	if err := framework.CheckNoneLeft(env); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return code
+}

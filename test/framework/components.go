@@ -1,0 +1,66 @@
+package framework
+
+import (
+	"context"
+	"os"
+	"strconv"
+)
+
+// startArgoCD starts argocd-repo-server, argocd-application-controller, argocd-server and,
+// when asked, argocd-applicationset-controller with progressive syncs.
+func (e *Env) startArgoCD(ctx context.Context) error {
+	ports := make([]int, 8)
+	for i := range ports {
+		p, err := FreePort()
+		if err != nil {
+			return err
+		}
+		ports[i] = p
+	}
+	e.repoAddr = "127.0.0.1:" + strconv.Itoa(ports[0])
+	e.ArgoServer = "127.0.0.1:" + strconv.Itoa(ports[2])
+	// The repo-server runs git through Argo CD's git-verify-wrapper.sh, which must be on PATH.
+	path := "PATH=" + e.Tools.ArgoDir + ":" + os.Getenv("PATH")
+	repo, err := e.Start(ProcSpec{Name: "argocd-repo-server", Path: e.Tools.ArgoCD, Args: []string{
+		"--port", strconv.Itoa(ports[0]), "--address", "127.0.0.1",
+		"--metrics-port", strconv.Itoa(ports[1]), "--metrics-address", "127.0.0.1",
+		"--disable-tls", "--client-ca-path", "",
+		"--redis", e.redisAddr, "--revision-cache-expiration", "5s", "--loglevel", "info",
+	}, Env: append(e.argoEnv("argocd-repo-server"), path)})
+	if err != nil {
+		return err
+	}
+	if err := WaitTCP(ctx, repo, e.repoAddr); err != nil {
+		return err
+	}
+	if _, err := e.Start(ProcSpec{Name: "argocd-application-controller", Path: e.Tools.ArgoCD, Args: []string{
+		"--repo-server", e.repoAddr, "--repo-server-plaintext", "--redis", e.redisAddr,
+		"--metrics-port", strconv.Itoa(ports[3]),
+		"--app-resync", strconv.Itoa(int(e.opts.AppResync.Seconds())),
+		"--status-processors", "4", "--operation-processors", "4",
+		"--self-heal-timeout-seconds", "2", "--loglevel", "info",
+	}, Env: e.argoEnv("argocd-application-controller")}); err != nil {
+		return err
+	}
+	server, err := e.Start(ProcSpec{Name: "argocd-server", Path: e.Tools.ArgoCD, Args: []string{
+		"--insecure", "--address", "127.0.0.1", "--port", strconv.Itoa(ports[2]),
+		"--metrics-port", strconv.Itoa(ports[4]),
+		"--repo-server", e.repoAddr, "--repo-server-plaintext", "--redis", e.redisAddr,
+		"--dex-server", "http://127.0.0.1:1", "--staticassets", e.Dir + "/tmp", "--loglevel", "info",
+	}, Env: e.argoEnv("argocd-server")})
+	if err != nil {
+		return err
+	}
+	if e.opts.ApplicationSetController {
+		if _, err := e.Start(ProcSpec{Name: "argocd-applicationset-controller", Path: e.Tools.ArgoCD, Args: []string{
+			"--argocd-repo-server", e.repoAddr, "--repo-server-plaintext",
+			"--metrics-addr", "127.0.0.1:" + strconv.Itoa(ports[5]),
+			"--probe-addr", "127.0.0.1:" + strconv.Itoa(ports[6]),
+			"--webhook-addr", "127.0.0.1:" + strconv.Itoa(ports[7]),
+			"--enable-progressive-syncs", "--loglevel", "info",
+		}, Env: e.argoEnv("argocd-applicationset-controller")}); err != nil {
+			return err
+		}
+	}
+	return WaitTCP(ctx, server, e.ArgoServer)
+}

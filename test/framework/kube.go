@@ -1,0 +1,204 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+// startKube starts etcd, kube-apiserver and kube-controller-manager on 127.0.0.1.
+func (e *Env) startKube(ctx context.Context) error {
+	ips := []net.IP{net.ParseIP("127.0.0.1")}
+	for i := range e.opts.Clusters {
+		ips = append(ips, clusterIP(i))
+	}
+	pki, err := NewPKI(filepath.Join(e.Dir, "pki"), ips)
+	if err != nil {
+		return err
+	}
+	e.PKI = pki
+	if err := e.startEtcd(ctx); err != nil {
+		return err
+	}
+	if err := e.startAPIServer(ctx); err != nil {
+		return err
+	}
+	return e.startControllerManager()
+}
+
+func (e *Env) startEtcd(ctx context.Context) error {
+	client, err := FreePort()
+	if err != nil {
+		return err
+	}
+	peer, err := FreePort()
+	if err != nil {
+		return err
+	}
+	e.etcdURL = "http://127.0.0.1:" + strconv.Itoa(client)
+	peerURL := "http://127.0.0.1:" + strconv.Itoa(peer)
+	p, err := e.Start(ProcSpec{Name: "etcd", Path: e.Tools.Etcd, Args: []string{
+		"--data-dir", filepath.Join(e.Dir, "etcd"),
+		"--listen-client-urls", e.etcdURL, "--advertise-client-urls", e.etcdURL,
+		"--listen-peer-urls", peerURL, "--initial-advertise-peer-urls", peerURL,
+		"--initial-cluster", "default=" + peerURL,
+		"--unsafe-no-fsync", "--log-level", "warn",
+	}})
+	if err != nil {
+		return err
+	}
+	return WaitTCP(ctx, p, "127.0.0.1:"+strconv.Itoa(client))
+}
+
+func (e *Env) startAPIServer(ctx context.Context) error {
+	port, err := FreePort()
+	if err != nil {
+		return err
+	}
+	e.apiPort = port
+	e.APIServerURL = "https://127.0.0.1:" + strconv.Itoa(port)
+	p, err := e.Start(ProcSpec{Name: "kube-apiserver", Path: e.Tools.KubeAPIServer, Args: []string{
+		"--etcd-servers", e.etcdURL,
+		"--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1",
+		"--secure-port", strconv.Itoa(port),
+		"--tls-cert-file", e.PKI.ServerCert, "--tls-private-key-file", e.PKI.ServerKey,
+		"--client-ca-file", e.PKI.CAFile,
+		"--service-account-issuer", "https://kubernetes.default.svc",
+		"--service-account-key-file", e.PKI.SAPub,
+		"--service-account-signing-key-file", e.PKI.SAKey,
+		"--service-cluster-ip-range", "10.96.0.0/24",
+		"--authorization-mode", "RBAC",
+		"--endpoint-reconciler-type", "none",
+		"--enable-priority-and-fairness=false",
+		"--cert-dir", filepath.Join(e.Dir, "pki", "apiserver"),
+	}})
+	if err != nil {
+		return err
+	}
+	if err := e.writeKubeconfig(); err != nil {
+		return err
+	}
+	return e.waitReady(ctx, p)
+}
+
+func (e *Env) writeKubeconfig() error {
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["test"] = &clientcmdapi.Cluster{Server: e.APIServerURL, CertificateAuthorityData: e.PKI.CACert}
+	cfg.AuthInfos["admin"] = &clientcmdapi.AuthInfo{ClientCertificateData: e.PKI.AdminCert, ClientKeyData: e.PKI.AdminKey}
+	cfg.Contexts["test"] = &clientcmdapi.Context{Cluster: "test", AuthInfo: "admin", Namespace: ArgoNamespace}
+	cfg.CurrentContext = "test"
+	e.Kubeconfig = filepath.Join(e.Dir, "kubeconfig")
+	if err := clientcmd.WriteToFile(*cfg, e.Kubeconfig); err != nil {
+		return fmt.Errorf("write kubeconfig: %w", err)
+	}
+	rc, err := clientcmd.BuildConfigFromFlags("", e.Kubeconfig)
+	if err != nil {
+		return fmt.Errorf("load kubeconfig: %w", err)
+	}
+	rc.QPS, rc.Burst = 200, 400
+	e.RestConfig = rc
+	return nil
+}
+
+func (e *Env) waitReady(ctx context.Context, p *Proc) error {
+	tr, err := rest.TransportFor(e.RestConfig)
+	if err != nil {
+		return fmt.Errorf("transport: %w", err)
+	}
+	hc := &http.Client{Transport: tr, Timeout: 2 * time.Second}
+	for {
+		resp, err := hc.Get(e.APIServerURL + "/readyz")
+		if err == nil {
+			_ = resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		if p.Exited() {
+			return fmt.Errorf("kube-apiserver exited:\n%s", p.Tail(4000))
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("kube-apiserver not ready: %w\n%s", ctx.Err(), p.Tail(4000))
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// startControllerManager runs the garbage collector and namespace controller: without them
+// deleting an Application with the resources finalizer, or a namespace, never completes.
+func (e *Env) startControllerManager() error {
+	_, err := e.Start(ProcSpec{Name: "kube-controller-manager", Path: e.Tools.KubeControllerManager, Args: []string{
+		"--kubeconfig", e.Kubeconfig,
+		"--controllers", "garbagecollector,namespace",
+		"--leader-elect=false",
+		"--secure-port=0",
+		"--use-service-account-credentials=false",
+	}})
+	return err
+}
+
+func clusterIP(i int) net.IP { return net.IPv4(127, 0, 0, byte(2+i)) }
+
+// forward accepts on 127.0.0.k:port and copies bytes to the API server on 127.0.0.1,
+// so each "cluster" has its own server URL while one API server answers all of them.
+func (e *Env) forward(ip net.IP) (string, error) {
+	l, err := net.Listen("tcp", net.JoinHostPort(ip.String(), strconv.Itoa(e.apiPort)))
+	if err != nil {
+		return "", fmt.Errorf("listen on %s: %w", ip, err)
+	}
+	e.closers = append(e.closers, l.Close)
+	target := "127.0.0.1:" + strconv.Itoa(e.apiPort)
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go pipe(c, target)
+		}
+	}()
+	return "https://" + l.Addr().String(), nil
+}
+
+func pipe(c net.Conn, target string) {
+	defer c.Close()
+	u, err := net.DialTimeout("tcp", target, 5*time.Second)
+	if err != nil {
+		return
+	}
+	defer u.Close()
+	done := make(chan struct{}, 2)
+	go func() { _, _ = copyConn(u, c); done <- struct{}{} }()
+	go func() { _, _ = copyConn(c, u); done <- struct{}{} }()
+	<-done
+}
+
+func copyConn(dst, src net.Conn) (int64, error) {
+	defer func() {
+		if tc, ok := dst.(*net.TCPConn); ok {
+			_ = tc.CloseWrite()
+		}
+	}()
+	return io.Copy(dst, src)
+}
+
+func writeFile(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("mkdir for %s: %w", path, err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,166 @@
+package framework
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Proc is one program the harness started. It runs in its own process group, dies with the
+// test binary (Pdeathsig), and logs to a file under the environment's log directory.
+type Proc struct {
+	Name    string
+	LogPath string
+	cmd     *exec.Cmd
+	done    chan struct{}
+	once    sync.Once
+	waitErr error
+}
+
+// ProcSpec says how to start a program.
+type ProcSpec struct {
+	Name string
+	Path string
+	Args []string
+	Env  []string // added to a minimal base environment
+	Dir  string
+}
+
+func startProc(logDir string, spec ProcSpec) (*Proc, error) {
+	logPath := filepath.Join(logDir, spec.Name+".log")
+	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open log of %s: %w", spec.Name, err)
+	}
+	cmd := exec.Command(spec.Path, spec.Args...)
+	cmd.Env = append(baseEnv(), spec.Env...)
+	cmd.Dir = spec.Dir
+	cmd.Stdout = f
+	cmd.Stderr = f
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("start %s: %w", spec.Name, err)
+	}
+	p := &Proc{Name: spec.Name, LogPath: logPath, cmd: cmd, done: make(chan struct{})}
+	go func() {
+		p.waitErr = cmd.Wait()
+		_ = f.Close()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// baseEnv keeps only what programs need from the test's environment.
+func baseEnv() []string {
+	var env []string
+	for _, k := range []string{"PATH", "HOME", "LANG", "USER"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+// PID is the process id (also the process group id).
+func (p *Proc) PID() int { return p.cmd.Process.Pid }
+
+// Exited reports whether the program has ended.
+func (p *Proc) Exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Stop sends SIGTERM to the process group, then SIGKILL after grace. Some programs
+// (argocd-cmp-server) ignore the first SIGTERM, so the kill always follows if needed.
+func (p *Proc) Stop(grace time.Duration) {
+	p.once.Do(func() {
+		pgid := p.cmd.Process.Pid
+		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+		select {
+		case <-p.done:
+		case <-time.After(grace):
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			<-p.done
+		}
+		// Reap anything left in the group (grandchildren holding no pipe of ours).
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	})
+}
+
+// Kill ends the process group at once, as a crash would.
+func (p *Proc) Kill() {
+	p.once.Do(func() {
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		<-p.done
+	})
+}
+
+// Tail returns the last n bytes of the program's log.
+func (p *Proc) Tail(n int64) string {
+	f, err := os.Open(p.LogPath)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() > n {
+		_, _ = f.Seek(st.Size()-n, io.SeekStart)
+	}
+	b, _ := io.ReadAll(f)
+	return string(b)
+}
+
+// FreePort asks the kernel for a free TCP port on 127.0.0.1.
+func FreePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("find free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// WaitTCP waits until addr accepts connections, the process dies, or the deadline passes.
+func WaitTCP(ctx context.Context, p *Proc, addr string) error {
+	for {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			_ = c.Close()
+			return nil
+		}
+		if p != nil && p.Exited() {
+			return fmt.Errorf("%s exited before listening on %s: %w\n%s", p.Name, addr, errors.Join(p.waitErr), p.Tail(4000))
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("wait for %s: %w", addr, ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// CheckNoneLeft fails when any program the environment started is still running.
+func CheckNoneLeft(e *Env) error {
+	var left []string
+	for _, p := range e.Procs() {
+		if !p.Exited() || syscall.Kill(-p.PID(), 0) == nil {
+			left = append(left, fmt.Sprintf("%s (pid %d)", p.Name, p.PID()))
+		}
+	}
+	if len(left) > 0 {
+		return fmt.Errorf("processes left running after the tests: %v", left)
+	}
+	return nil
+}

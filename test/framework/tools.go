@@ -1,0 +1,75 @@
+package framework
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+)
+
+// Tools are the paths of the real programs built by hack/build-tools.sh.
+type Tools struct {
+	Etcd, KubeAPIServer, KubeControllerManager, Kubectl string
+	ArgoCD                                              string // multi-call binary
+	ArgoDir                                             string // holds git-verify-wrapper.sh and crds/
+	Versions                                            map[string]string
+}
+
+// RepoRoot is the root of this repository, found from this source file's location.
+func RepoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+}
+
+// LoadTools finds the built programs in the version-keyed cache. It never builds: the test
+// command (hack/test.sh) runs hack/build-tools.sh first.
+func LoadTools() (Tools, error) {
+	root := RepoRoot()
+	versions, err := readVersions(filepath.Join(root, "hack", "versions.sh"))
+	if err != nil {
+		return Tools{}, err
+	}
+	cache := os.Getenv("CMP_PHASE_TOOLS_DIR")
+	if cache == "" {
+		cache = filepath.Join(root, ".cache", "tools")
+	}
+	kube := filepath.Join(cache, "kubernetes-"+versions["KUBE_VERSION"])
+	argo := filepath.Join(cache, "argocd-"+versions["ARGOCD_VERSION"])
+	t := Tools{
+		Etcd:                  filepath.Join(cache, "etcd-"+versions["ETCD_VERSION"], "etcd"),
+		KubeAPIServer:         filepath.Join(kube, "kube-apiserver"),
+		KubeControllerManager: filepath.Join(kube, "kube-controller-manager"),
+		Kubectl:               filepath.Join(kube, "kubectl"),
+		ArgoCD:                filepath.Join(argo, "argocd"),
+		ArgoDir:               argo,
+		Versions:              versions,
+	}
+	for _, p := range []string{t.Etcd, t.KubeAPIServer, t.KubeControllerManager, t.Kubectl, t.ArgoCD} {
+		if _, err := os.Stat(p); err != nil {
+			return Tools{}, fmt.Errorf("missing %s: run hack/build-tools.sh first: %w", p, err)
+		}
+	}
+	return t, nil
+}
+
+func readVersions(path string) (map[string]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read versions: %w", err)
+	}
+	defer f.Close()
+	out := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if k, v, ok := strings.Cut(line, "="); ok {
+			out[k] = v
+		}
+	}
+	return out, sc.Err()
+}
