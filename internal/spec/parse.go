@@ -1,0 +1,230 @@
+package spec
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/cmp-phase/cmp-phase/internal/targets"
+	"github.com/cmp-phase/cmp-phase/internal/tmpl"
+)
+
+// MaxFileSize bounds a spec file; larger input is refused before parsing.
+const MaxFileSize = 8 << 20
+
+// unsupportedGenerators are ApplicationSet generators we refuse by name rather than skip.
+var unsupportedGenerators = []string{
+	"git", "matrix", "merge", "scmProvider", "clusterDecisionResource", "pullRequest", "plugin",
+}
+
+// Parse parses and validates one ApplicationSet document. file names it in errors.
+func Parse(file string, data []byte, exprs *targets.Cache) (*Spec, error) {
+	if len(data) > MaxFileSize {
+		return nil, Errors{{File: file, Line: 1, Path: "(file)", Msg: fmt.Sprintf("is %d bytes, over the limit of %d", len(data), MaxFileSize), Fix: "keep one ApplicationSet per file"}}
+	}
+	var doc yaml.Node
+	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil {
+		return nil, Errors{{File: file, Line: yamlErrLine(err), Path: "(file)", Msg: "invalid YAML: " + oneLine(err.Error()), Fix: "fix the YAML syntax"}}
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		return nil, Errors{{File: file, Line: 1, Path: "(file)", Msg: "empty document", Fix: "write an ApplicationSet"}}
+	}
+	d := &dec{file: file}
+	s := d.root(doc.Content[0], exprs)
+	if len(d.errs) > 0 {
+		slices.SortStableFunc(d.errs, func(a, b *Error) int { return a.Line - b.Line })
+		return nil, d.errs
+	}
+	return s, nil
+}
+
+func (d *dec) root(n *yaml.Node, exprs *targets.Cache) *Spec {
+	s := &Spec{File: d.file}
+	top := d.fields(n, "", "apiVersion", "kind", "metadata", "spec", "status")
+	if v := d.str(top["apiVersion"], "apiVersion"); v != "argoproj.io/v1alpha1" {
+		d.fail(n, "apiVersion", "write apiVersion: argoproj.io/v1alpha1", "must be argoproj.io/v1alpha1, not %q", v)
+	}
+	if v := d.str(top["kind"], "kind"); v != "ApplicationSet" {
+		d.fail(n, "kind", "write kind: ApplicationSet", "must be ApplicationSet, not %q", v)
+	}
+	meta := d.fields(d.required(top, n, "", "metadata", "give the rollout a name"), "metadata")
+	s.Name = d.str(d.required(meta, top["metadata"], "metadata", "name", "set metadata.name"), "metadata.name")
+	s.Namespace = d.str(meta["namespace"], "metadata.namespace")
+	spec := d.required(top, n, "", "spec", "add spec.generators and spec.template")
+	if spec == nil {
+		return s
+	}
+	f := d.fields(spec, "spec", "generators", "template", "templatePatch", "goTemplate", "goTemplateOptions",
+		"strategy", "syncPolicy", "preservedFields", "ignoreApplicationDifferences", "applyNestedSelectors")
+	s.GoTemplate = d.boolean(f["goTemplate"], "spec.goTemplate")
+	s.GoTemplateOptions = d.strList(f["goTemplateOptions"], "spec.goTemplateOptions")
+	s.TemplatePatch = d.str(f["templatePatch"], "spec.templatePatch")
+	if sp := d.fields(f["syncPolicy"], "spec.syncPolicy"); sp["preserveResourcesOnDeletion"] != nil {
+		s.PreserveResourcesOnDeletion = d.boolean(sp["preserveResourcesOnDeletion"], "spec.syncPolicy.preserveResourcesOnDeletion")
+	}
+	strategyGen, strategyPath := d.generators(s, d.required(f, spec, "spec", "generators", "add a list or clusters generator"))
+	d.template(s, d.required(f, spec, "spec", "template", "add spec.template with metadata.name and spec"))
+	d.strategy(s, f["strategy"], strategyGen, strategyPath, exprs)
+	return s
+}
+
+// generators parses spec.generators and returns the deploymentStrategy node, if any.
+func (d *dec) generators(s *Spec, n *yaml.Node) (strategy *yaml.Node, strategyPath string) {
+	for i, g := range d.seq(n, "spec.generators") {
+		path := fmt.Sprintf("spec.generators[%d]", i)
+		d.fields(g, path) // shape check
+		var gen Generator
+		for j := 0; g.Kind == yaml.MappingNode && j+1 < len(g.Content); j += 2 {
+			key, v := g.Content[j].Value, g.Content[j+1]
+			switch key {
+			case "list":
+				gen.List = d.listGenerator(v, path+".list")
+			case "clusters":
+				gen.Clusters = d.clustersGenerator(v, path+".clusters")
+			case "deploymentStrategy":
+				if strategy != nil {
+					d.fail(v, path+".deploymentStrategy", "keep a single deploymentStrategy", "only one generator may carry a deploymentStrategy")
+				}
+				strategy, strategyPath = v, path+".deploymentStrategy"
+			default:
+				if slices.Contains(unsupportedGenerators, key) {
+					d.fail(g, path+"."+key, "use a list or clusters generator", "generator %q is not supported by cmp-phase", key)
+				} else {
+					d.fail(g, path+"."+key, "use list, clusters and deploymentStrategy", "unknown generator field %q", key)
+				}
+			}
+		}
+		if gen.List != nil && gen.Clusters != nil {
+			d.fail(g, path, "split them into two generators", "has both list and clusters")
+		}
+		if gen.List == nil && gen.Clusters == nil {
+			d.fail(g, path, "add a list or clusters generator", "has no generator")
+			continue
+		}
+		s.Generators = append(s.Generators, gen)
+	}
+	if n != nil && len(s.Generators) == 0 && len(d.errs) == 0 {
+		d.fail(n, "spec.generators", "add a list or clusters generator", "is empty")
+	}
+	return strategy, strategyPath
+}
+
+func (d *dec) listGenerator(n *yaml.Node, path string) *ListGenerator {
+	f := d.fields(n, path, "elements", "elementsYaml", "template")
+	if f["template"] != nil {
+		d.fail(f["template"], path+".template", "move it to spec.template", "generator templates are not supported")
+	}
+	g := &ListGenerator{}
+	for i, e := range d.seq(f["elements"], path+".elements") {
+		var m map[string]any
+		d.decode(e, fmt.Sprintf("%s.elements[%d]", path, i), &m)
+		if m == nil && e.Kind != yaml.MappingNode {
+			d.fail(e, fmt.Sprintf("%s.elements[%d]", path, i), "write key: value pairs", "must be a mapping")
+		}
+		g.Elements = append(g.Elements, m)
+	}
+	if y := d.str(f["elementsYaml"], path+".elementsYaml"); y != "" {
+		var more []map[string]any
+		if err := yaml.Unmarshal([]byte(y), &more); err != nil {
+			d.fail(f["elementsYaml"], path+".elementsYaml", "write a YAML list of mappings", "%s", oneLine(err.Error()))
+		}
+		g.Elements = append(g.Elements, more...)
+	}
+	return g
+}
+
+func (d *dec) clustersGenerator(n *yaml.Node, path string) *ClustersGenerator {
+	f := d.fields(n, path, "selector", "values", "template", "flatList")
+	if f["template"] != nil || f["flatList"] != nil {
+		d.fail(n, path, "remove the field", "generator templates and flatList are not supported")
+	}
+	g := &ClustersGenerator{Values: d.strMap(f["values"], path+".values")}
+	if sel := f["selector"]; sel != nil {
+		sf := d.fields(sel, path+".selector", "matchLabels", "matchExpressions")
+		g.Selector.MatchLabels = d.strMap(sf["matchLabels"], path+".selector.matchLabels")
+		g.Selector.MatchExpressions = d.requirements(sf["matchExpressions"], path+".selector.matchExpressions")
+		if err := g.Selector.Compile(); err != nil {
+			d.fail(sel, path+".selector", "", "%s", err)
+		}
+	}
+	return g
+}
+
+// template decodes spec.template into an Argo CD Application exactly as the ApplicationSet
+// controller does, keeping only the fields Argo CD knows; an unknown field is an error.
+func (d *dec) template(s *Spec, n *yaml.Node) {
+	if n == nil {
+		return
+	}
+	var raw any
+	d.decode(n, "spec.template", &raw)
+	b, err := json.Marshal(raw)
+	if err != nil {
+		d.fail(n, "spec.template", "", "%s", oneLine(err.Error()))
+		return
+	}
+	var t v1alpha1.ApplicationSetTemplate
+	jd := json.NewDecoder(bytes.NewReader(b))
+	jd.DisallowUnknownFields()
+	if err := jd.Decode(&t); err != nil {
+		d.fail(n, "spec.template", "check the field names against the Application spec", "%s", oneLine(err.Error()))
+		return
+	}
+	if t.Name == "" {
+		d.fail(n, "spec.template.metadata.name", `set a name such as "{{name}}-app"`, "is required")
+	}
+	app := v1alpha1.Application{Spec: t.Spec}
+	app.Name, app.Namespace, app.Labels = t.Name, t.Namespace, t.Labels
+	app.Annotations, app.Finalizers = t.Annotations, t.Finalizers
+	tree, err := appTree(app)
+	if err != nil {
+		d.fail(n, "spec.template", "", "%s", err)
+		return
+	}
+	if _, err := tmpl.Compile(tree, s.TemplatePatch, tmpl.Options{GoTemplate: s.GoTemplate, GoTemplateOptions: s.GoTemplateOptions}); err != nil {
+		d.fail(n, "spec.template", "fix the template syntax", "%s", oneLine(err.Error()))
+		return
+	}
+	s.Template, _ = json.Marshal(tree)
+}
+
+// appTree is the Application as a JSON tree without status and creationTimestamp.
+func appTree(app v1alpha1.Application) (map[string]any, error) {
+	b, err := json.Marshal(app)
+	if err != nil {
+		return nil, fmt.Errorf("encode template: %w", err)
+	}
+	tree, err := DecodeTree(b)
+	if err != nil {
+		return nil, err
+	}
+	delete(tree, "status")
+	if meta, ok := tree["metadata"].(map[string]any); ok {
+		delete(meta, "creationTimestamp")
+	}
+	return tree, nil
+}
+
+// DecodeTree decodes a JSON object keeping numbers as json.Number.
+func DecodeTree(b []byte) (map[string]any, error) {
+	var tree map[string]any
+	jd := json.NewDecoder(bytes.NewReader(b))
+	jd.UseNumber()
+	if err := jd.Decode(&tree); err != nil {
+		return nil, fmt.Errorf("decode template: %w", err)
+	}
+	return tree, nil
+}
+
+func yamlErrLine(err error) int {
+	var line int
+	if _, scanErr := fmt.Sscanf(strings.TrimPrefix(err.Error(), "yaml: "), "line %d:", &line); scanErr == nil {
+		return line
+	}
+	return 1
+}

@@ -1,0 +1,197 @@
+package spec
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/cmp-phase/cmp-phase/internal/targets"
+)
+
+var phaseName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
+
+// strategy fills s.Dialect and s.Phases from generators[].deploymentStrategy or
+// spec.strategy; with neither, the spec rolls out all at once in one phase.
+func (d *dec) strategy(s *Spec, st *yaml.Node, gen *yaml.Node, genPath string, exprs *targets.Cache) {
+	switch {
+	case gen != nil && st != nil:
+		d.fail(st, "spec.strategy", "remove spec.strategy or the generator's deploymentStrategy",
+			"both spec.strategy and a generator deploymentStrategy are set; cmp-phase runs one rollout per spec")
+	case gen != nil:
+		d.phaseDeployment(s, gen, genPath, exprs)
+	case st != nil:
+		d.rolling(s, st)
+	default:
+		s.Dialect = DialectAllAtOnce
+		s.Phases = []Phase{{Name: "all", Size: Size{Kind: SizeAll}, OnFailure: "stop"}}
+	}
+}
+
+func (d *dec) phaseDeployment(s *Spec, n *yaml.Node, path string, exprs *targets.Cache) {
+	f := d.fields(n, path, "type", "phases")
+	if t := d.str(d.required(f, n, path, "type", "write type: phaseDeployment"), path+".type"); t != "phaseDeployment" && t != "" {
+		d.fail(f["type"], path+".type", "write type: phaseDeployment", "unknown strategy type %q", t)
+	}
+	s.Dialect = DialectPhaseDeployment
+	seen := map[string]bool{}
+	for i, pn := range d.seq(d.required(f, n, path, "phases", "list at least one phase"), path+".phases") {
+		p := d.phase(pn, fmt.Sprintf("%s.phases[%d]", path, i), exprs)
+		if seen[p.Name] {
+			d.fail(pn, fmt.Sprintf("%s.phases[%d].name", path, i), "give every phase its own name", "duplicate phase name %q", p.Name)
+		}
+		seen[p.Name] = true
+		s.Phases = append(s.Phases, p)
+	}
+	if f["phases"] != nil && len(s.Phases) == 0 {
+		d.fail(f["phases"], path+".phases", "list at least one phase", "is empty")
+	}
+}
+
+func (d *dec) phase(n *yaml.Node, path string, exprs *targets.Cache) Phase {
+	f := d.fields(n, path, "name", "targets", "percentage", "maxUpdate", "preHooks", "postHooks", "checks", "waitDuration", "onFailure")
+	p := Phase{Name: d.str(d.required(f, n, path, "name", "name the phase"), path+".name"), OnFailure: "stop"}
+	if p.Name != "" && !phaseName.MatchString(p.Name) {
+		d.fail(f["name"], path+".name", "use lowercase letters, digits and '-', at most 63", "invalid phase name %q", p.Name)
+	}
+	for i, tn := range d.seq(d.required(f, n, path, "targets", "list the clusters this phase selects"), path+".targets") {
+		p.Targets = append(p.Targets, d.target(tn, fmt.Sprintf("%s.targets[%d]", path, i), exprs))
+	}
+	p.Size = d.size(f, n, path)
+	p.PreHooks = d.hooks(f["preHooks"], path+".preHooks", "POST")
+	p.PostHooks = d.hooks(f["postHooks"], path+".postHooks", "POST")
+	p.Checks = d.hooks(f["checks"], path+".checks", "GET")
+	p.WaitDuration = d.duration(f["waitDuration"], path+".waitDuration", 0)
+	if of := f["onFailure"]; of != nil {
+		ff := d.fields(of, path+".onFailure", "action")
+		p.OnFailure = d.oneOf(ff["action"], path+".onFailure.action", "stop", "stop", "rollback", "continue")
+	}
+	return p
+}
+
+// size reads percentage or maxUpdate (mutually exclusive) of a phaseDeployment phase.
+func (d *dec) size(f map[string]*yaml.Node, n *yaml.Node, path string) Size {
+	pct, mu := f["percentage"], f["maxUpdate"]
+	if pct != nil && mu != nil {
+		d.fail(n, path, "keep one of them", "percentage and maxUpdate are mutually exclusive")
+		return Size{Kind: SizeAll}
+	}
+	if pct != nil {
+		v, ok := d.integer(pct, path+".percentage")
+		if ok && (v < 0 || v > 100) {
+			d.fail(pct, path+".percentage", "use 0 to 100", "out of range: %d", v)
+		}
+		if v >= 100 {
+			return Size{Kind: SizeAll}
+		}
+		return Size{Kind: SizePercent, Value: v}
+	}
+	if mu != nil {
+		return d.intOrPercent(mu, path+".maxUpdate", false)
+	}
+	return Size{Kind: SizeAll}
+}
+
+// intOrPercent parses maxUpdate: an integer or "N%". zeroIsGate makes 0 a manual gate
+// (RollingSync, seed 003); otherwise 0 means no bound (RollingUpdate, seed 001).
+func (d *dec) intOrPercent(n *yaml.Node, path string, zeroIsGate bool) Size {
+	v := strings.TrimSpace(n.Value)
+	if n.Kind != yaml.ScalarNode {
+		d.fail(n, path, `write a number or a percentage such as "25%"`, "must be an integer or a percentage")
+		return Size{Kind: SizeAll}
+	}
+	if num, ok := strings.CutSuffix(v, "%"); ok {
+		p, err := strconv.Atoi(num)
+		if err != nil || p < 0 || p > 100 {
+			d.fail(n, path, `write a percentage from "0%" to "100%"`, "invalid percentage %q", v)
+			return Size{Kind: SizeAll}
+		}
+		if p == 0 && zeroIsGate {
+			return Size{Kind: SizeCount, Gate: true}
+		}
+		if p == 0 || p == 100 {
+			return Size{Kind: SizeAll}
+		}
+		return Size{Kind: SizePercent, Value: p}
+	}
+	c, err := strconv.Atoi(v)
+	if err != nil || c < 0 {
+		d.fail(n, path, `write a number or a percentage such as "25%"`, "invalid maxUpdate %q", v)
+		return Size{Kind: SizeAll}
+	}
+	if c == 0 {
+		if zeroIsGate {
+			return Size{Kind: SizeCount, Gate: true}
+		}
+		return Size{Kind: SizeAll}
+	}
+	return Size{Kind: SizeCount, Value: c}
+}
+
+func (d *dec) target(n *yaml.Node, path string, exprs *targets.Cache) targets.Target {
+	f := d.fields(n, path, "clusters", "values", "matchExpressions", "expr")
+	t := targets.Target{
+		Clusters:         d.strList(f["clusters"], path+".clusters"),
+		Values:           d.strMap(f["values"], path+".values"),
+		MatchExpressions: d.requirements(f["matchExpressions"], path+".matchExpressions"),
+		Expr:             d.str(f["expr"], path+".expr"),
+	}
+	if err := t.Compile(exprs); err != nil {
+		at := n
+		if f["expr"] != nil && strings.HasPrefix(err.Error(), "expr:") {
+			at, path = f["expr"], path+".expr"
+		}
+		d.fail(at, path, "", "%s", err)
+	}
+	return t
+}
+
+func (d *dec) requirements(n *yaml.Node, path string) []targets.Requirement {
+	var out []targets.Requirement
+	for i, rn := range d.seq(n, path) {
+		p := fmt.Sprintf("%s[%d]", path, i)
+		f := d.fields(rn, p, "key", "operator", "values")
+		out = append(out, targets.Requirement{
+			Key:      d.str(d.required(f, rn, p, "key", "name a label key"), p+".key"),
+			Operator: d.str(d.required(f, rn, p, "operator", "use In, NotIn, Exists or DoesNotExist"), p+".operator"),
+			Values:   d.strList(f["values"], p+".values"),
+		})
+	}
+	return out
+}
+
+// rolling parses spec.strategy: RollingSync (seed 003), RollingUpdate (seed 001), AllAtOnce.
+func (d *dec) rolling(s *Spec, n *yaml.Node) {
+	f := d.fields(n, "spec.strategy", "type", "rollingSync", "rollingUpdate", "deletionOrder")
+	t := d.oneOf(d.required(f, n, "spec.strategy", "type", "write type: RollingSync"), "spec.strategy.type", "AllAtOnce", "AllAtOnce", "RollingSync", "RollingUpdate")
+	s.Dialect = Dialect(t)
+	s.DeletionOrder = d.oneOf(f["deletionOrder"], "spec.strategy.deletionOrder", "AllAtOnce", "AllAtOnce", "Reverse")
+	if t == "AllAtOnce" {
+		s.Phases = []Phase{{Name: "all", Size: Size{Kind: SizeAll}, OnFailure: "stop"}}
+		return
+	}
+	key := "rollingSync"
+	if t == "RollingUpdate" {
+		key = "rollingUpdate"
+	}
+	path := "spec.strategy." + key
+	body := d.fields(d.required(f, n, "spec.strategy", key, "add "+key+".steps"), path, "steps")
+	for i, sn := range d.seq(d.required(body, f[key], path, "steps", "list at least one step"), path+".steps") {
+		p := fmt.Sprintf("%s.steps[%d]", path, i)
+		sf := d.fields(sn, p, "matchExpressions", "maxUpdate")
+		ph := Phase{Name: fmt.Sprintf("step-%d", i+1), MatchAppLabels: true, OnFailure: "stop", Size: Size{Kind: SizeAll}}
+		reqs := d.requirements(sf["matchExpressions"], p+".matchExpressions")
+		if len(reqs) > 0 {
+			ph.Targets = []targets.Target{{MatchExpressions: reqs}}
+			if err := ph.Targets[0].Compile(nil); err != nil {
+				d.fail(sn, p+".matchExpressions", "", "%s", err)
+			}
+		}
+		if mu := sf["maxUpdate"]; mu != nil {
+			ph.Size = d.intOrPercent(mu, p+".maxUpdate", t == "RollingSync")
+		}
+		s.Phases = append(s.Phases, ph)
+	}
+}

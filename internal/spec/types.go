@@ -1,0 +1,119 @@
+package spec
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/cmp-phase/cmp-phase/internal/targets"
+)
+
+// Dialect says which seed the spec follows.
+type Dialect string
+
+// The dialects we accept verbatim.
+const (
+	DialectPhaseDeployment Dialect = "phaseDeployment"
+	DialectRollingSync     Dialect = "RollingSync"
+	DialectRollingUpdate   Dialect = "RollingUpdate"
+	DialectAllAtOnce       Dialect = "AllAtOnce"
+)
+
+// Spec is a parsed, validated, normalised rollout spec.
+type Spec struct {
+	File      string
+	Name      string
+	Namespace string
+	Dialect   Dialect
+
+	Generators []Generator
+	// Template is the ApplicationSet template, already decoded into an Argo CD Application
+	// and re-encoded as JSON, so it holds exactly the fields Argo CD would render.
+	Template          json.RawMessage
+	TemplatePatch     string
+	GoTemplate        bool
+	GoTemplateOptions []string
+	// PreserveResourcesOnDeletion mirrors spec.syncPolicy.preserveResourcesOnDeletion: when
+	// false, children get the resources finalizer, as the ApplicationSet controller does.
+	PreserveResourcesOnDeletion bool
+
+	Phases        []Phase
+	DeletionOrder string
+}
+
+// Generator yields parameter sets. Exactly one of List and Clusters is set.
+type Generator struct {
+	List     *ListGenerator
+	Clusters *ClustersGenerator
+}
+
+// ListGenerator holds literal parameter sets.
+type ListGenerator struct {
+	Elements []map[string]any
+}
+
+// ClustersGenerator yields one parameter set per cluster of the inventory that matches.
+type ClustersGenerator struct {
+	Selector targets.Selector
+	Values   map[string]string
+}
+
+// Phase is one step of the rollout in either dialect.
+type Phase struct {
+	Name    string
+	Targets []targets.Target // OR of targets; empty means every child
+	// MatchAppLabels is true for RollingSync/RollingUpdate steps, whose matchExpressions
+	// select by the generated Application's labels rather than the cluster's.
+	MatchAppLabels bool
+	Size           Size
+	PreHooks       []Hook
+	PostHooks      []Hook
+	Checks         []Hook
+	WaitDuration   time.Duration
+	OnFailure      string // stop | rollback | continue
+}
+
+// SizeKind says how a phase's size bound is expressed.
+type SizeKind int
+
+// Size kinds.
+const (
+	SizeAll     SizeKind = iota // every member
+	SizeCount                   // at most N
+	SizePercent                 // percent of members, floored, at least 1 when > 0
+)
+
+// Size bounds how many members a phase admits (phaseDeployment: cumulatively) or updates at
+// once (RollingSync: per batch).
+type Size struct {
+	Kind  SizeKind
+	Value int
+	// Gate is true for maxUpdate: 0 in RollingSync: the step waits for a manual approval.
+	Gate bool
+}
+
+// Hook is a pre-hook, post-hook or check (seed 000), kept as declared; the hooks package
+// runs them.
+type Hook struct {
+	Name          string
+	Type          string // http | command
+	Timeout       time.Duration
+	FailurePolicy string // fail | ignore | abort | retry
+	HTTP          *HTTPHook
+	Command       *CommandHook
+}
+
+// HTTPHook is the http block of a hook.
+type HTTPHook struct {
+	URL                string            `json:"url"`
+	Method             string            `json:"method,omitempty"`
+	Headers            map[string]string `json:"headers,omitempty"`
+	Body               string            `json:"body,omitempty"`
+	ExpectedStatus     int               `json:"expectedStatus,omitempty"`
+	InsecureSkipVerify bool              `json:"insecureSkipVerify,omitempty"`
+}
+
+// CommandHook is the command block of a hook.
+type CommandHook struct {
+	Command []string          `json:"command"`
+	Env     map[string]string `json:"env,omitempty"`
+}

@@ -1,0 +1,5 @@
+// Package targets decides which clusters (or generated Applications) a phase selects: explicit
+// cluster names, key/value matches, Kubernetes-style matchExpressions (In, NotIn, Exists,
+// DoesNotExist) and expr-lang boolean expressions. Expressions are compiled once, bounded in
+// size, rejected at load time unless boolean, and cached by source in an LRU.
+package targets

@@ -1,0 +1,84 @@
+package targets
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/vm"
+	lru "github.com/hashicorp/golang-lru/v2"
+)
+
+// Limits on expressions, checked before compiling.
+const (
+	MaxExprLen   = 4096
+	MaxExprNodes = 1000
+)
+
+// Program is a compiled boolean expression.
+type Program struct {
+	src string
+	p   *vm.Program
+}
+
+// Cache compiles expressions once and keeps them by source.
+type Cache struct {
+	lru *lru.Cache[string, *Program]
+}
+
+// NewCache makes a cache of at most size compiled programs.
+func NewCache(size int) *Cache {
+	c, _ := lru.New[string, *Program](max(size, 1))
+	return &Cache{lru: c}
+}
+
+// env is the shape expressions see; compiling against it catches unknown names and
+// non-boolean results at load time.
+type env struct {
+	Name        string            `expr:"name"`
+	Server      string            `expr:"server"`
+	Labels      map[string]string `expr:"labels"`
+	Annotations map[string]string `expr:"annotations"`
+	Values      map[string]string `expr:"values"`
+}
+
+// Compile returns the compiled program for src, from the cache when it is there.
+func (c *Cache) Compile(src string) (*Program, error) {
+	if len(src) > MaxExprLen {
+		return nil, fmt.Errorf("expression is %d bytes, over the limit of %d: split it or use matchExpressions", len(src), MaxExprLen)
+	}
+	if p, ok := c.lru.Get(src); ok {
+		return p, nil
+	}
+	p, err := expr.Compile(src, expr.Env(env{}), expr.AsBool(), expr.MaxNodes(MaxExprNodes))
+	if err != nil {
+		return nil, fmt.Errorf("%s", oneLine(err.Error()))
+	}
+	prog := &Program{src: src, p: p}
+	c.lru.Add(src, prog)
+	return prog, nil
+}
+
+// Eval runs the program against a subject.
+func (p *Program) Eval(s Subject) (bool, error) {
+	out, err := vm.Run(p.p, env{Name: s.Name, Server: s.Server, Labels: s.Labels, Annotations: s.Annotations, Values: s.Values})
+	if err != nil {
+		return false, fmt.Errorf("evaluate %q for %s: %w", p.src, s.Name, err)
+	}
+	b, ok := out.(bool)
+	if !ok {
+		return false, fmt.Errorf("evaluate %q for %s: result is %T, not bool", p.src, s.Name, out)
+	}
+	return b, nil
+}
+
+// oneLine folds expr's multi-line error (message, source line, caret) into one line that
+// still shows the caret under the offending token.
+func oneLine(msg string) string {
+	lines := strings.Split(strings.TrimRight(msg, "\n"), "\n")
+	if len(lines) < 3 {
+		return strings.Join(lines, " ")
+	}
+	// expr formats: "<message> (line:col)\n | <source>\n | ....^"
+	return lines[0] + " in `" + strings.TrimPrefix(lines[1], " | ") + "` at `" + strings.TrimPrefix(lines[2], " | ") + "`"
+}
