@@ -3,7 +3,9 @@ package spec
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -22,25 +24,69 @@ var unsupportedGenerators = []string{
 	"git", "matrix", "merge", "scmProvider", "clusterDecisionResource", "pullRequest", "plugin",
 }
 
-// Parse parses and validates one ApplicationSet document. file names it in errors.
+// Parse parses and validates the one ApplicationSet in a YAML stream; other documents are
+// ignored. file names it in errors.
 func Parse(file string, data []byte, exprs *targets.Cache) (*Spec, error) {
+	s, found, err := parseFile(file, data, exprs)
+	if err == nil && !found {
+		err = Errors{{File: file, Line: 1, Path: "(file)", Msg: "no ApplicationSet document", Fix: "add kind: ApplicationSet"}}
+	}
+	return s, err
+}
+
+func parseFile(file string, data []byte, exprs *targets.Cache) (*Spec, bool, error) {
 	if len(data) > MaxFileSize {
-		return nil, Errors{{File: file, Line: 1, Path: "(file)", Msg: fmt.Sprintf("is %d bytes, over the limit of %d", len(data), MaxFileSize), Fix: "keep one ApplicationSet per file"}}
+		return nil, true, Errors{{File: file, Line: 1, Path: "(file)", Msg: fmt.Sprintf("is %d bytes, over the limit of %d", len(data), MaxFileSize), Fix: "keep one ApplicationSet per file"}}
 	}
-	var doc yaml.Node
-	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil {
-		return nil, Errors{{File: file, Line: yamlErrLine(err), Path: "(file)", Msg: "invalid YAML: " + oneLine(err.Error()), Fix: "fix the YAML syntax"}}
+	var found *yaml.Node
+	yd := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var doc yaml.Node
+		if err := yd.Decode(&doc); err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return nil, true, Errors{{File: file, Line: yamlErrLine(err), Path: "(file)", Msg: "invalid YAML: " + oneLine(err.Error()), Fix: "fix the YAML syntax"}}
+		}
+		if len(doc.Content) == 0 || !isApplicationSet(doc.Content[0]) {
+			continue
+		}
+		if found != nil {
+			return nil, true, Errors{{File: file, Line: doc.Content[0].Line, Path: "(file)", Msg: "a second ApplicationSet", Fix: "keep one ApplicationSet per plugin directory"}}
+		}
+		found = doc.Content[0]
 	}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
-		return nil, Errors{{File: file, Line: 1, Path: "(file)", Msg: "empty document", Fix: "write an ApplicationSet"}}
+	if found == nil {
+		return nil, false, nil
 	}
 	d := &dec{file: file}
-	s := d.root(doc.Content[0], exprs)
+	s := d.root(found, exprs)
 	if len(d.errs) > 0 {
 		slices.SortStableFunc(d.errs, func(a, b *Error) int { return a.Line - b.Line })
-		return nil, d.errs
+		return nil, true, d.errs
 	}
-	return s, nil
+	return s, true, nil
+}
+
+func hasUnsupported(g *yaml.Node) bool {
+	for i := 0; g.Kind == yaml.MappingNode && i < len(g.Content); i += 2 {
+		if slices.Contains(unsupportedGenerators, g.Content[i].Value) {
+			return true
+		}
+	}
+	return false
+}
+
+func isApplicationSet(n *yaml.Node) bool {
+	if n.Kind != yaml.MappingNode {
+		return false
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == "kind" {
+			return n.Content[i+1].Value == "ApplicationSet"
+		}
+	}
+	return false
 }
 
 func (d *dec) root(n *yaml.Node, exprs *targets.Cache) *Spec {
@@ -102,7 +148,7 @@ func (d *dec) generators(s *Spec, n *yaml.Node) (strategy *yaml.Node, strategyPa
 		if gen.List != nil && gen.Clusters != nil {
 			d.fail(g, path, "split them into two generators", "has both list and clusters")
 		}
-		if gen.List == nil && gen.Clusters == nil {
+		if gen.List == nil && gen.Clusters == nil && !hasUnsupported(g) {
 			d.fail(g, path, "add a list or clusters generator", "has no generator")
 			continue
 		}

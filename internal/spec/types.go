@@ -42,19 +42,19 @@ type Spec struct {
 
 // Generator yields parameter sets. Exactly one of List and Clusters is set.
 type Generator struct {
-	List     *ListGenerator
-	Clusters *ClustersGenerator
+	List     *ListGenerator     `json:"list,omitempty"`
+	Clusters *ClustersGenerator `json:"clusters,omitempty"`
 }
 
 // ListGenerator holds literal parameter sets.
 type ListGenerator struct {
-	Elements []map[string]any
+	Elements []map[string]any `json:"elements"`
 }
 
 // ClustersGenerator yields one parameter set per cluster of the inventory that matches.
 type ClustersGenerator struct {
-	Selector targets.Selector
-	Values   map[string]string
+	Selector targets.Selector  `json:"selector"`
+	Values   map[string]string `json:"values,omitempty"`
 }
 
 // Phase is one step of the rollout in either dialect.
@@ -85,21 +85,21 @@ const (
 // Size bounds how many members a phase admits (phaseDeployment: cumulatively) or updates at
 // once (RollingSync: per batch).
 type Size struct {
-	Kind  SizeKind
-	Value int
+	Kind  SizeKind `json:"kind"`
+	Value int      `json:"value,omitempty"`
 	// Gate is true for maxUpdate: 0 in RollingSync: the step waits for a manual approval.
-	Gate bool
+	Gate bool `json:"gate,omitempty"`
 }
 
 // Hook is a pre-hook, post-hook or check (seed 000), kept as declared; the hooks package
 // runs them.
 type Hook struct {
-	Name          string
-	Type          string // http | command
-	Timeout       time.Duration
-	FailurePolicy string // fail | ignore | abort | retry
-	HTTP          *HTTPHook
-	Command       *CommandHook
+	Name          string        `json:"name"`
+	Type          string        `json:"type"` // http | command
+	Timeout       time.Duration `json:"timeout"`
+	FailurePolicy string        `json:"failurePolicy"` // fail | ignore | abort | retry
+	HTTP          *HTTPHook     `json:"http,omitempty"`
+	Command       *CommandHook  `json:"command,omitempty"`
 }
 
 // HTTPHook is the http block of a hook.

@@ -72,3 +72,27 @@ func (s *str) render(buf *bytes.Buffer, params map[string]any) error {
 }
 
 func (s *str) isLiteral() bool { return s.gt == nil && s.ft == nil }
+
+// String is one compiled template string (for generator values and hook fields).
+type String struct{ s *str }
+
+// CompileString compiles one string with the ApplicationSet's templating switches.
+func CompileString(s string, o Options) (*String, error) {
+	c, err := compileStr(s, o)
+	if err != nil {
+		return nil, err
+	}
+	return &String{c}, nil
+}
+
+// Render renders the string for params; like Argo CD, no parameters leave it untouched.
+func (s *String) Render(params map[string]any) (string, error) {
+	if len(params) == 0 || s.s.isLiteral() {
+		return s.s.src, nil
+	}
+	var b bytes.Buffer
+	if err := s.s.render(&b, params); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}

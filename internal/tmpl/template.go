@@ -66,6 +66,19 @@ func (t *Template) Render(buf *bytes.Buffer, params map[string]any, slots map[st
 	return nil
 }
 
+// Name renders only the child's name.
+func (t *Template) Name(params map[string]any) (string, error) {
+	if t.patch != nil {
+		name, _, err := t.Meta(params)
+		return name, err
+	}
+	n, ok := t.name.(strNode)
+	if !ok {
+		return "", nil
+	}
+	return n.eval(&writer{params: params, raw: len(params) == 0})
+}
+
 // Meta renders only the child's name and labels (for keys and RollingSync selection).
 func (t *Template) Meta(params map[string]any) (string, map[string]string, error) {
 	w := &writer{params: params, raw: len(params) == 0}

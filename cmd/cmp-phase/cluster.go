@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/cmp-phase/cmp-phase/internal/inputs"
+	"github.com/cmp-phase/cmp-phase/internal/inventory"
+	"github.com/cmp-phase/cmp-phase/internal/state"
+)
+
+func restConfig(kubeconfig string) (*rest.Config, error) {
+	if kubeconfig != "" {
+		return clientcmd.BuildConfigFromFlags("", kubeconfig)
+	}
+	cfg, err := rest.InClusterConfig()
+	if err != nil {
+		return nil, fmt.Errorf("in-cluster config (pass --kubeconfig outside a pod): %w", err)
+	}
+	return cfg, nil
+}
+
+// readFromCluster GETs the state and inventory ConfigMaps once (generate under the stock
+// argocd-cmp-server; serve uses informers instead).
+func readFromCluster(ctx context.Context, o generateOptions, rollout string) (*state.State, *inventory.Inventory, error) {
+	cfg, err := restConfig(o.kubeconfig)
+	if err != nil {
+		return nil, nil, err
+	}
+	kc, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("kube client: %w", err)
+	}
+	cms := kc.CoreV1().ConfigMaps(o.stateNamespace)
+	icm, err := cms.Get(ctx, inputs.InventoryConfigMap, metav1.GetOptions{})
+	if err != nil {
+		return nil, nil, fmt.Errorf("read inventory configmap %s/%s: %w", o.stateNamespace, inputs.InventoryConfigMap, err)
+	}
+	inv, err := inputs.InventoryFromConfigMap(icm)
+	if err != nil {
+		return nil, nil, err
+	}
+	scm, err := cms.Get(ctx, inputs.StateConfigMap(rollout), metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, inv, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("read state configmap: %w", err)
+	}
+	st, err := state.FromConfigMap(scm)
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, inv, nil
+}
+
+func oneLine(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/cmp-phase/cmp-phase/internal/inputs"
+	"github.com/cmp-phase/cmp-phase/internal/inventory"
+	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/spec"
+	"github.com/cmp-phase/cmp-phase/internal/state"
+	"github.com/cmp-phase/cmp-phase/internal/targets"
+)
+
+type generateOptions struct {
+	dir            string
+	stateFile      string
+	inventoryFile  string
+	fromCluster    bool
+	stateNamespace string
+	kubeconfig     string
+}
+
+// runGenerate renders once. stdout gets manifests only, and only on success.
+func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var o generateOptions
+	fs := flag.NewFlagSet("generate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.dir, "dir", ".", "directory holding the spec (the CMP runs in the app directory)")
+	fs.StringVar(&o.stateFile, "state-file", "", "state: a ConfigMap manifest or a state JSON document")
+	fs.StringVar(&o.inventoryFile, "inventory-file", "", "inventory: a ConfigMap manifest or {\"clusters\":[...]}")
+	fs.BoolVar(&o.fromCluster, "from-cluster", false, "read state and inventory ConfigMaps from the API server (in-cluster or --kubeconfig)")
+	fs.StringVar(&o.stateNamespace, "state-namespace", envOr("CMP_PHASE_STATE_NAMESPACE", "argocd"), "namespace of the state, inventory and plan ConfigMaps")
+	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig for --from-cluster (default: in-cluster)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	docs, err := generate(ctx, o)
+	if err != nil {
+		fmt.Fprintf(stderr, "cmp-phase generate: %s\n", oneLine(err))
+		return 1
+	}
+	if err := render.WriteStream(stdout, docs); err != nil {
+		fmt.Fprintf(stderr, "cmp-phase generate: %s\n", err)
+		return 1
+	}
+	return 0
+}
+
+func generate(ctx context.Context, o generateOptions) ([][]byte, error) {
+	s, err := spec.Load(o.dir, targets.NewCache(64))
+	if err != nil {
+		return nil, err
+	}
+	env, err := inputs.Env(os.LookupEnv, o.stateNamespace)
+	if err != nil {
+		return nil, err
+	}
+	st, inv, err := loadStateAndInventory(ctx, o, s.Name)
+	if err != nil {
+		return nil, err
+	}
+	return render.New(4).Render(render.Input{Spec: s, Inventory: inv, State: st, Env: env})
+}
+
+func loadStateAndInventory(ctx context.Context, o generateOptions, rollout string) (*state.State, *inventory.Inventory, error) {
+	if o.fromCluster {
+		return readFromCluster(ctx, o, rollout)
+	}
+	if o.inventoryFile == "" {
+		return nil, nil, fmt.Errorf("no inventory: pass --inventory-file or --from-cluster")
+	}
+	inv, err := inputs.InventoryFromFile(o.inventoryFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	if o.stateFile == "" {
+		return nil, inv, nil
+	}
+	st, err := inputs.StateFromFile(o.stateFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, inv, nil
+}
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}

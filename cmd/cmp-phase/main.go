@@ -1,0 +1,51 @@
+// Command cmp-phase is the Argo CD Config Management Plugin of cmp-phase: it renders an
+// app-of-apps parent's child Applications phase by phase.
+//
+//	cmp-phase serve     in-process CMP gRPC server on the plugin socket (sidecar)
+//	cmp-phase generate  render once to stdout (stock argocd-cmp-server, local use)
+//	cmp-phase validate  check a spec without any cluster
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+const usage = `usage: cmp-phase <command> [flags]
+
+commands:
+  serve      serve the CMP gRPC API on <socket-dir>/<name>-<version>.sock
+  generate   render the children of the spec in --dir to stdout
+  validate   validate the spec(s) in the given files or directories
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "serve":
+		return runServe(ctx, args[1:], stderr)
+	case "generate":
+		return runGenerate(ctx, args[1:], stdout, stderr)
+	case "validate":
+		return runValidate(args[1:], stdout, stderr)
+	case "-h", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "cmp-phase: unknown command %q\n%s", args[0], usage)
+		return 2
+	}
+}

@@ -1,0 +1,117 @@
+package inputs
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/cmp-phase/cmp-phase/internal/inventory"
+	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/state"
+)
+
+// ConfigMap names in the state namespace.
+const InventoryConfigMap = "cmp-phase-inventory"
+
+// StateConfigMap is the name of a rollout's state ConfigMap.
+func StateConfigMap(rollout string) string { return rollout + "-state" }
+
+// maxFile bounds files read here.
+const maxFile = 8 << 20
+
+func readFile(path string) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if st.Size() > maxFile {
+		return nil, fmt.Errorf("read %s: %d bytes, over the limit of %d", path, st.Size(), maxFile)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return b, nil
+}
+
+// asConfigMap decodes b as a ConfigMap when it is one.
+func asConfigMap(b []byte) (*corev1.ConfigMap, bool, error) {
+	if !bytes.Contains(b, []byte("ConfigMap")) {
+		return nil, false, nil
+	}
+	var cm corev1.ConfigMap
+	if err := yaml.Unmarshal(b, &cm); err != nil {
+		return nil, false, fmt.Errorf("decode configmap: %w", err)
+	}
+	return &cm, cm.Kind == "ConfigMap", nil
+}
+
+// StateFromFile reads a state from a ConfigMap manifest or a plain state JSON document.
+func StateFromFile(path string) (*state.State, error) {
+	b, err := readFile(path)
+	if err != nil {
+		return nil, err
+	}
+	cm, ok, err := asConfigMap(b)
+	if err != nil {
+		return nil, fmt.Errorf("state file %s: %w", path, err)
+	}
+	if ok {
+		return state.FromConfigMap(cm)
+	}
+	s, err := state.DecodeJSON(b)
+	if err != nil {
+		return nil, fmt.Errorf("state file %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// InventoryFromFile reads an inventory from a ConfigMap manifest or a plain JSON document.
+func InventoryFromFile(path string) (*inventory.Inventory, error) {
+	b, err := readFile(path)
+	if err != nil {
+		return nil, err
+	}
+	cm, ok, err := asConfigMap(b)
+	if err != nil {
+		return nil, fmt.Errorf("inventory file %s: %w", path, err)
+	}
+	if ok {
+		return InventoryFromConfigMap(cm)
+	}
+	return inventory.Decode(path, b)
+}
+
+// InventoryFromConfigMap decodes the inventory ConfigMap the agent publishes.
+func InventoryFromConfigMap(cm *corev1.ConfigMap) (*inventory.Inventory, error) {
+	data, ok := cm.Data[inventory.Key]
+	if !ok {
+		return nil, fmt.Errorf("configmap %s/%s has no key %s (fix: let the agent publish the inventory)", cm.Namespace, cm.Name, inventory.Key)
+	}
+	return inventory.Decode("configmap "+cm.Namespace+"/"+cm.Name, []byte(data))
+}
+
+// Env reads the render environment from the plugin's variables (ARGOCD_ENV_* as Argo CD
+// passes them). lookup is os.LookupEnv or the env of a CMP request.
+func Env(lookup func(string) (string, bool), stateNamespace string) (render.Env, error) {
+	env := render.Env{StateNamespace: stateNamespace}
+	if v, ok := lookup("ARGOCD_ENV_PHASE_GEN"); ok && strings.TrimSpace(v) != "" {
+		g, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil || g < 0 {
+			return env, fmt.Errorf("ARGOCD_ENV_PHASE_GEN=%q is not a generation (fix: the agent sets the parent's plugin env PHASE_GEN; remove a hand-edited value)", v)
+		}
+		env.PhaseGen = g
+	}
+	if v, ok := lookup("ARGOCD_APP_NAMESPACE"); ok {
+		env.AppNamespace = v
+	}
+	if v, ok := lookup("ARGOCD_ENV_SYNC_OPTIONS"); ok && v != "" {
+		env.SyncOptions = v
+	}
+	return env, nil
+}

@@ -1,0 +1,63 @@
+package inventory
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Key is the data key of the inventory in its ConfigMap (and the format of a file).
+const Key = "clusters.json"
+
+// MaxSize bounds an encoded inventory.
+const MaxSize = 4 << 20
+
+// Cluster is one Argo CD cluster as the ApplicationSet clusters generator sees it.
+type Cluster struct {
+	Name        string            `json:"name"`
+	Server      string            `json:"server"`
+	Project     string            `json:"project,omitempty"`
+	Labels      map[string]string `json:"labels,omitempty"`
+	Annotations map[string]string `json:"annotations,omitempty"`
+}
+
+// Inventory is every known cluster, sorted by name.
+type Inventory struct {
+	Clusters []Cluster `json:"clusters"`
+}
+
+// Decode parses and validates an inventory; source names it in errors.
+func Decode(source string, b []byte) (*Inventory, error) {
+	if len(b) > MaxSize {
+		return nil, fmt.Errorf("inventory %s: %d bytes, over the limit of %d", source, len(b), MaxSize)
+	}
+	var inv Inventory
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&inv); err != nil {
+		return nil, fmt.Errorf("inventory %s: %w (fix: the agent rewrites it; for a file, write {\"clusters\":[{\"name\":..,\"server\":..}]})", source, err)
+	}
+	seen := map[string]bool{}
+	for i, c := range inv.Clusters {
+		if c.Name == "" || c.Server == "" {
+			return nil, fmt.Errorf("inventory %s: clusters[%d]: name and server are required", source, i)
+		}
+		if seen[c.Name] {
+			return nil, fmt.Errorf("inventory %s: clusters[%d]: duplicate name %q", source, i, c.Name)
+		}
+		seen[c.Name] = true
+	}
+	slices.SortFunc(inv.Clusters, func(a, b Cluster) int { return strings.Compare(a.Name, b.Name) })
+	return &inv, nil
+}
+
+// Encode writes the inventory in its canonical form.
+func (inv *Inventory) Encode() ([]byte, error) {
+	b, err := json.Marshal(inv)
+	if err != nil {
+		return nil, fmt.Errorf("encode inventory: %w", err)
+	}
+	return b, nil
+}

@@ -1,0 +1,113 @@
+package render
+
+import (
+	"fmt"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+
+	"github.com/cmp-phase/cmp-phase/internal/spec"
+	"github.com/cmp-phase/cmp-phase/internal/tmpl"
+)
+
+const (
+	slotRollout  = "rollout"
+	slotCluster  = "cluster"
+	slotPhase    = "phase"
+	slotRevision = "revision"
+	slotSyncOpts = "syncOptions"
+	slotNS       = "namespace"
+)
+
+// resourcesFinalizer is what the ApplicationSet controller adds to children whose template
+// has no finalizers, unless syncPolicy.preserveResourcesOnDeletion is set.
+const resourcesFinalizer = "resources-finalizer.argocd.argoproj.io"
+
+// Renderer renders children; it keeps compiled revisions across renders. Safe for
+// concurrent use.
+type Renderer struct {
+	cache *lru.Cache[string, *compiledRev]
+}
+
+// New makes a renderer caching up to size compiled revisions.
+func New(size int) *Renderer {
+	c, _ := lru.New[string, *compiledRev](max(size, 1))
+	return &Renderer{cache: c}
+}
+
+type compiledRev struct {
+	rev  *spec.Revision
+	tmpl *tmpl.Template
+}
+
+func (r *Renderer) compiled(id string, body []byte, rollout string) (*compiledRev, error) {
+	key := rollout + "/" + id
+	if c, ok := r.cache.Get(key); ok {
+		return c, nil
+	}
+	rev, err := spec.DecodeRevision(body)
+	if err != nil {
+		return nil, fmt.Errorf("revision %s: %w", id, err)
+	}
+	tree, err := spec.DecodeTree(rev.Template)
+	if err != nil {
+		return nil, fmt.Errorf("revision %s: %w", id, err)
+	}
+	addSlots(tree, rev.PreserveResourcesOnDeletion)
+	t, err := tmpl.Compile(tree, rev.TemplatePatch, tmpl.Options{GoTemplate: rev.GoTemplate, GoTemplateOptions: rev.GoTemplateOptions})
+	if err != nil {
+		return nil, fmt.Errorf("revision %s: %w", id, err)
+	}
+	c := &compiledRev{rev: rev, tmpl: t}
+	r.cache.Add(key, c)
+	return c, nil
+}
+
+// addSlots adds what the ApplicationSet controller adds (the resources finalizer) and
+// cmp-phase's own labels and annotations, filled per child.
+func addSlots(tree map[string]any, preserve bool) {
+	meta, _ := tree["metadata"].(map[string]any)
+	if meta == nil {
+		meta = map[string]any{}
+		tree["metadata"] = meta
+	}
+	tree["apiVersion"] = "argoproj.io/v1alpha1"
+	tree["kind"] = "Application"
+	// Like the ApplicationSet controller, children live in the spec's namespace, whatever
+	// the template says (the apps-in-any-namespace boundary).
+	meta["namespace"] = tmpl.Slot(slotNS)
+	if f, _ := meta["finalizers"].([]any); len(f) == 0 && !preserve {
+		meta["finalizers"] = []any{resourcesFinalizer}
+	}
+	labels, _ := meta["labels"].(map[string]any)
+	if labels == nil {
+		labels = map[string]any{}
+		meta["labels"] = labels
+	}
+	labels[LabelRollout] = tmpl.Slot(slotRollout)
+	labels[LabelCluster] = tmpl.Slot(slotCluster)
+	labels[LabelPhase] = tmpl.Slot(slotPhase)
+	ann, _ := meta["annotations"].(map[string]any)
+	if ann == nil {
+		ann = map[string]any{}
+		meta["annotations"] = ann
+	}
+	ann[AnnotationRevision] = tmpl.Slot(slotRevision)
+	ann[AnnotationSyncOpts] = tmpl.Slot(slotSyncOpts)
+}
+
+// index maps each generated child's name to its parameters; two parameter sets yielding
+// one name is an error, as it would be for Argo CD.
+func (c *compiledRev) index(params []Params) (map[string]Params, error) {
+	out := make(map[string]Params, len(params))
+	for _, p := range params {
+		name, err := c.tmpl.Name(p.Values)
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := out[name]; dup {
+			return nil, fmt.Errorf("two parameter sets render the child name %q (fix: make template.metadata.name unique per cluster)", name)
+		}
+		out[name] = p
+	}
+	return out, nil
+}

@@ -1,0 +1,223 @@
+package render
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/cmp-phase/cmp-phase/internal/inventory"
+	"github.com/cmp-phase/cmp-phase/internal/spec"
+	"github.com/cmp-phase/cmp-phase/internal/state"
+)
+
+// Labels and annotations cmp-phase puts on what it renders.
+const (
+	LabelRollout         = "cmp-phase.io/rollout"
+	LabelCluster         = "cmp-phase.io/cluster"
+	LabelPhase           = "cmp-phase.io/phase"
+	AnnotationRevision   = "cmp-phase.io/revision"
+	AnnotationGeneration = "cmp-phase.io/state-generation"
+	AnnotationSyncOpts   = "argocd.argoproj.io/sync-options"
+	DefaultSyncOptions   = "Prune=false,Delete=false"
+)
+
+// ErrStale means the state is older than the generation the parent asks for; the caller may
+// wait for its informer and try again.
+var ErrStale = errors.New("state is older than PHASE_GEN")
+
+// Env is what the render reads from the plugin's environment.
+type Env struct {
+	// PhaseGen is ARGOCD_ENV_PHASE_GEN: the state generation the parent was told to render
+	// (0 when unset: the first deployment).
+	PhaseGen int64
+	// StateNamespace is where the plan ConfigMap goes (the agent's namespace).
+	StateNamespace string
+	// SyncOptions is the sync-options annotation every child gets.
+	SyncOptions string
+	// AppNamespace is ARGOCD_APP_NAMESPACE, the parent's destination namespace: where
+	// children go when the spec names no namespace.
+	AppNamespace string
+}
+
+func childNamespace(in Input) string {
+	switch {
+	case in.Spec.Namespace != "":
+		return in.Spec.Namespace
+	case in.Env.AppNamespace != "":
+		return in.Env.AppNamespace
+	default:
+		return "argocd"
+	}
+}
+
+// Input is everything one render depends on.
+type Input struct {
+	Spec      *spec.Spec
+	Inventory *inventory.Inventory
+	State     *state.State // nil when there is none yet
+	Env       Env
+}
+
+// Render returns the plan ConfigMap and the children sorted by name, each one JSON document
+// (valid YAML). It returns documents only when the whole render succeeds.
+func (r *Renderer) Render(in Input) ([][]byte, error) {
+	_, body, id, err := in.Spec.Revision()
+	if err != nil {
+		return nil, err
+	}
+	if err := checkState(in); err != nil {
+		return nil, err
+	}
+	plan, err := planDoc(in, body, id)
+	if err != nil {
+		return nil, err
+	}
+	docs := [][]byte{plan}
+	if in.State != nil {
+		if docs, err = r.children(docs, in, body, id); err != nil {
+			return nil, err
+		}
+	}
+	return docs, nil
+}
+
+// WriteStream writes documents as a YAML stream.
+func WriteStream(w io.Writer, docs [][]byte) error {
+	for _, d := range docs {
+		if _, err := fmt.Fprintf(w, "---\n%s\n", d); err != nil {
+			return fmt.Errorf("write manifests: %w", err)
+		}
+	}
+	return nil
+}
+
+func checkState(in Input) error {
+	if in.Inventory == nil {
+		return fmt.Errorf("no cluster inventory (fix: start the agent, which publishes it, or pass --inventory-file)")
+	}
+	switch {
+	case in.State == nil && in.Env.PhaseGen > 0:
+		return fmt.Errorf("%w: PHASE_GEN is %d but there is no state ConfigMap (the agent rebuilds it from the live children; retry after it does)", ErrStale, in.Env.PhaseGen)
+	case in.State != nil && in.State.Generation < in.Env.PhaseGen:
+		return fmt.Errorf("%w: state generation %d < PHASE_GEN %d", ErrStale, in.State.Generation, in.Env.PhaseGen)
+	}
+	return nil
+}
+
+// children renders every deployed or admitted child at the revision it runs, sorted by name.
+func (r *Renderer) children(docs [][]byte, in Input, body []byte, id string) ([][]byte, error) {
+	st := in.State
+	keys := slices.Clone(st.Children)
+	if st.Rollout.Active() {
+		for _, p := range st.Rollout.Phases {
+			keys = append(keys, p.Admitted...)
+		}
+	}
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+	if len(keys) > 0 && len(in.Inventory.Clusters) == 0 && r.needsInventory(st, id, body) {
+		return nil, fmt.Errorf("the cluster inventory is empty but the state deploys %d children (fix: check the agent publishes the inventory)", len(keys))
+	}
+	byRev := map[string][]string{}
+	phaseOf := map[string]string{}
+	for _, k := range keys {
+		rev, phase, _ := st.RevisionOf(k)
+		byRev[rev] = append(byRev[rev], k)
+		phaseOf[k] = phase
+	}
+	rendered := make(map[string][]byte, len(keys))
+	for rev, ks := range byRev {
+		if err := r.renderRevision(rendered, in, rev, revisionBody(st, rev, id, body), ks, phaseOf); err != nil {
+			return nil, err
+		}
+	}
+	for _, k := range keys {
+		if b, ok := rendered[k]; ok {
+			docs = append(docs, b)
+		}
+	}
+	return docs, nil
+}
+
+func revisionBody(st *state.State, rev, id string, body []byte) []byte {
+	if rev == id {
+		return body
+	}
+	return st.Revisions[rev]
+}
+
+// needsInventory reports whether any revision in use has a clusters generator.
+func (r *Renderer) needsInventory(st *state.State, id string, body []byte) bool {
+	for rid, b := range st.Revisions {
+		if rid == id {
+			b = body
+		}
+		if bytes.Contains(b, []byte(`"clusters":{`)) {
+			return true
+		}
+	}
+	return false
+}
+
+// renderRevision renders the children in keys with revision rev into rendered.
+func (r *Renderer) renderRevision(rendered map[string][]byte, in Input, rev string, body []byte, keys []string, phaseOf map[string]string) error {
+	if body == nil {
+		return fmt.Errorf("state names revision %q but stores no spec for it (fix: let the agent rebuild the state)", rev)
+	}
+	c, err := r.compiled(rev, body, in.Spec.Name)
+	if err != nil {
+		return err
+	}
+	params, err := Generate(c.rev, in.Inventory)
+	if err != nil {
+		return fmt.Errorf("revision %s: %w", rev, err)
+	}
+	byName, err := c.index(params)
+	if err != nil {
+		return fmt.Errorf("revision %s: %w", rev, err)
+	}
+	syncOpts := in.Env.SyncOptions
+	if syncOpts == "" {
+		syncOpts = DefaultSyncOptions
+	}
+	var missing []string
+	for _, k := range keys {
+		p, ok := byName[k]
+		if !ok {
+			if !slices.Contains(in.State.Removing, k) {
+				missing = append(missing, k)
+			}
+			continue
+		}
+		slots := map[string]string{
+			slotRollout: in.Spec.Name, slotCluster: p.clusterName(k), slotPhase: phaseOf[k],
+			slotRevision: rev, slotSyncOpts: syncOpts, slotNS: childNamespace(in),
+		}
+		var b bytes.Buffer
+		if err := c.tmpl.Render(&b, p.Values, slots); err != nil {
+			return fmt.Errorf("render %s at revision %s: %w", k, rev, err)
+		}
+		rendered[k] = b.Bytes()
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("state deploys %d children that revision %s no longer generates (%s) and no removal is recorded (fix: restore the clusters in the inventory, or let the agent record their removal)", len(missing), rev, strings.Join(head(missing, 5), ", "))
+	}
+	return nil
+}
+
+func head(s []string, n int) []string {
+	if len(s) <= n {
+		return s
+	}
+	return append(s[:n:n], fmt.Sprintf("and %d more", len(s)-n))
+}
+
+func (p Params) clusterName(child string) string {
+	if p.Cluster != nil {
+		return p.Cluster.Name
+	}
+	return child
+}

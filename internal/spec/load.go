@@ -1,0 +1,64 @@
+package spec
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/cmp-phase/cmp-phase/internal/targets"
+)
+
+// Load finds and parses the one ApplicationSet among the top-level .yaml, .yml and .json
+// files of dir. Other files and documents are ignored.
+func Load(dir string, exprs *targets.Cache) (*Spec, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("read spec dir: %w", err)
+	}
+	var found *Spec
+	var where []string
+	for _, e := range entries {
+		ext := strings.ToLower(filepath.Ext(e.Name()))
+		if !e.Type().IsRegular() || !slices.Contains([]string{".yaml", ".yml", ".json"}, ext) {
+			continue
+		}
+		file := filepath.Join(dir, e.Name())
+		data, err := readBounded(file)
+		if err != nil {
+			return nil, err
+		}
+		s, ok, err := parseFile(e.Name(), data, exprs)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			found = s
+			where = append(where, e.Name())
+		}
+	}
+	switch len(where) {
+	case 0:
+		return nil, Errors{{File: dir, Line: 0, Path: "(dir)", Msg: "no ApplicationSet found", Fix: "add a YAML file with kind: ApplicationSet"}}
+	case 1:
+		return found, nil
+	default:
+		return nil, Errors{{File: dir, Line: 0, Path: "(dir)", Msg: "several ApplicationSets: " + strings.Join(where, ", "), Fix: "keep one ApplicationSet per plugin directory"}}
+	}
+}
+
+func readBounded(file string) ([]byte, error) {
+	st, err := os.Stat(file)
+	if err != nil {
+		return nil, fmt.Errorf("read spec: %w", err)
+	}
+	if st.Size() > MaxFileSize {
+		return nil, Errors{{File: filepath.Base(file), Line: 1, Path: "(file)", Msg: fmt.Sprintf("is %d bytes, over the limit of %d", st.Size(), MaxFileSize), Fix: "keep the spec small; move data into cluster labels"}}
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("read spec: %w", err)
+	}
+	return b, nil
+}

@@ -1,0 +1,125 @@
+package state
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Keys and limits of the state ConfigMap.
+const (
+	// BinaryKey holds the gzip'd JSON state document.
+	BinaryKey = "state.json.gz"
+	// GenerationKey repeats the generation in plain text for people and quick checks.
+	GenerationKey = "generation"
+	// MaxConfigMapBytes is the API server's limit on a ConfigMap.
+	MaxConfigMapBytes = 1 << 20
+	// Budget is what the state may use: 70% of the limit, keeping 30% headroom.
+	Budget = MaxConfigMapBytes * 7 / 10
+	// maxInflated bounds the decompressed document (no gzip bombs).
+	maxInflated = 64 << 20
+)
+
+// ErrNoState means the ConfigMap exists but holds no state document.
+var ErrNoState = errors.New("no state document")
+
+// Encode serialises the state; it fails when the result would exceed the budget.
+func Encode(s *State) ([]byte, error) {
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("encode state: %w", err)
+	}
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	if _, err := zw.Write(raw); err != nil {
+		return nil, fmt.Errorf("compress state: %w", err)
+	}
+	if err := zw.Close(); err != nil {
+		return nil, fmt.Errorf("compress state: %w", err)
+	}
+	if buf.Len() > Budget {
+		return nil, fmt.Errorf("state is %d bytes compressed, over the budget of %d (70%% of a ConfigMap): garbage-collect revisions or split the fleet", buf.Len(), Budget)
+	}
+	return buf.Bytes(), nil
+}
+
+// Decode parses and validates a state document.
+func Decode(b []byte) (*State, error) {
+	if len(b) == 0 {
+		return nil, ErrNoState
+	}
+	if len(b) > MaxConfigMapBytes {
+		return nil, fmt.Errorf("decode state: %d bytes, over the ConfigMap limit", len(b))
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("decode state: not gzip: %w", err)
+	}
+	raw, err := io.ReadAll(io.LimitReader(zr, maxInflated+1))
+	if err != nil {
+		return nil, fmt.Errorf("decode state: corrupt gzip: %w", err)
+	}
+	if len(raw) > maxInflated {
+		return nil, fmt.Errorf("decode state: inflates past %d bytes", maxInflated)
+	}
+	return DecodeJSON(raw)
+}
+
+// DecodeJSON parses and validates an uncompressed state document (as in a --state-file).
+func DecodeJSON(raw []byte) (*State, error) {
+	var head struct {
+		Schema int `json:"schema"`
+	}
+	if err := json.Unmarshal(raw, &head); err != nil {
+		return nil, fmt.Errorf("decode state: corrupt json: %w", err)
+	}
+	if head.Schema != Schema {
+		return nil, fmt.Errorf("decode state: schema %d, this cmp-phase reads %d (fix: upgrade cmp-phase)", head.Schema, Schema)
+	}
+	var s State
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&s); err != nil {
+		return nil, fmt.Errorf("decode state: %w", err)
+	}
+	if err := s.Validate(); err != nil {
+		return nil, fmt.Errorf("decode state: %w", err)
+	}
+	return &s, nil
+}
+
+// FromConfigMap decodes the state held by a ConfigMap and checks the plain generation key
+// agrees with the document.
+func FromConfigMap(cm *corev1.ConfigMap) (*State, error) {
+	s, err := Decode(cm.BinaryData[BinaryKey])
+	if err != nil {
+		return nil, fmt.Errorf("configmap %s/%s key %s: %w", cm.Namespace, cm.Name, BinaryKey, err)
+	}
+	if g, ok := cm.Data[GenerationKey]; ok && g != strconv.FormatInt(s.Generation, 10) {
+		return nil, fmt.Errorf("configmap %s/%s: key %s is %q but the state is at generation %d (fix: do not edit %s by hand)", cm.Namespace, cm.Name, GenerationKey, g, s.Generation, GenerationKey)
+	}
+	return s, nil
+}
+
+// ToConfigMap writes the state into cm (creating its maps).
+func ToConfigMap(s *State, cm *corev1.ConfigMap) error {
+	b, err := Encode(s)
+	if err != nil {
+		return err
+	}
+	if cm.BinaryData == nil {
+		cm.BinaryData = map[string][]byte{}
+	}
+	if cm.Data == nil {
+		cm.Data = map[string]string{}
+	}
+	cm.BinaryData[BinaryKey] = b
+	cm.Data[GenerationKey] = strconv.FormatInt(s.Generation, 10)
+	return nil
+}

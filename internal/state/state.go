@@ -1,0 +1,100 @@
+package state
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Schema is the version of the state document this build reads and writes.
+const Schema = 1
+
+// State is the decoded rollout state.
+type State struct {
+	Schema     int                        `json:"schema"`
+	Generation int64                      `json:"generation"`
+	Revisions  map[string]json.RawMessage `json:"revisions,omitempty"` // id → spec.Revision JSON
+	// Deployed is the revision every deployed child runs unless Pinned says otherwise.
+	Deployed string `json:"deployed,omitempty"`
+	// Children are the deployed children's keys (Application names), sorted.
+	Children []string `json:"children,omitempty"`
+	// Pinned maps a child to its revision where that differs from Deployed.
+	Pinned map[string]string `json:"pinned,omitempty"`
+	// Removing lists deployed children the agent decided to remove; only these may be
+	// missing from a render.
+	Removing []string `json:"removing,omitempty"`
+	Rollout  *Rollout `json:"rollout,omitempty"`
+}
+
+// Rollout is the rollout in progress (or the last one, until the next starts).
+type Rollout struct {
+	Revision  string       `json:"revision"`
+	Status    string       `json:"status"`
+	Phase     int          `json:"phase"`
+	Phases    []PhaseState `json:"phases"`
+	StartedAt time.Time    `json:"startedAt"`
+}
+
+// PhaseState is one phase of the rollout: its membership snapshot and who is admitted.
+type PhaseState struct {
+	Name     string   `json:"name"`
+	Members  []string `json:"members,omitempty"`
+	Admitted []string `json:"admitted,omitempty"`
+}
+
+// Active reports whether the rollout still decides which children run its revision.
+func (r *Rollout) Active() bool {
+	return r != nil && r.Status != "Completed" && r.Status != "Abandoned"
+}
+
+// RevisionOf says which revision a child runs and, when the active rollout admitted it,
+// in which phase. ok is false for children never deployed and not admitted.
+func (s *State) RevisionOf(child string) (rev, phase string, ok bool) {
+	if s.Rollout.Active() {
+		for _, p := range s.Rollout.Phases {
+			if slices.Contains(p.Admitted, child) {
+				return s.Rollout.Revision, p.Name, true
+			}
+		}
+	}
+	if _, found := slices.BinarySearch(s.Children, child); !found {
+		return "", "", false
+	}
+	if r, pinned := s.Pinned[child]; pinned {
+		return r, "", true
+	}
+	return s.Deployed, "", true
+}
+
+// Validate checks the invariants the renderer relies on.
+func (s *State) Validate() error {
+	if s.Schema != Schema {
+		return fmt.Errorf("schema %d, this cmp-phase reads %d (fix: upgrade cmp-phase, or let the agent rebuild the state)", s.Schema, Schema)
+	}
+	if s.Generation < 1 {
+		return fmt.Errorf("generation %d must be positive", s.Generation)
+	}
+	if !slices.IsSorted(s.Children) || len(slices.Compact(slices.Clone(s.Children))) != len(s.Children) {
+		return fmt.Errorf("children must be sorted and unique")
+	}
+	if len(s.Children) > 0 {
+		if _, ok := s.Revisions[s.Deployed]; !ok {
+			return fmt.Errorf("deployed revision %q has no stored spec", s.Deployed)
+		}
+	}
+	for child, rev := range s.Pinned {
+		if _, ok := s.Revisions[rev]; !ok {
+			return fmt.Errorf("pinned child %q runs revision %q, which has no stored spec", child, rev)
+		}
+	}
+	if s.Rollout != nil {
+		if _, ok := s.Revisions[s.Rollout.Revision]; !ok {
+			return fmt.Errorf("rollout revision %q has no stored spec", s.Rollout.Revision)
+		}
+		if s.Rollout.Phase < 0 || (len(s.Rollout.Phases) > 0 && s.Rollout.Phase >= len(s.Rollout.Phases)) {
+			return fmt.Errorf("rollout phase %d out of range", s.Rollout.Phase)
+		}
+	}
+	return nil
+}
