@@ -10,9 +10,9 @@ import (
 
 // Plan ConfigMap keys.
 const (
-	PlanSpecKey     = "spec.json"     // the revision (generators, template) the agent stores in state
-	PlanPhasesKey   = "phases.json"   // the normalised phases, hooks and checks
-	PlanRevisionKey = "revision"      // the revision id (content hash)
+	PlanSpecKey     = "spec.json"   // the revision (generators, template) the agent stores in state
+	PlanPhasesKey   = "phases.json" // the normalised phases, hooks and checks
+	PlanRevisionKey = "revision"    // the revision id (content hash)
 	LabelPlan       = "cmp-phase.io/plan"
 	maxPlanBytes    = 900 << 10
 )

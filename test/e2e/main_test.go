@@ -15,6 +15,19 @@ import (
 // env is the stack shared by the tests of this package; each test uses its own names.
 var env *framework.Env
 
+// cmpPhaseBin is cmp-phase built from this tree for the test.
+var cmpPhaseBin string
+
+// fleet is the six loopback clusters every e2e test deploys to.
+var fleet = []framework.Cluster{
+	{Name: "dev-1", Labels: map[string]string{"env": "dev", "region": "eu"}},
+	{Name: "dev-2", Labels: map[string]string{"env": "dev", "region": "us"}},
+	{Name: "staging-1", Labels: map[string]string{"env": "staging", "region": "eu"}},
+	{Name: "staging-2", Labels: map[string]string{"env": "staging", "region": "us"}},
+	{Name: "prod-1", Labels: map[string]string{"env": "prod", "region": "eu"}},
+	{Name: "prod-2", Labels: map[string]string{"env": "prod", "region": "us"}},
+}
+
 func TestMain(m *testing.M) {
 	os.Exit(run(m))
 }
@@ -25,16 +38,30 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	binDir, err := os.MkdirTemp("", "cmp-phase-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(binDir)
+	if cmpPhaseBin, err = framework.BuildProject(binDir, "./cmd/cmp-phase"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	env, err = framework.Start(context.Background(), framework.Options{
-		Clusters: []framework.Cluster{
-			{Name: "dev-1", Labels: map[string]string{"env": "dev", "region": "eu"}},
-			{Name: "staging-1", Labels: map[string]string{"env": "staging", "region": "us"}},
-			{Name: "prod-1", Labels: map[string]string{"env": "prod", "region": "eu"}},
+		Clusters: fleet,
+		Plugins: []framework.Plugin{
+			{Name: "smoke-v1.0", Start: framework.StockCMPServer(smokeConfig)},
+			{Name: "cmp-phase-v1", Start: cmpPhaseSidecar},
 		},
-		Plugins: []framework.Plugin{{Name: "smoke-v1.0", Start: framework.StockCMPServer(smokeConfig)}},
 	})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "start e2e stack: %v\n", err)
+		return 1
+	}
+	if err := publishInventory(context.Background()); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		env.Stop()
 		return 1
 	}
 	code := m.Run()
@@ -47,4 +74,14 @@ func run(m *testing.M) int {
 		return 1
 	}
 	return code
+}
+
+// cmpPhaseSidecar runs our plugin the way the sidecar runs in the repo-server pod: the
+// in-process CMP server on the plugin socket, reading ConfigMaps through an informer.
+func cmpPhaseSidecar(e *framework.Env) framework.ProcSpec {
+	return framework.ProcSpec{Name: "cmp-phase-serve", Path: cmpPhaseBin, Args: []string{
+		"serve", "--socket-dir", e.PluginSockDir, "--plugin-name", "cmp-phase-v1",
+		"--kubeconfig", e.Kubeconfig, "--state-namespace", "argocd", "--work-dir", filepath.Join(e.Dir, "tmp"),
+		"--stale-wait", "5s", "--log-level", "debug",
+	}}
 }

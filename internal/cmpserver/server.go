@@ -1,0 +1,235 @@
+package cmpserver
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/argoproj/argo-cd/v3/cmpserver/apiclient"
+	"github.com/argoproj/argo-cd/v3/util/cmp"
+	lru "github.com/hashicorp/golang-lru/v2"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/emptypb"
+
+	"github.com/cmp-phase/cmp-phase/internal/inputs"
+	"github.com/cmp-phase/cmp-phase/internal/inventory"
+	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/spec"
+	"github.com/cmp-phase/cmp-phase/internal/state"
+	"github.com/cmp-phase/cmp-phase/internal/targets"
+)
+
+// Store gives the current state and inventory (backed by informers in production).
+type Store interface {
+	// State returns the rollout's state, nil when it has no state ConfigMap.
+	State(rollout string) (*state.State, error)
+	Inventory() (*inventory.Inventory, error)
+}
+
+// Options configure the server.
+type Options struct {
+	WorkDir        string        // temp dirs for received repositories go here
+	StateNamespace string        // namespace of the plan ConfigMap
+	StaleWait      time.Duration // how long a render waits for the informer to reach PHASE_GEN
+}
+
+// Server implements the CMP service.
+type Server struct {
+	apiclient.UnimplementedConfigManagementPluginServiceServer
+	opts     Options
+	store    Store
+	log      *slog.Logger
+	renderer *render.Renderer
+	exprs    *targets.Cache
+	specs    *lru.Cache[string, *spec.Spec]
+}
+
+// New makes a server.
+func New(opts Options, store Store, log *slog.Logger) *Server {
+	if opts.StaleWait == 0 {
+		opts.StaleWait = 10 * time.Second
+	}
+	specs, _ := lru.New[string, *spec.Spec](64)
+	return &Server{opts: opts, store: store, log: log, renderer: render.New(64), exprs: targets.NewCache(1024), specs: specs}
+}
+
+// GenerateManifest receives the repository and renders the app directory.
+func (s *Server) GenerateManifest(stream apiclient.ConfigManagementPluginService_GenerateManifestServer) error {
+	ctx := stream.Context()
+	start := time.Now()
+	dir, err := os.MkdirTemp(s.opts.WorkDir, "render-")
+	if err != nil {
+		return status.Errorf(codes.Internal, "create work dir: %v", err)
+	}
+	defer os.RemoveAll(dir)
+	md, err := cmp.ReceiveRepoStream(ctx, stream, dir, false)
+	if err != nil {
+		return status.Errorf(codes.InvalidArgument, "receive repository: %v", err)
+	}
+	appPath, err := insideDir(dir, md.GetAppRelPath())
+	if err != nil {
+		return status.Error(codes.InvalidArgument, err.Error())
+	}
+	env := map[string]string{}
+	for _, e := range md.GetEnv() {
+		env[e.GetName()] = e.GetValue()
+	}
+	docs, err := s.render(ctx, appPath, env)
+	if err != nil {
+		s.log.Warn("render failed", "app", env["ARGOCD_APP_NAME"], "error", oneLine(err), "duration", time.Since(start))
+		return status.Error(codeOf(err), oneLine(err))
+	}
+	manifests := make([]string, len(docs))
+	for i, d := range docs {
+		manifests[i] = string(d)
+	}
+	s.log.Info("rendered", "app", env["ARGOCD_APP_NAME"], "documents", len(docs), "duration", time.Since(start))
+	return stream.SendAndClose(&apiclient.ManifestResponse{Manifests: manifests})
+}
+
+// render loads the spec (cached by content) and renders; a stale state is retried until the
+// informer catches up or StaleWait passes.
+func (s *Server) render(ctx context.Context, appPath string, env map[string]string) ([][]byte, error) {
+	sp, err := s.loadSpec(appPath)
+	if err != nil {
+		return nil, err
+	}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	renv, err := inputs.Env(lookup, s.opts.StateNamespace)
+	if err != nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(s.opts.StaleWait)
+	for {
+		docs, err := s.renderOnce(sp, renv)
+		if err == nil || !errors.Is(err, render.ErrStale) || time.Now().After(deadline) {
+			return docs, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("render: %w (last: %v)", ctx.Err(), err)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+func (s *Server) renderOnce(sp *spec.Spec, env render.Env) ([][]byte, error) {
+	st, err := s.store.State(sp.Name)
+	if err != nil {
+		return nil, err
+	}
+	inv, err := s.store.Inventory()
+	if err != nil {
+		return nil, err
+	}
+	return s.renderer.Render(render.Input{Spec: sp, Inventory: inv, State: st, Env: env})
+}
+
+// loadSpec parses the app directory's spec, reusing the parse of identical content.
+func (s *Server) loadSpec(dir string) (*spec.Spec, error) {
+	key, err := contentKey(dir)
+	if err != nil {
+		return nil, err
+	}
+	if sp, ok := s.specs.Get(key); ok {
+		return sp, nil
+	}
+	sp, err := spec.Load(dir, s.exprs)
+	if err != nil {
+		return nil, err
+	}
+	s.specs.Add(key, sp)
+	return sp, nil
+}
+
+// contentKey hashes the names and contents of the directory's top-level spec files.
+func contentKey(dir string) (string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", fmt.Errorf("read app dir: %w", err)
+	}
+	h := sha256.New()
+	for _, e := range entries {
+		ext := strings.ToLower(filepath.Ext(e.Name()))
+		if !e.Type().IsRegular() || !slices.Contains([]string{".yaml", ".yml", ".json"}, ext) {
+			continue
+		}
+		f, err := os.Open(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return "", fmt.Errorf("read app dir: %w", err)
+		}
+		fmt.Fprintf(h, "%s\x00", e.Name())
+		_, err = io.Copy(h, io.LimitReader(f, spec.MaxFileSize+1))
+		_ = f.Close()
+		if err != nil {
+			return "", fmt.Errorf("read app dir: %w", err)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// insideDir resolves rel under dir and refuses anything that escapes it.
+func insideDir(dir, rel string) (string, error) {
+	p := filepath.Clean(filepath.Join(dir, rel))
+	r, err := filepath.Rel(dir, p)
+	if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("app path %q escapes the work dir", rel)
+	}
+	return p, nil
+}
+
+func codeOf(err error) codes.Code {
+	var se spec.Errors
+	switch {
+	case errors.As(err, &se):
+		return codes.InvalidArgument
+	case errors.Is(err, render.ErrStale), errors.Is(err, context.DeadlineExceeded):
+		return codes.Unavailable
+	default:
+		return codes.FailedPrecondition
+	}
+}
+
+func oneLine(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }
+
+// MatchRepository answers no: discovery is off; the parent names the plugin.
+func (s *Server) MatchRepository(stream apiclient.ConfigManagementPluginService_MatchRepositoryServer) error {
+	if err := drain(stream.Recv); err != nil {
+		return status.Errorf(codes.InvalidArgument, "receive repository: %v", err)
+	}
+	return stream.SendAndClose(&apiclient.RepositoryResponse{IsSupported: false, IsDiscoveryEnabled: false})
+}
+
+// GetParametersAnnouncement announces no parameters.
+func (s *Server) GetParametersAnnouncement(stream apiclient.ConfigManagementPluginService_GetParametersAnnouncementServer) error {
+	if err := drain(stream.Recv); err != nil {
+		return status.Errorf(codes.InvalidArgument, "receive repository: %v", err)
+	}
+	return stream.SendAndClose(&apiclient.ParametersAnnouncementResponse{})
+}
+
+// CheckPluginConfiguration says discovery is not configured and git creds are not needed.
+func (s *Server) CheckPluginConfiguration(context.Context, *emptypb.Empty) (*apiclient.CheckPluginConfigurationResponse, error) {
+	return &apiclient.CheckPluginConfigurationResponse{IsDiscoveryConfigured: false, ProvideGitCreds: false}, nil
+}
+
+func drain(recv func() (*apiclient.AppStreamRequest, error)) error {
+	for {
+		if _, err := recv(); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+	}
+}
