@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+	sigsyaml "sigs.k8s.io/yaml"
 )
 
 // Error is one problem in a spec, located by file, line and field path, with a fix.
@@ -181,12 +182,18 @@ func (d *dec) oneOf(n *yaml.Node, path, def string, allowed ...string) string {
 	return v
 }
 
-// decode decodes a node into v (for the structured parts we take as they are).
-func (d *dec) decode(n *yaml.Node, path string, v any) {
+// decodeAsKubectl decodes a node the way kubectl and the API server read YAML
+// (sigs.k8s.io/yaml: YAML 1.1 scalars, so y/on/off are booleans; numbers as float64), which
+// is what Argo CD's ApplicationSet controller sees.
+func (d *dec) decodeAsKubectl(n *yaml.Node, path string, v any) {
 	if n == nil {
 		return
 	}
-	if err := n.Decode(v); err != nil {
+	b, err := yaml.Marshal(n)
+	if err == nil {
+		err = sigsyaml.Unmarshal(b, v)
+	}
+	if err != nil {
 		d.fail(n, path, "", "%s", oneLine(err.Error()))
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/cmp-phase/cmp-phase/internal/targets"
 	"github.com/cmp-phase/cmp-phase/internal/tmpl"
@@ -168,7 +169,7 @@ func (d *dec) listGenerator(n *yaml.Node, path string) *ListGenerator {
 	g := &ListGenerator{}
 	for i, e := range d.seq(f["elements"], path+".elements") {
 		var m map[string]any
-		d.decode(e, fmt.Sprintf("%s.elements[%d]", path, i), &m)
+		d.decodeAsKubectl(e, fmt.Sprintf("%s.elements[%d]", path, i), &m)
 		if m == nil && e.Kind != yaml.MappingNode {
 			d.fail(e, fmt.Sprintf("%s.elements[%d]", path, i), "write key: value pairs", "must be a mapping")
 		}
@@ -176,7 +177,7 @@ func (d *dec) listGenerator(n *yaml.Node, path string) *ListGenerator {
 	}
 	if y := d.str(f["elementsYaml"], path+".elementsYaml"); y != "" {
 		var more []map[string]any
-		if err := yaml.Unmarshal([]byte(y), &more); err != nil {
+		if err := sigsyaml.Unmarshal([]byte(y), &more); err != nil {
 			d.fail(f["elementsYaml"], path+".elementsYaml", "write a YAML list of mappings", "%s", oneLine(err.Error()))
 		}
 		g.Elements = append(g.Elements, more...)
@@ -208,7 +209,7 @@ func (d *dec) template(s *Spec, n *yaml.Node) {
 		return
 	}
 	var raw any
-	d.decode(n, "spec.template", &raw)
+	d.decodeAsKubectl(n, "spec.template", &raw)
 	b, err := json.Marshal(raw)
 	if err != nil {
 		d.fail(n, "spec.template", "", "%s", oneLine(err.Error()))
