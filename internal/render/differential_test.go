@@ -88,6 +88,7 @@ func argoApps(t *testing.T, data []byte, inv *inventory.Inventory) map[string]st
 	}
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).Build()
 	gens := map[string]generators.Generator{"List": generators.NewListGenerator(), "Clusters": generators.NewClusterGenerator(c, "argocd")}
+	logrus.SetOutput(io.Discard) // the cluster generator logs through the global logger
 	quiet := logrus.New()
 	quiet.SetOutput(io.Discard)
 	apps, _, err := template.GenerateApplications(logrus.NewEntry(quiet), appset, gens, &utils.Render{}, c)

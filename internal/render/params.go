@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"maps"
 
-	"github.com/argoproj/argo-cd/v3/applicationset/utils"
-
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/tmpl"
@@ -117,7 +115,7 @@ func clusterParams(g *spec.ClustersGenerator, inv *inventory.Inventory, o tmpl.O
 
 func clusterValues(c *inventory.Cluster, goTemplate bool) map[string]any {
 	p := map[string]any{
-		"name": c.Name, "nameNormalized": utils.SanitizeName(c.Name), "server": c.Server, "project": c.Project,
+		"name": c.Name, "nameNormalized": tmpl.SanitizeName(c.Name), "server": c.Server, "project": c.Project,
 	}
 	if goTemplate {
 		meta := map[string]any{}

@@ -123,8 +123,9 @@ func (r *Renderer) children(docs [][]byte, in Input, body []byte, id string) ([]
 	}
 	byRev := map[string][]string{}
 	phaseOf := map[string]string{}
+	revisionOf := st.Assignments()
 	for _, k := range keys {
-		rev, phase, _ := st.RevisionOf(k)
+		rev, phase, _ := revisionOf(k)
 		byRev[rev] = append(byRev[rev], k)
 		phaseOf[k] = phase
 	}
@@ -184,7 +185,10 @@ func (r *Renderer) renderRevision(rendered map[string][]byte, in Input, rev stri
 		syncOpts = DefaultSyncOptions
 	}
 	var missing []string
-	for _, k := range keys {
+	slots := map[string]string{slotRollout: in.Spec.Name, slotRevision: rev, slotSyncOpts: syncOpts, slotNS: childNamespace(in)}
+	// One buffer for every child of the revision: children are sub-slices of it.
+	var arena bytes.Buffer
+	for i, k := range keys {
 		p, ok := byName[k]
 		if !ok {
 			if !slices.Contains(in.State.Removing, k) {
@@ -192,15 +196,16 @@ func (r *Renderer) renderRevision(rendered map[string][]byte, in Input, rev stri
 			}
 			continue
 		}
-		slots := map[string]string{
-			slotRollout: in.Spec.Name, slotCluster: p.clusterName(k), slotPhase: phaseOf[k],
-			slotRevision: rev, slotSyncOpts: syncOpts, slotNS: childNamespace(in),
-		}
-		var b bytes.Buffer
-		if err := c.tmpl.Render(&b, p.Values, slots); err != nil {
+		slots[slotCluster], slots[slotPhase] = p.clusterName(k), phaseOf[k]
+		start := arena.Len()
+		if err := c.tmpl.Render(&arena, p.Values, slots); err != nil {
 			return fmt.Errorf("render %s at revision %s: %w", k, rev, err)
 		}
-		rendered[k] = b.Bytes()
+		if i == 0 {
+			arena.Grow((arena.Len() + 64) * len(keys))
+		}
+		end := arena.Len()
+		rendered[k] = arena.Bytes()[start:end:end]
 	}
 	if len(missing) > 0 {
 		return fmt.Errorf("state deploys %d children that revision %s no longer generates (%s) and no removal is recorded (fix: restore the clusters in the inventory, or let the agent record their removal)", len(missing), rev, strings.Join(head(missing, 5), ", "))

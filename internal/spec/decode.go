@@ -51,6 +51,9 @@ func (d *dec) fail(n *yaml.Node, path, fix, format string, args ...any) {
 	if n != nil {
 		line = n.Line
 	}
+	if path == "" {
+		path = "(document)"
+	}
 	d.errs = append(d.errs, &Error{File: d.file, Line: line, Path: path, Msg: fmt.Sprintf(format, args...), Fix: fix})
 }
 
@@ -66,6 +69,10 @@ func (d *dec) fields(n *yaml.Node, path string, allowed ...string) map[string]*y
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode || k.Value == "" {
+			d.fail(k, join(path, fmt.Sprintf("[key %d]", i/2)), "write plain, non-empty string keys", "invalid key")
+			continue
+		}
 		if allowed != nil && !slices.Contains(allowed, k.Value) {
 			d.fail(k, join(path, k.Value), "use one of: "+strings.Join(allowed, ", "), "unknown field %q", k.Value)
 			continue

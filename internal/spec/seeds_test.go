@@ -96,3 +96,12 @@ func TestSeedExamplesValidate(t *testing.T) {
 		})
 	}
 }
+
+func mustReadFile(t *testing.T, f string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

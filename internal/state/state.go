@@ -51,20 +51,34 @@ func (r *Rollout) Active() bool {
 // RevisionOf says which revision a child runs and, when the active rollout admitted it,
 // in which phase. ok is false for children never deployed and not admitted.
 func (s *State) RevisionOf(child string) (rev, phase string, ok bool) {
+	return s.Assignments()(child)
+}
+
+// Assignments indexes the state once and returns RevisionOf's lookup, for renders that ask
+// about every child.
+func (s *State) Assignments() func(child string) (rev, phase string, ok bool) {
+	admitted := map[string]string{}
 	if s.Rollout.Active() {
 		for _, p := range s.Rollout.Phases {
-			if slices.Contains(p.Admitted, child) {
-				return s.Rollout.Revision, p.Name, true
+			for _, c := range p.Admitted {
+				if _, seen := admitted[c]; !seen {
+					admitted[c] = p.Name
+				}
 			}
 		}
 	}
-	if _, found := slices.BinarySearch(s.Children, child); !found {
-		return "", "", false
+	return func(child string) (string, string, bool) {
+		if phase, ok := admitted[child]; ok {
+			return s.Rollout.Revision, phase, true
+		}
+		if _, found := slices.BinarySearch(s.Children, child); !found {
+			return "", "", false
+		}
+		if r, pinned := s.Pinned[child]; pinned {
+			return r, "", true
+		}
+		return s.Deployed, "", true
 	}
-	if r, pinned := s.Pinned[child]; pinned {
-		return r, "", true
-	}
-	return s.Deployed, "", true
 }
 
 // Validate checks the invariants the renderer relies on.

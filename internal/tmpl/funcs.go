@@ -17,7 +17,7 @@ var baseTemplate = func() *template.Template {
 	delete(f, "env")
 	delete(f, "expandenv")
 	delete(f, "getHostByName")
-	f["normalize"] = utils.SanitizeName
+	f["normalize"] = SanitizeName
 	f["slugify"] = utils.SlugifyName
 	f["toYaml"] = toYAML
 	f["fromYaml"] = fromYAML

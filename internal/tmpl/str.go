@@ -3,7 +3,6 @@ package tmpl
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"regexp"
 	"strings"
 	"text/template"
@@ -11,12 +10,20 @@ import (
 	"github.com/valyala/fasttemplate"
 )
 
-// str is one compiled string: a literal, a fasttemplate, or a Go template.
+// str is one compiled string: a literal, fasttemplate parts, or a Go template.
 type str struct {
-	lit string
-	ft  *fasttemplate.Template
-	gt  *template.Template
-	src string
+	lit   string
+	parts []part // fasttemplate, split once
+	gt    *template.Template
+	fast  []fieldPiece // Go template made only of text and field chains
+	src   string
+}
+
+// part is literal text or, when tag is set, the raw text between {{ and }}.
+type part struct {
+	text string
+	key  string // trimmed tag
+	tag  bool
 }
 
 // isTemplated is Argo CD's test for fasttemplate mode: a line holding {{ ... }}.
@@ -24,6 +31,10 @@ var isTemplated = regexp.MustCompile(".*{{.*}}.*")
 
 func compileStr(s string, o Options) (*str, error) {
 	if o.GoTemplate {
+		if !strings.Contains(s, "{{") {
+			// No action: text/template would print the text as it is.
+			return &str{lit: s, src: s}, nil
+		}
 		t, err := baseTemplate.Clone()
 		if err != nil {
 			return nil, fmt.Errorf("clone base template: %w", err)
@@ -34,36 +45,69 @@ func compileStr(s string, o Options) (*str, error) {
 		if t, err = t.Parse(s); err != nil {
 			return nil, fmt.Errorf("parse template %q: %w", s, err)
 		}
-		return &str{gt: t, src: s}, nil
+		fast, _ := fieldChains(t)
+		return &str{gt: t, fast: fast, src: s}, nil
 	}
 	if !isTemplated.MatchString(s) {
 		return &str{lit: s, src: s}, nil
 	}
-	ft, err := fasttemplate.NewTemplate(s, "{{", "}}")
-	if err != nil {
+	// fasttemplate decides validity exactly as Argo CD's Replace does; then we keep the
+	// split so rendering needs no closure per string.
+	if _, err := fasttemplate.NewTemplate(s, "{{", "}}"); err != nil {
 		return nil, fmt.Errorf("invalid template %q: %w", s, err)
 	}
-	return &str{ft: ft, src: s}, nil
+	return &str{parts: splitTags(s), src: s}, nil
+}
+
+// splitTags splits a valid fasttemplate the way fasttemplate scans it: text up to "{{",
+// the tag up to the next "}}", and so on.
+func splitTags(s string) []part {
+	var out []part
+	for {
+		i := strings.Index(s, "{{")
+		if i < 0 {
+			break
+		}
+		j := strings.Index(s[i+2:], "}}")
+		if j < 0 {
+			break
+		}
+		if i > 0 {
+			out = append(out, part{text: s[:i]})
+		}
+		tag := s[i+2 : i+2+j]
+		out = append(out, part{text: tag, key: strings.TrimSpace(tag), tag: true})
+		s = s[i+2+j+2:]
+	}
+	if s != "" {
+		out = append(out, part{text: s})
+	}
+	return out
 }
 
 // render writes the string for params into buf (unescaped).
 func (s *str) render(buf *bytes.Buffer, params map[string]any) error {
 	switch {
 	case s.gt != nil:
+		if s.fast != nil && renderFields(buf, s.fast, params) {
+			return nil
+		}
 		if err := s.gt.Execute(buf, params); err != nil {
 			return fmt.Errorf("execute template %q: %w", s.src, err)
 		}
-	case s.ft != nil:
-		_, err := s.ft.ExecuteFunc(buf, func(w io.Writer, tag string) (int, error) {
-			key := strings.TrimSpace(tag)
-			v, ok := params[key].(string)
-			if key == "" || !ok {
-				return fmt.Fprintf(w, "{{%s}}", tag)
+	case s.parts != nil:
+		for _, p := range s.parts {
+			if !p.tag {
+				buf.WriteString(p.text)
+				continue
 			}
-			return io.WriteString(w, v)
-		})
-		if err != nil {
-			return fmt.Errorf("execute template %q: %w", s.src, err)
+			if v, ok := params[p.key].(string); ok && p.key != "" {
+				buf.WriteString(v)
+				continue
+			}
+			buf.WriteString("{{")
+			buf.WriteString(p.text)
+			buf.WriteString("}}")
 		}
 	default:
 		buf.WriteString(s.lit)
@@ -71,7 +115,7 @@ func (s *str) render(buf *bytes.Buffer, params map[string]any) error {
 	return nil
 }
 
-func (s *str) isLiteral() bool { return s.gt == nil && s.ft == nil }
+func (s *str) isLiteral() bool { return s.gt == nil && s.parts == nil }
 
 // String is one compiled template string (for generator values and hook fields).
 type String struct{ s *str }

@@ -38,11 +38,15 @@ func (l literal) write(w *writer) error { w.buf.Write(l); return nil }
 type strNode struct{ s *str }
 
 func (n strNode) write(w *writer) error {
-	v, err := n.eval(w)
-	if err != nil {
+	if w.raw || n.s.isLiteral() {
+		writeJSONString(w.buf, n.s.src)
+		return nil
+	}
+	w.scratch.Reset()
+	if err := n.s.render(&w.scratch, w.params); err != nil {
 		return err
 	}
-	writeJSONString(w.buf, v)
+	writeJSONBytes(w.buf, w.scratch.Bytes())
 	return nil
 }
 
@@ -202,6 +206,19 @@ func compileObject(m map[string]any, o Options, path string) (node, error) {
 		obj.entries = append(obj.entries, entry{key: ks, val: val})
 	}
 	return obj, nil
+}
+
+// writeJSONBytes is writeJSONString for bytes (no string copy on the hot path).
+func writeJSONBytes(buf *bytes.Buffer, s []byte) {
+	for _, c := range s {
+		if c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' || c >= 0x80 {
+			writeJSONString(buf, string(s))
+			return
+		}
+	}
+	buf.WriteByte('"')
+	buf.Write(s)
+	buf.WriteByte('"')
 }
 
 // writeJSONString writes s as a JSON string the way encoding/json does (HTML-safe escapes),

@@ -1,0 +1,148 @@
+package spec
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cmp-phase/cmp-phase/internal/targets"
+)
+
+const base = `apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata:
+  name: demo
+spec:
+  generators:
+  - clusters: {}
+    deploymentStrategy:
+      type: phaseDeployment
+      phases:
+      - name: canary
+        percentage: 10
+        targets:
+        - expr: EXPR
+      - name: rest
+        maxUpdate: MAXUPDATE
+        targets:
+        - matchExpressions:
+          - {key: env, operator: Exists}
+  template:
+    metadata:
+      name: '{{name}}-demo'
+    spec:
+      project: default
+      source: {repoURL: https://example.com/x.git, path: p}
+      destination: {server: '{{server}}', namespace: demo}
+`
+
+func specWith(expr, maxUpdate string) []byte {
+	return []byte(strings.NewReplacer("EXPR", expr, "MAXUPDATE", maxUpdate).Replace(base))
+}
+
+func TestParseErrorsNameFileLineAndField(t *testing.T) {
+	cases := map[string]struct {
+		expr, maxUpdate string
+		want            []string
+	}{
+		"a non-boolean expression":            {`'name'`, "1", []string{"spec.yaml:14:", "phases[0].targets[0].expr", "expected bool"}},
+		"an expression that does not compile": {`'labels.env == '`, "1", []string{"spec.yaml:14:", "targets[0].expr", "unexpected token"}},
+		"an unknown name in an expression":    {`'nope == "x"'`, "1", []string{"targets[0].expr", "unknown name nope"}},
+		"a 5 MiB expression":                  {`'` + strings.Repeat("x", 5<<20) + `'`, "1", []string{"spec.yaml:14:", "targets[0].expr", "over the limit of 4096"}},
+		"a bad maxUpdate":                     {`'true'`, `"ten%"`, []string{"spec.yaml:16:", "phases[1].maxUpdate", `invalid percentage "ten%"`}},
+		"a negative maxUpdate":                {`'true'`, "-1", []string{"phases[1].maxUpdate", "invalid maxUpdate"}},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := Parse("spec.yaml", specWith(c.expr, c.maxUpdate), targets.NewCache(8))
+			if err == nil {
+				t.Fatal("want an error")
+			}
+			msg := err.Error()
+			if strings.Contains(msg, "\n") || len(msg) > 2000 {
+				t.Fatalf("error is not one short line: %.300q", msg)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("error %q lacks %q", msg, w)
+				}
+			}
+		})
+	}
+}
+
+func TestParseNormalisesSizes(t *testing.T) {
+	s, err := Parse("spec.yaml", specWith(`'labels.env == "prod"'`, `"25%"`), targets.NewCache(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Phases[0].Size; got != (Size{Kind: SizePercent, Value: 10}) {
+		t.Errorf("canary size %+v", got)
+	}
+	if got := s.Phases[1].Size; got != (Size{Kind: SizePercent, Value: 25}) {
+		t.Errorf("rest size %+v", got)
+	}
+	if s.Phases[0].OnFailure != "stop" || s.Dialect != DialectPhaseDeployment {
+		t.Errorf("defaults: %+v", s.Phases[0])
+	}
+}
+
+func TestRollingSyncZeroIsAGateButRollingUpdateZeroIsAll(t *testing.T) {
+	sync := parseSeed(t, "testdata/seeds/003-guestbook-rolling-sync.yaml")
+	if g := sync.Phases[1].Size; !g.Gate {
+		t.Errorf("RollingSync maxUpdate: 0 must be a manual gate, got %+v", g)
+	}
+	if g := sync.Phases[2].Size; g != (Size{Kind: SizePercent, Value: 10}) {
+		t.Errorf("RollingSync maxUpdate: 10%% got %+v", g)
+	}
+	upd := parseSeed(t, "testdata/seeds/001-guestbook-rolling-update.yaml")
+	if g := upd.Phases[0].Size; g.Gate || g.Kind != SizeAll {
+		t.Errorf("RollingUpdate maxUpdate: 0 means all at once (seed 001), got %+v", g)
+	}
+	if g := upd.Phases[2].Size; g != (Size{Kind: SizeCount, Value: 1}) {
+		t.Errorf("RollingUpdate maxUpdate: 1 got %+v", g)
+	}
+}
+
+func TestSeedHooksKeepTheirFields(t *testing.T) {
+	s := parseSeed(t, "testdata/seeds/000-advanced-hooks.yaml")
+	pre := s.Phases[0].PreHooks
+	if len(pre) != 2 || pre[0].Command.Env["KUBECONFIG"] != "/etc/kubeconfig" || pre[0].Timeout != 5*time.Minute {
+		t.Fatalf("pre-hooks: %+v", pre)
+	}
+	if h := pre[1]; h.HTTP.Method != "POST" || h.FailurePolicy != "ignore" || h.Timeout != 30*time.Second || h.HTTP.ExpectedStatus != 200 {
+		t.Fatalf("slack hook: %+v %+v", h, h.HTTP)
+	}
+}
+
+func parseSeed(t *testing.T, f string) *Spec {
+	t.Helper()
+	s, err := Load(f[:strings.LastIndex(f, "/")], targets.NewCache(8))
+	if err == nil {
+		t.Fatalf("the seeds directory holds several ApplicationSets; Load must refuse it, got %v", s.Name)
+	}
+	b := mustReadFile(t, f)
+	s, err = Parse(f, b, targets.NewCache(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// FuzzParse: no input panics; errors are located and one line each.
+func FuzzParse(f *testing.F) {
+	f.Add(specWith(`'true'`, "1"))
+	f.Add([]byte("kind: ApplicationSet\nspec: [\n"))
+	f.Add([]byte("apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nspec:\n  generators: [{list: {elements: [{a: b}]}}]\n"))
+	exprs := targets.NewCache(64)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_, err := Parse("fuzz.yaml", b, exprs)
+		if es, ok := err.(Errors); ok {
+			for _, e := range es {
+				if e.File != "fuzz.yaml" || e.Path == "" {
+					t.Fatalf("unlocated error %+v", e)
+				}
+			}
+		}
+	})
+}
