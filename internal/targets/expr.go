@@ -72,13 +72,19 @@ func (p *Program) Eval(s Subject) (bool, error) {
 	return b, nil
 }
 
-// oneLine folds expr's multi-line error (message, source line, caret) into one line that
-// still shows the caret under the offending token.
+// oneLine folds expr's multi-line error (message, source line, caret line) into one line,
+// keeping a window of the source around the caret so the caret still points at the token.
 func oneLine(msg string) string {
 	lines := strings.Split(strings.TrimRight(msg, "\n"), "\n")
 	if len(lines) < 3 {
-		return strings.Join(lines, " ")
+		return strings.Join(strings.Fields(msg), " ")
 	}
-	// expr formats: "<message> (line:col)\n | <source>\n | ....^"
-	return lines[0] + " in `" + strings.TrimPrefix(lines[1], " | ") + "` at `" + strings.TrimPrefix(lines[2], " | ") + "`"
+	src := strings.TrimPrefix(lines[1], " | ")
+	caret := strings.TrimPrefix(lines[2], " | ")
+	col := strings.IndexByte(caret, '^')
+	if col < 0 || col > len(src) {
+		return lines[0]
+	}
+	start, end := max(0, col-40), min(len(src), col+20)
+	return fmt.Sprintf("%s: `%s` with the caret at `%s`", lines[0], src[start:end], caret[start:col+1])
 }

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCmd(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func TestGenerateWritesManifestsOnlyOnSuccess(t *testing.T) {
+	dir := t.TempDir()
+	spec, err := os.ReadFile("../../internal/render/testdata/spec-v2.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "appset.yaml"), spec, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inv := "../../internal/render/testdata/inventory.json"
+
+	out, errOut, code := runCmd(t, "generate", "--dir", dir, "--inventory-file", inv)
+	if code != 0 || errOut != "" || !strings.HasPrefix(out, "---\n{\"apiVersion\":\"v1\",\"data\"") {
+		t.Fatalf("first deployment: code %d stderr %q stdout %.200q", code, errOut, out)
+	}
+
+	t.Setenv("ARGOCD_ENV_PHASE_GEN", "3")
+	out, errOut, code = runCmd(t, "generate", "--dir", dir, "--inventory-file", inv)
+	if code != 1 || out != "" || !strings.Contains(errOut, "PHASE_GEN is 3 but there is no state") || strings.Count(errOut, "\n") != 1 {
+		t.Fatalf("missing state: code %d stdout %q stderr %q", code, out, errOut)
+	}
+}
+
+func TestValidateExitCodesAndLines(t *testing.T) {
+	out, _, code := runCmd(t, "validate", "../../internal/spec/testdata/seeds/003-guestbook-rolling-sync.yaml")
+	if code != 0 || !strings.Contains(out, "valid (RollingSync, 3 phases)") {
+		t.Fatalf("valid seed: %d %q", code, out)
+	}
+	_, errOut, code := runCmd(t, "validate", "../../internal/render/testdata/err-hook-limits/spec.yaml")
+	if code != 1 || strings.Count(errOut, "\n") != 4 || !strings.Contains(errOut, "spec.yaml:30: spec.generators[0].deploymentStrategy.phases[1].preHooks[0].timeout") {
+		t.Fatalf("invalid spec: %d %q", code, errOut)
+	}
+	if _, _, code := runCmd(t, "validate"); code != 2 {
+		t.Fatalf("no arguments: want usage exit 2, got %d", code)
+	}
+	if _, _, code := runCmd(t, "frobnicate"); code != 2 {
+		t.Fatalf("unknown command: want 2, got %d", code)
+	}
+}
