@@ -52,14 +52,14 @@ func run(m *testing.M) int {
 		Clusters: fleet,
 		Plugins: []framework.Plugin{
 			{Name: "smoke-v1.0", Start: framework.StockCMPServer(smokeConfig)},
-			{Name: "cmp-phase-v1", Start: cmpPhaseSidecar},
+			{Name: "cmp-phase-v1", Start: framework.CmpPhaseSidecar(cmpPhaseBin)},
 		},
 	})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "start e2e stack: %v\n", err)
 		return 1
 	}
-	if err := publishInventory(context.Background()); err != nil {
+	if err := env.PublishInventory(context.Background()); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		env.Stop()
 		return 1
@@ -74,14 +74,4 @@ func run(m *testing.M) int {
 		return 1
 	}
 	return code
-}
-
-// cmpPhaseSidecar runs our plugin the way the sidecar runs in the repo-server pod: the
-// in-process CMP server on the plugin socket, reading ConfigMaps through an informer.
-func cmpPhaseSidecar(e *framework.Env) framework.ProcSpec {
-	return framework.ProcSpec{Name: "cmp-phase-serve", Path: cmpPhaseBin, Args: []string{
-		"serve", "--socket-dir", e.PluginSockDir, "--plugin-name", "cmp-phase-v1",
-		"--kubeconfig", e.Kubeconfig, "--state-namespace", "argocd", "--work-dir", filepath.Join(e.Dir, "tmp"),
-		"--stale-wait", "5s", "--log-level", "debug",
-	}}
 }

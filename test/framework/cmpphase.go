@@ -1,0 +1,104 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"maps"
+
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/cmp-phase/cmp-phase/internal/inputs"
+	"github.com/cmp-phase/cmp-phase/internal/inventory"
+	"github.com/cmp-phase/cmp-phase/internal/state"
+)
+
+// CmpPhaseSidecar runs a cmp-phase binary as the sidecar does in the repo-server pod: the
+// in-process CMP server on the plugin socket, reading ConfigMaps through an informer.
+func CmpPhaseSidecar(bin string) func(e *Env) ProcSpec {
+	return func(e *Env) ProcSpec {
+		return ProcSpec{Name: "cmp-phase-serve", Path: bin, Args: []string{
+			"serve", "--socket-dir", e.PluginSockDir, "--plugin-name", "cmp-phase-v1",
+			"--kubeconfig", e.Kubeconfig, "--state-namespace", ArgoNamespace, "--work-dir", e.Dir + "/tmp",
+			"--stale-wait", "5s", "--log-level", "debug",
+		}}
+	}
+}
+
+// PublishInventory writes the inventory ConfigMap from the clusters, as the agent does from
+// the cluster Secrets.
+func (e *Env) PublishInventory(ctx context.Context) error {
+	inv := &inventory.Inventory{}
+	for _, c := range e.Clusters {
+		labels := map[string]string{"argocd.argoproj.io/secret-type": "cluster"}
+		maps.Copy(labels, c.Labels)
+		inv.Clusters = append(inv.Clusters, inventory.Cluster{Name: c.Name, Server: c.Server, Labels: labels})
+	}
+	b, err := inv.Encode()
+	if err != nil {
+		return err
+	}
+	return e.PutConfigMap(ctx, &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: inputs.InventoryConfigMap, Namespace: ArgoNamespace},
+		Data:       map[string]string{inventory.Key: string(b)},
+	})
+}
+
+// PutState writes a rollout's state ConfigMap.
+func (e *Env) PutState(ctx context.Context, rollout string, st *state.State) error {
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: inputs.StateConfigMap(rollout), Namespace: ArgoNamespace}}
+	if err := state.ToConfigMap(st, cm); err != nil {
+		return err
+	}
+	return e.PutConfigMap(ctx, cm)
+}
+
+// PutConfigMap creates or replaces a ConfigMap.
+func (e *Env) PutConfigMap(ctx context.Context, cm *corev1.ConfigMap) error {
+	cms := e.Kube.CoreV1().ConfigMaps(cm.Namespace)
+	cur, err := cms.Get(ctx, cm.Name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		_, err = cms.Create(ctx, cm, metav1.CreateOptions{})
+	case err == nil:
+		cm.ResourceVersion = cur.ResourceVersion
+		_, err = cms.Update(ctx, cm, metav1.UpdateOptions{})
+	}
+	if err != nil {
+		return fmt.Errorf("put configmap %s: %w", cm.Name, err)
+	}
+	return nil
+}
+
+// SetPhaseGen sets the parent's plugin env PHASE_GEN, as the agent does after a state write.
+func (e *Env) SetPhaseGen(ctx context.Context, parent string, gen int64) error {
+	patch := fmt.Sprintf(`{"spec":{"source":{"plugin":{"env":[{"name":"PHASE_GEN","value":"%d"}]}}}}`, gen)
+	_, err := e.Argo.ArgoprojV1alpha1().Applications(ArgoNamespace).Patch(ctx, parent, "application/merge-patch+json", []byte(patch), metav1.PatchOptions{})
+	if err != nil {
+		return fmt.Errorf("set PHASE_GEN of %s: %w", parent, err)
+	}
+	return nil
+}
+
+// NewParent creates an auto-synced parent Application rendered by cmp-phase from path.
+func (e *Env) NewParent(ctx context.Context, name, path string, gen int64) error {
+	plugin := &v1alpha1.ApplicationSourcePlugin{Name: "cmp-phase-v1"}
+	if gen > 0 {
+		plugin.Env = v1alpha1.Env{{Name: "PHASE_GEN", Value: fmt.Sprint(gen)}}
+	}
+	parent := &v1alpha1.Application{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ArgoNamespace},
+		Spec: v1alpha1.ApplicationSpec{
+			Project:     "default",
+			Source:      &v1alpha1.ApplicationSource{RepoURL: e.Git.URL, TargetRevision: "HEAD", Path: path, Plugin: plugin},
+			Destination: v1alpha1.ApplicationDestination{Server: "https://kubernetes.default.svc", Namespace: ArgoNamespace},
+			SyncPolicy:  &v1alpha1.SyncPolicy{Automated: &v1alpha1.SyncPolicyAutomated{}},
+		},
+	}
+	if _, err := e.Argo.ArgoprojV1alpha1().Applications(ArgoNamespace).Create(ctx, parent, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("create parent %s: %w", name, err)
+	}
+	return nil
+}
