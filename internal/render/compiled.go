@@ -2,9 +2,11 @@ package render
 
 import (
 	"fmt"
+	"sync"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 
+	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/tmpl"
 )
@@ -37,6 +39,31 @@ func New(size int) *Renderer {
 type compiledRev struct {
 	rev  *spec.Revision
 	tmpl *tmpl.Template
+
+	// The parameters of the last inventory seen, by child name: Generate is pure in
+	// (revision, inventory), and serve reuses an inventory object until it changes.
+	mu     sync.Mutex
+	inv    *inventory.Inventory
+	byName map[string]Params
+}
+
+// paramsFor returns the revision's parameter sets by child name for inv.
+func (c *compiledRev) paramsFor(inv *inventory.Inventory) (map[string]Params, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.inv == inv && c.byName != nil {
+		return c.byName, nil
+	}
+	params, err := Generate(c.rev, inv)
+	if err != nil {
+		return nil, err
+	}
+	byName, err := c.index(params)
+	if err != nil {
+		return nil, err
+	}
+	c.inv, c.byName = inv, byName
+	return byName, nil
 }
 
 func (r *Renderer) compiled(id string, body []byte, rollout string) (*compiledRev, error) {

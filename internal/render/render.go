@@ -172,11 +172,7 @@ func (r *Renderer) renderRevision(rendered map[string][]byte, in Input, rev stri
 	if err != nil {
 		return err
 	}
-	params, err := Generate(c.rev, in.Inventory)
-	if err != nil {
-		return fmt.Errorf("revision %s: %w", rev, err)
-	}
-	byName, err := c.index(params)
+	byName, err := c.paramsFor(in.Inventory)
 	if err != nil {
 		return fmt.Errorf("revision %s: %w", rev, err)
 	}

@@ -96,7 +96,7 @@ func (d *demo) rollout(ctx context.Context) error {
 	if err := e.PublishInventory(ctx); err != nil {
 		return err
 	}
-	r1, err := d.commit("v1", map[string]string{"demo/v1/cm.yaml": workload("v1"), "demo/v2/cm.yaml": workload("v2")})
+	r1, err := d.commit("v1", map[string]string{"demo/v1/cm.yaml": framework.Workload("demo", "v1"), "demo/v2/cm.yaml": framework.Workload("demo", "v2")})
 	if err != nil {
 		return err
 	}
@@ -158,7 +158,7 @@ func (d *demo) rollout(ctx context.Context) error {
 
 // commit writes the spec at version v (and extra files) and returns its revision id.
 func (d *demo) commit(v string, extra map[string]string) (string, error) {
-	y := strings.NewReplacer("VERSION", v, "REPO", d.env.Git.URL).Replace(demoSpec)
+	y := framework.PhasedSpec("demo", v, d.env.Git.URL)
 	files := map[string]string{"demo/app/appset.yaml": y}
 	for k, val := range extra {
 		files[k] = val
@@ -235,54 +235,3 @@ func (d *demo) table(ctx context.Context, want func(string) string) (bool, strin
 }
 
 func say(s string) { fmt.Printf("\n==> %s  [%s]\n", s, time.Now().Format("15:04:05")) }
-
-func workload(v string) string {
-	return "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: demo\ndata:\n  version: " + v + "\n"
-}
-
-const demoSpec = `apiVersion: argoproj.io/v1alpha1
-kind: ApplicationSet
-metadata:
-  name: demo
-  namespace: argocd
-spec:
-  generators:
-  - clusters:
-      selector:
-        matchLabels:
-          argocd.argoproj.io/secret-type: cluster
-      values:
-        version: VERSION
-    deploymentStrategy:
-      type: phaseDeployment
-      phases:
-      - name: dev
-        targets:
-        - matchExpressions:
-          - {key: env, operator: In, values: [dev]}
-      - name: staging
-        targets:
-        - matchExpressions:
-          - {key: env, operator: In, values: [staging]}
-        waitDuration: 30s
-      - name: prod
-        maxUpdate: 50%
-        targets:
-        - expr: 'labels.env == "prod"'
-        onFailure:
-          action: rollback
-  template:
-    metadata:
-      name: 'demo-{{name}}'
-    spec:
-      project: default
-      source:
-        repoURL: REPO
-        targetRevision: HEAD
-        path: 'demo/{{values.version}}'
-      destination:
-        server: '{{server}}'
-        namespace: '{{name}}'
-      syncPolicy:
-        automated: {}
-`

@@ -49,7 +49,8 @@ func run(m *testing.M) int {
 		return 1
 	}
 	env, err = framework.Start(context.Background(), framework.Options{
-		Clusters: fleet,
+		Clusters:                 fleet,
+		ApplicationSetController: true,
 		Plugins: []framework.Plugin{
 			{Name: "smoke-v1.0", Start: framework.StockCMPServer(smokeConfig)},
 			{Name: "cmp-phase-v1", Start: framework.CmpPhaseSidecar(cmpPhaseBin)},

@@ -17,58 +17,9 @@ import (
 	"github.com/cmp-phase/cmp-phase/test/framework"
 )
 
-const phasedSpec = `apiVersion: argoproj.io/v1alpha1
-kind: ApplicationSet
-metadata:
-  name: phased
-  namespace: argocd
-spec:
-  generators:
-  - clusters:
-      selector:
-        matchLabels:
-          argocd.argoproj.io/secret-type: cluster
-      values:
-        version: VERSION
-    deploymentStrategy:
-      type: phaseDeployment
-      phases:
-      - name: dev
-        targets:
-        - matchExpressions:
-          - {key: env, operator: In, values: [dev]}
-      - name: staging
-        targets:
-        - matchExpressions:
-          - {key: env, operator: In, values: [staging]}
-      - name: prod
-        maxUpdate: 50%
-        targets:
-        - matchExpressions:
-          - {key: env, operator: In, values: [prod]}
-  template:
-    metadata:
-      name: 'phased-{{name}}'
-    spec:
-      project: default
-      source:
-        repoURL: REPO
-        targetRevision: HEAD
-        path: 'phased/{{values.version}}'
-      destination:
-        server: '{{server}}'
-        namespace: '{{name}}'
-      syncPolicy:
-        automated: {}
-`
+func phasedSpecAt(version string) string { return framework.PhasedSpec("phased", version, env.Git.URL) }
 
-func phasedSpecAt(version string) string {
-	return strings.NewReplacer("VERSION", version, "REPO", env.Git.URL).Replace(phasedSpec)
-}
-
-func workload(version string) string {
-	return "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: phased\ndata:\n  version: " + version + "\n"
-}
+func workload(version string) string { return framework.Workload("phased", version) }
 
 // TestRenderThroughRealCMPSocket: the real repo-server renders a parent through our sidecar
 // on the real plugin socket; the admitted set follows the state ConfigMap and PHASE_GEN;

@@ -1,0 +1,63 @@
+package framework
+
+import "strings"
+
+// PhasedSpec is the spec the e2e tests and the demo roll out: a clusters generator over the
+// loopback fleet, phases dev → staging → prod (50% batches), children that deploy
+// <rollout>/<version> into their cluster's namespace with automated sync.
+func PhasedSpec(rollout, version, repoURL string) string {
+	return strings.NewReplacer("ROLLOUT", rollout, "VERSION", version, "REPO", repoURL).Replace(phasedSpec)
+}
+
+// Workload is the ConfigMap a PhasedSpec child deploys: named after the rollout, holding
+// the version, so a test can read which version each cluster runs.
+func Workload(rollout, version string) string {
+	return "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " + rollout + "\ndata:\n  version: " + version + "\n"
+}
+
+const phasedSpec = `apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata:
+  name: ROLLOUT
+  namespace: argocd
+spec:
+  generators:
+  - clusters:
+      selector:
+        matchLabels:
+          argocd.argoproj.io/secret-type: cluster
+      values:
+        version: VERSION
+    deploymentStrategy:
+      type: phaseDeployment
+      phases:
+      - name: dev
+        targets:
+        - matchExpressions:
+          - {key: env, operator: In, values: [dev]}
+      - name: staging
+        targets:
+        - matchExpressions:
+          - {key: env, operator: In, values: [staging]}
+        waitDuration: 30s
+      - name: prod
+        maxUpdate: 50%
+        targets:
+        - expr: 'labels.env == "prod"'
+        onFailure:
+          action: rollback
+  template:
+    metadata:
+      name: 'ROLLOUT-{{name}}'
+    spec:
+      project: default
+      source:
+        repoURL: REPO
+        targetRevision: HEAD
+        path: 'ROLLOUT/{{values.version}}'
+      destination:
+        server: '{{server}}'
+        namespace: '{{name}}'
+      syncPolicy:
+        automated: {}
+`
