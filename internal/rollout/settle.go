@@ -1,0 +1,71 @@
+package rollout
+
+import (
+	"fmt"
+	"time"
+)
+
+// Observation is what the agent read from one live child Application.
+type Observation struct {
+	Revision            string    // its cmp-phase.io/revision annotation
+	SpecCompared        bool      // status.sync.comparedTo equals its spec's source(s) and destination
+	SyncStatus          string    // status.sync.status
+	OperationPhase      string    // status.operationState.phase, "" when it never synced
+	OperationFinishedAt time.Time // status.operationState.finishedAt
+	OperationMessage    string
+	ReconciledAt        time.Time // status.reconciledAt
+	Health              string    // status.health.status
+}
+
+// Verdict is where one admitted child stands.
+type Verdict int
+
+// Verdicts.
+const (
+	Waiting Verdict = iota // not yet: the reason says for what
+	Done                   // synced the admitted spec and Healthy now (the soak is the engine's)
+	Failed                 // a gate said no: the sync failed or the child is Degraded
+)
+
+func (v Verdict) String() string {
+	return [...]string{"Waiting", "Done", "Failed"}[v]
+}
+
+// Settle judges a child admitted to revision want at admittedAt. Nothing observed about the
+// previous revision can pass: the live child must carry want, Argo CD must have compared that
+// spec, any sync since admission must have succeeded, and the status must have been
+// reconciled after both admission and that sync. A child whose new spec needs no sync
+// (Synced on the new comparison, reconciled after admission) is done without an operation.
+func Settle(o Observation, want string, admittedAt time.Time) (Verdict, string) {
+	switch {
+	case o.Revision != want:
+		return Waiting, fmt.Sprintf("the live child runs revision %q, not %q yet (the parent has not applied it)", o.Revision, want)
+	case !o.SpecCompared:
+		return Waiting, "Argo CD has not compared the new spec yet"
+	}
+	synced := admittedAt
+	if !o.OperationFinishedAt.IsZero() && !o.OperationFinishedAt.Before(admittedAt) {
+		switch o.OperationPhase {
+		case "Succeeded":
+			synced = o.OperationFinishedAt
+		case "Failed", "Error":
+			return Failed, "sync " + o.OperationPhase + ": " + o.OperationMessage
+		default:
+			return Waiting, "sync " + o.OperationPhase
+		}
+	} else if o.OperationPhase == "Running" {
+		return Waiting, "sync running"
+	}
+	switch {
+	case o.SyncStatus != "Synced":
+		return Waiting, "sync status " + o.SyncStatus
+	case !o.ReconciledAt.After(synced):
+		return Waiting, "status not reconciled since the sync (it may describe the previous revision)"
+	case o.Health == "Healthy":
+		return Done, "synced and Healthy"
+	case o.Health == "Degraded":
+		return Failed, "Degraded after syncing the new revision"
+	default:
+		return Waiting, "health " + o.Health
+	}
+}
