@@ -31,16 +31,29 @@ type State struct {
 type Rollout struct {
 	Revision  string       `json:"revision"`
 	Status    string       `json:"status"`
+	Reason    string       `json:"reason,omitempty"`
 	Phase     int          `json:"phase"`
 	Phases    []PhaseState `json:"phases"`
 	StartedAt time.Time    `json:"startedAt"`
 }
 
-// PhaseState is one phase of the rollout: its membership snapshot and who is admitted.
+// PhaseState is one phase of the rollout: its membership snapshot, who is admitted, and
+// the deadlines it waits on (waiting is data, not sleep).
 type PhaseState struct {
-	Name     string   `json:"name"`
-	Members  []string `json:"members,omitempty"`
-	Admitted []string `json:"admitted,omitempty"`
+	Name      string                  `json:"name"`
+	Status    string                  `json:"status,omitempty"`
+	Members   []string                `json:"members,omitempty"`
+	Admitted  []string                `json:"admitted,omitempty"`
+	StartedAt *time.Time              `json:"startedAt,omitempty"`
+	SoakUntil *time.Time              `json:"soakUntil,omitempty"`
+	Clusters  map[string]ClusterState `json:"clusters,omitempty"`
+}
+
+// ClusterState says where one admitted child is and why.
+type ClusterState struct {
+	Status     string    `json:"status"`
+	Reason     string    `json:"reason,omitempty"`
+	AdmittedAt time.Time `json:"admittedAt"`
 }
 
 // Active reports whether the rollout still decides which children run its revision.

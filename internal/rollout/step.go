@@ -1,0 +1,179 @@
+package rollout
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/cmp-phase/cmp-phase/internal/spec"
+	"github.com/cmp-phase/cmp-phase/internal/state"
+)
+
+// Rollout statuses (state.Rollout.Status).
+const (
+	StatusProgressing = "Progressing"
+	StatusCompleted   = "Completed"
+	StatusStopped     = "Stopped"
+	StatusAbandoned   = "Abandoned"
+)
+
+// IsTerminal reports whether a rollout status can no longer move by itself.
+func IsTerminal(status string) bool {
+	return status == StatusCompleted || status == StatusStopped || status == StatusAbandoned
+}
+
+// Phase and cluster statuses.
+const (
+	PhasePending   = "Pending"
+	PhaseAdmitting = "Admitting"
+	PhaseSoaking   = "Soaking"
+	PhaseSucceeded = "Succeeded"
+	PhaseFailed    = "Failed"
+
+	ClusterWaiting = "Waiting"
+	ClusterDone    = "Done"
+	ClusterFailed  = "Failed"
+)
+
+// Plan is the spec being rolled out, as the renderer's plan ConfigMap gives it.
+type Plan struct {
+	Revision string
+	Body     json.RawMessage // stored in state so the revision can be re-rendered
+	Phases   []spec.Phase
+}
+
+// Observed is the world as the agent saw it on this pass.
+type Observed struct {
+	// Subjects are the children the plan's revision generates.
+	Subjects []Subject
+	// Changed says which children's rendered Application differs from what they run:
+	// only those take part in a rollout.
+	Changed map[string]bool
+	// Children are the live child Applications.
+	Children map[string]Observation
+}
+
+// ActionKind is what the agent must do after writing the state.
+type ActionKind string
+
+// Actions.
+const (
+	ActRerender ActionKind = "Rerender" // bump the parent's PHASE_GEN to the new generation
+	ActRequeue  ActionKind = "Requeue"  // come back at At
+	ActEvent    ActionKind = "Event"    // tell people (an Event on the parent)
+)
+
+// Action is one piece of I/O the engine asks for.
+type Action struct {
+	Kind   ActionKind
+	At     time.Time
+	Reason string
+}
+
+// Step decides the next state from the current one, the plan and observations, at now. It
+// does no I/O and reads no clock. It returns the state unchanged (the same pointer) when
+// there is nothing to write; a changed state has the next generation.
+func Step(p Plan, cur *state.State, o Observed, now time.Time) (*state.State, []Action, error) {
+	st := clone(cur)
+	var acts []Action
+	r := st.Rollout
+	switch {
+	case p.Revision == st.Deployed && !r.Active():
+		return cur, nil, nil
+	case r == nil || r.Revision != p.Revision:
+		if err := start(st, p, o, now, &acts); err != nil {
+			return nil, nil, err
+		}
+	case IsTerminal(r.Status):
+		return cur, nil, nil
+	default:
+		progress(st, p, o, now, &acts)
+	}
+	if equalState(cur, st) {
+		return cur, filterRequeue(acts), nil
+	}
+	st.Generation++
+	acts = append(acts, Action{Kind: ActRerender, Reason: fmt.Sprintf("state generation %d", st.Generation)})
+	return st, acts, nil
+}
+
+// start abandons a rollout of another revision where it stands (its admitted children keep
+// the revision they run, pinned) and starts one for the plan at phase 0.
+func start(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action) error {
+	if old := st.Rollout; old.Active() {
+		pinAdmitted(st, old)
+		*acts = append(*acts, Action{Kind: ActEvent, Reason: fmt.Sprintf("rollout of revision %s abandoned for revision %s; nobody moved", old.Revision, p.Revision)})
+	}
+	var taking []Subject
+	for _, s := range o.Subjects {
+		if o.Changed[s.Key] {
+			taking = append(taking, s)
+		}
+	}
+	members, err := Snapshot(p.Phases, taking)
+	if err != nil {
+		return err
+	}
+	r := &state.Rollout{Revision: p.Revision, Status: StatusProgressing, StartedAt: now}
+	for i, ph := range p.Phases {
+		r.Phases = append(r.Phases, state.PhaseState{Name: ph.Name, Status: PhasePending, Members: members[i]})
+	}
+	if st.Revisions == nil {
+		st.Revisions = map[string]json.RawMessage{}
+	}
+	st.Revisions[p.Revision] = p.Body
+	st.Rollout = r
+	*acts = append(*acts, Action{Kind: ActEvent, Reason: fmt.Sprintf("rollout of revision %s started: %d children take part", p.Revision, len(taking))})
+	progress(st, p, o, now, acts)
+	return nil
+}
+
+// pinAdmitted keeps the children an abandoned rollout admitted on its revision.
+func pinAdmitted(st *state.State, r *state.Rollout) {
+	for _, ph := range r.Phases {
+		for _, c := range ph.Admitted {
+			if st.Pinned == nil {
+				st.Pinned = map[string]string{}
+			}
+			st.Pinned[c] = r.Revision
+			addChild(st, c)
+		}
+	}
+	r.Status = StatusAbandoned
+}
+
+func addChild(st *state.State, c string) {
+	if i, found := slices.BinarySearch(st.Children, c); !found {
+		st.Children = slices.Insert(st.Children, i, c)
+	}
+}
+
+func clone(s *state.State) *state.State {
+	b, _ := json.Marshal(s)
+	var out state.State
+	_ = json.Unmarshal(b, &out)
+	return &out
+}
+
+func equalState(a, b *state.State) bool {
+	ab, _ := json.Marshal(a)
+	bb, _ := json.Marshal(b)
+	return string(ab) == string(bb)
+}
+
+// filterRequeue keeps the requeue actions of an unchanged state (nothing else happened).
+func filterRequeue(acts []Action) []Action {
+	return slices.DeleteFunc(acts, func(a Action) bool { return a.Kind != ActRequeue })
+}
+
+// admittedSet is every child any phase of r admitted.
+func admittedSet(r *state.Rollout) map[string]bool {
+	out := map[string]bool{}
+	for _, ph := range r.Phases {
+		for _, c := range ph.Admitted {
+			out[c] = true
+		}
+	}
+	return out
+}

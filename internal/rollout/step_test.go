@@ -1,0 +1,229 @@
+package rollout
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cmp-phase/cmp-phase/internal/spec"
+	"github.com/cmp-phase/cmp-phase/internal/state"
+)
+
+// world is a fleet of dev/staging/prod children, all deployed on r1, rolling out r2.
+type world struct {
+	plan Plan
+	st   *state.State
+	obs  Observed
+}
+
+func newWorld(phases ...spec.Phase) *world {
+	w := &world{
+		plan: Plan{Revision: "r2", Body: json.RawMessage(`{"v":2}`), Phases: phases},
+		st: &state.State{Schema: state.Schema, Generation: 1, Deployed: "r1",
+			Revisions: map[string]json.RawMessage{"r1": json.RawMessage(`{"v":1}`)}},
+		obs: Observed{Changed: map[string]bool{}, Children: map[string]Observation{}},
+	}
+	for _, env := range []string{"dev", "staging", "prod"} {
+		for i := 1; i <= 2; i++ {
+			key := fmt.Sprintf("%s-%d", env, i)
+			w.obs.Subjects = append(w.obs.Subjects, subject(key, env))
+			w.obs.Changed[key] = true
+			w.st.Children = append(w.st.Children, key)
+			w.obs.Children[key] = Observation{Revision: "r1", SpecCompared: true, SyncStatus: "Synced", ReconciledAt: at(-100), Health: "Healthy"}
+		}
+	}
+	slices.Sort(w.st.Children)
+	return w
+}
+
+// step runs Step at t0+s seconds and keeps the new state.
+func (w *world) step(t *testing.T, s int) []Action {
+	t.Helper()
+	next, acts, err := Step(w.plan, w.st, w.obs, at(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.st = next
+	return acts
+}
+
+// syncs makes the live children run rev, synced at t0+s and reconciled just after.
+func (w *world) syncs(s int, rev string, keys ...string) {
+	for _, k := range keys {
+		w.obs.Children[k] = Observation{Revision: rev, SpecCompared: true, SyncStatus: "Synced", OperationPhase: "Succeeded",
+			OperationFinishedAt: at(s), ReconciledAt: at(s + 1), Health: "Healthy"}
+	}
+}
+
+func (w *world) admitted() []string {
+	var out []string
+	for _, ph := range w.st.Rollout.Phases {
+		out = append(out, ph.Admitted...)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func threePhases() []spec.Phase {
+	staging := envPhase("staging", "staging", spec.Size{}, false)
+	staging.WaitDuration = time.Minute
+	return []spec.Phase{envPhase("dev", "dev", spec.Size{}, false), staging, envPhase("prod", "prod", pct(50), false)}
+}
+
+func TestANewRevisionStartsARolloutAndAdmitsPhaseZero(t *testing.T) {
+	w := newWorld(threePhases()...)
+	w.obs.Changed["prod-2"] = false // renders the same at r2: takes no part
+	acts := w.step(t, 0)
+	r := w.st.Rollout
+	if r.Revision != "r2" || r.Status != StatusProgressing || w.st.Generation != 2 {
+		t.Fatalf("rollout %+v gen %d", r, w.st.Generation)
+	}
+	if fmt.Sprint(r.Phases[2].Members) != "[prod-1]" {
+		t.Fatalf("only changed children take part: %v", r.Phases[2].Members)
+	}
+	if fmt.Sprint(w.admitted()) != "[dev-1 dev-2]" {
+		t.Fatalf("phase 0 admitted %v", w.admitted())
+	}
+	if string(w.st.Revisions["r2"]) != `{"v":2}` {
+		t.Fatal("the new revision's spec is stored for re-rendering")
+	}
+	if !slices.ContainsFunc(acts, func(a Action) bool { return a.Kind == ActRerender }) {
+		t.Fatalf("a state write asks for a re-render: %v", acts)
+	}
+}
+
+func TestStaleHealthyFromTheOldRevisionNeverPassesAGate(t *testing.T) {
+	w := newWorld(threePhases()...)
+	w.step(t, 0)
+	// The children still report Synced/Healthy — for r1.
+	w.step(t, 10)
+	if w.st.Rollout.Phase != 0 || w.st.Rollout.Phases[0].Clusters["dev-1"].Status != ClusterWaiting {
+		t.Fatalf("advanced on stale health: %+v", w.st.Rollout.Phases[0])
+	}
+}
+
+func TestAPhaseNeverAdvancesWhileAnyMemberIsUnsettled(t *testing.T) {
+	w := newWorld(threePhases()...)
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1")
+	w.step(t, 10)
+	if w.st.Rollout.Phase != 0 {
+		t.Fatal("advanced with dev-2 unsettled")
+	}
+	w.syncs(12, "r2", "dev-2")
+	w.step(t, 20)
+	if w.st.Rollout.Phase != 1 || fmt.Sprint(w.admitted()) != "[dev-1 dev-2 staging-1 staging-2]" {
+		t.Fatalf("phase %d admitted %v", w.st.Rollout.Phase, w.admitted())
+	}
+}
+
+func TestSoakIsADeadlineInStateNotASleep(t *testing.T) {
+	w := newWorld(threePhases()...)
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1", "dev-2")
+	w.step(t, 10) // staging admitted
+	w.syncs(15, "r2", "staging-1", "staging-2")
+	acts := w.step(t, 20)
+	ph := w.st.Rollout.Phases[1]
+	if ph.Status != PhaseSoaking || !ph.SoakUntil.Equal(at(80)) {
+		t.Fatalf("soak: %+v", ph)
+	}
+	if !slices.ContainsFunc(acts, func(a Action) bool { return a.Kind == ActRequeue && a.At.Equal(at(80)) }) {
+		t.Fatalf("requeue at the soak's end: %v", acts)
+	}
+	gen := w.st.Generation
+	before := w.st
+	if w.step(t, 50); w.st != before || w.st.Generation != gen {
+		t.Fatal("nothing changed mid-soak, so nothing is written")
+	}
+	w.step(t, 80)
+	if w.st.Rollout.Phase != 2 || fmt.Sprint(w.st.Rollout.Phases[2].Admitted) != "[prod-1]" {
+		t.Fatalf("after the soak prod admits 50%%: %+v", w.st.Rollout.Phases[2])
+	}
+}
+
+func TestCompletionDeploysTheRevisionAndDropsUnusedOnes(t *testing.T) {
+	w := newWorld(envPhase("all", "dev", spec.Size{}, false))
+	w.obs.Changed["prod-1"] = false
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1", "dev-2")
+	w.step(t, 10)
+	if w.st.Rollout.Status != StatusCompleted || w.st.Deployed != "r2" {
+		t.Fatalf("%+v deployed %s", w.st.Rollout, w.st.Deployed)
+	}
+	// staging and prod-2 changed but no phase selected them: they stay on r1, pinned.
+	if w.st.Pinned["staging-1"] != "r1" || w.st.Pinned["prod-2"] != "r1" || w.st.Pinned["prod-1"] != "" {
+		t.Fatalf("pins %v", w.st.Pinned)
+	}
+	w.obs.Changed = map[string]bool{}
+	w2 := newWorld(envPhase("all", "dev", spec.Size{}, false))
+	w2.obs.Changed = map[string]bool{"dev-1": true, "dev-2": true}
+	w2.step(t, 0)
+	w2.syncs(5, "r2", "dev-1", "dev-2")
+	w2.step(t, 10)
+	if _, kept := w2.st.Revisions["r1"]; kept || len(w2.st.Pinned) != 0 {
+		t.Fatalf("nobody runs r1 any more: revisions %v pins %v", w2.st.Revisions, w2.st.Pinned)
+	}
+}
+
+func TestANewRevisionMidRolloutAbandonsTheOldOneWithoutMovingAnyone(t *testing.T) {
+	w := newWorld(threePhases()...)
+	w.step(t, 0) // dev admitted to r2
+	w.plan.Revision, w.plan.Body = "r3", json.RawMessage(`{"v":3}`)
+	acts := w.step(t, 30)
+	if w.st.Rollout.Revision != "r3" || w.st.Pinned["dev-1"] != "r2" || w.st.Pinned["dev-2"] != "r2" {
+		t.Fatalf("rollout %s pins %v", w.st.Rollout.Revision, w.st.Pinned)
+	}
+	if fmt.Sprint(w.admitted()) != "[dev-1 dev-2]" || w.st.Rollout.Phase != 0 {
+		t.Fatalf("r3 starts at phase 0: %v", w.admitted())
+	}
+	if !slices.ContainsFunc(acts, func(a Action) bool { return strings.Contains(a.Reason, "abandoned") }) {
+		t.Fatalf("abandoning is reported: %v", acts)
+	}
+}
+
+func TestOnFailureStopStopsAndNamesTheCluster(t *testing.T) {
+	w := newWorld(threePhases()...)
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1", "dev-2")
+	o := w.obs.Children["dev-2"]
+	o.Health = "Degraded"
+	w.obs.Children["dev-2"] = o
+	w.step(t, 10)
+	r := w.st.Rollout
+	if r.Status != StatusStopped || !strings.Contains(r.Reason, "dev-2") || r.Phases[0].Status != PhaseFailed {
+		t.Fatalf("%+v", r)
+	}
+	if next, _, _ := Step(w.plan, w.st, w.obs, at(20)); next != w.st {
+		t.Fatal("a stopped rollout does not move by itself")
+	}
+}
+
+func TestRollingSyncUpdatesAtMostMaxUpdateAtOnceAndAGateHolds(t *testing.T) {
+	w := newWorld(envPhase("step-1", "prod", count(1), true), envPhase("step-2", "dev", spec.Size{Kind: spec.SizeCount, Gate: true}, true))
+	w.step(t, 0)
+	if fmt.Sprint(w.admitted()) != "[prod-1]" {
+		t.Fatalf("one at a time: %v", w.admitted())
+	}
+	w.syncs(5, "r2", "prod-1")
+	w.step(t, 10)
+	if fmt.Sprint(w.admitted()) != "[prod-1 prod-2]" {
+		t.Fatalf("the next one starts when the first is done: %v", w.admitted())
+	}
+	w.syncs(15, "r2", "prod-2")
+	w.step(t, 20)
+	if w.st.Rollout.Phase != 1 || len(w.st.Rollout.Phases[1].Admitted) != 0 || w.st.Rollout.Status != StatusProgressing {
+		t.Fatalf("maxUpdate: 0 holds the step for approval: %+v", w.st.Rollout)
+	}
+}
+
+func TestNothingToDoWritesNothing(t *testing.T) {
+	w := newWorld(threePhases()...)
+	w.plan.Revision = "r1"
+	if next, acts, _ := Step(w.plan, w.st, w.obs, t0); next != w.st || len(acts) != 0 {
+		t.Fatalf("the deployed revision is a no-op: %v", acts)
+	}
+}
