@@ -3,6 +3,7 @@ package rollout
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"time"
 
@@ -75,7 +76,10 @@ type Action struct {
 // does no I/O and reads no clock. It returns the state unchanged (the same pointer) when
 // there is nothing to write; a changed state has the next generation.
 func Step(p Plan, cur *state.State, o Observed, now time.Time) (*state.State, []Action, error) {
-	st := clone(cur)
+	st := cur.Clone()
+	if st == nil {
+		st = &state.State{Schema: state.Schema} // first deployment: no state yet
+	}
 	var acts []Action
 	r := st.Rollout
 	switch {
@@ -90,7 +94,7 @@ func Step(p Plan, cur *state.State, o Observed, now time.Time) (*state.State, []
 	default:
 		progress(st, p, o, now, &acts)
 	}
-	if equalState(cur, st) {
+	if reflect.DeepEqual(cur, st) {
 		return cur, filterRequeue(acts), nil
 	}
 	st.Generation++
@@ -147,19 +151,6 @@ func addChild(st *state.State, c string) {
 	if i, found := slices.BinarySearch(st.Children, c); !found {
 		st.Children = slices.Insert(st.Children, i, c)
 	}
-}
-
-func clone(s *state.State) *state.State {
-	b, _ := json.Marshal(s)
-	var out state.State
-	_ = json.Unmarshal(b, &out)
-	return &out
-}
-
-func equalState(a, b *state.State) bool {
-	ab, _ := json.Marshal(a)
-	bb, _ := json.Marshal(b)
-	return string(ab) == string(bb)
 }
 
 // filterRequeue keeps the requeue actions of an unchanged state (nothing else happened).

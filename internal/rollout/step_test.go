@@ -227,3 +227,44 @@ func TestNothingToDoWritesNothing(t *testing.T) {
 		t.Fatalf("the deployed revision is a no-op: %v", acts)
 	}
 }
+
+// BenchmarkStep is one full decision over a 10,000-child rollout mid-phase.
+func BenchmarkStep(b *testing.B) {
+	for _, n := range []int{10000} {
+		b.Run(fmt.Sprintf("clusters=%d", n), func(b *testing.B) {
+			w := &world{
+				plan: Plan{Revision: "r2", Body: json.RawMessage(`{"v":2}`), Phases: []spec.Phase{
+					envPhase("canary", "prod", pct(10), false), envPhase("prod", "prod", spec.Size{}, false)}},
+				st:  &state.State{Schema: state.Schema, Generation: 1, Deployed: "r1", Revisions: map[string]json.RawMessage{"r1": json.RawMessage(`{}`)}},
+				obs: Observed{Changed: map[string]bool{}, Children: map[string]Observation{}},
+			}
+			for i := range n {
+				key := fmt.Sprintf("prod-%05d", i)
+				w.obs.Subjects = append(w.obs.Subjects, subject(key, "prod"))
+				w.obs.Changed[key] = true
+				w.st.Children = append(w.st.Children, key)
+			}
+			next, _, err := Step(w.plan, w.st, w.obs, t0) // canary admitted
+			if err != nil {
+				b.Fatal(err)
+			}
+			w.syncs(5, "r2", next.Rollout.Phases[0].Admitted...)
+			for b.Loop() {
+				if _, _, err := Step(w.plan, next, w.obs, at(10)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func TestTheFirstDeploymentStartsFromNoState(t *testing.T) {
+	w := newWorld(threePhases()...)
+	next, _, err := Step(w.plan, nil, w.obs, t0)
+	if err != nil || next == nil || next.Generation != 1 || fmt.Sprint(next.Rollout.Phases[0].Admitted) != "[dev-1 dev-2]" {
+		t.Fatalf("first deployment: %+v %v", next, err)
+	}
+	if err := next.Validate(); err != nil {
+		t.Fatalf("the first state is valid: %v", err)
+	}
+}

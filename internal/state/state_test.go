@@ -153,3 +153,24 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+func TestCloneIsDeep(t *testing.T) {
+	s := bigState(50)
+	now := time.Now()
+	s.Rollout.Phases[0].SoakUntil = &now
+	s.Rollout.Phases[0].Clusters = map[string]ClusterState{"a": {Status: "Waiting"}}
+	c := s.Clone()
+	if !reflect.DeepEqual(s, c) {
+		t.Fatal("a clone equals its original")
+	}
+	c.Children[0] = "changed"
+	c.Pinned["x"] = "y"
+	c.Rollout.Phases[0].Admitted[0] = "changed"
+	c.Rollout.Phases[0].Clusters["a"] = ClusterState{Status: "Done"}
+	*c.Rollout.Phases[0].SoakUntil = now.Add(time.Hour)
+	c.Rollout.Status = "Completed"
+	if s.Children[0] == "changed" || s.Pinned["x"] == "y" || s.Rollout.Phases[0].Admitted[0] == "changed" ||
+		s.Rollout.Phases[0].Clusters["a"].Status == "Done" || !s.Rollout.Phases[0].SoakUntil.Equal(now) || s.Rollout.Status == "Completed" {
+		t.Fatal("mutating the clone changed the original")
+	}
+}

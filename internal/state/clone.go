@@ -1,0 +1,39 @@
+package state
+
+import (
+	"maps"
+	"slices"
+)
+
+// Clone returns a deep copy: the engine mutates the copy and compares it with the original
+// to decide whether anything must be written. Revision bodies are shared (never mutated).
+func (s *State) Clone() *State {
+	if s == nil {
+		return nil
+	}
+	out := *s
+	out.Revisions = maps.Clone(s.Revisions)
+	out.Children = slices.Clone(s.Children)
+	out.Pinned = maps.Clone(s.Pinned)
+	out.Removing = slices.Clone(s.Removing)
+	if s.Rollout != nil {
+		r := *s.Rollout
+		r.Phases = make([]PhaseState, len(s.Rollout.Phases))
+		for i, p := range s.Rollout.Phases {
+			p.Members = slices.Clone(p.Members)
+			p.Admitted = slices.Clone(p.Admitted)
+			p.Clusters = maps.Clone(p.Clusters)
+			if p.StartedAt != nil {
+				t := *p.StartedAt
+				p.StartedAt = &t
+			}
+			if p.SoakUntil != nil {
+				t := *p.SoakUntil
+				p.SoakUntil = &t
+			}
+			r.Phases[i] = p
+		}
+		out.Rollout = &r
+	}
+	return &out
+}
