@@ -20,7 +20,10 @@ func progress(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action
 		}
 		done, failed := settle(r, ph, o) // first, so freed batch slots count
 		if len(failed) > 0 && sp.OnFailure != "continue" {
-			fail(r, ph, sp, failed, acts)
+			fail(st, ph, sp, failed, acts)
+			if r.Status == StatusRollingBack {
+				rollBack(st, o, now, acts)
+			}
 			return
 		}
 		if admit(r, ph, sp, now) > 0 {
@@ -122,14 +125,20 @@ func soaked(ph *state.PhaseState, sp spec.Phase, now time.Time, acts *[]Action) 
 	return true
 }
 
-// fail applies onFailure. stop ends the rollout where it is; rollback is not built yet
-// (issue 4) and stops too, saying so.
-func fail(r *state.Rollout, ph *state.PhaseState, sp spec.Phase, failed []string, acts *[]Action) {
+// fail applies onFailure: stop ends the rollout where it is; rollback returns the admitted
+// children (rollBack). A first deployment has nothing to return to, so it stops.
+func fail(st *state.State, ph *state.PhaseState, sp spec.Phase, failed []string, acts *[]Action) {
+	r := st.Rollout
 	ph.Status = PhaseFailed
 	r.Status = StatusStopped
 	r.Reason = fmt.Sprintf("phase %s: %s failed: %s", ph.Name, describe(failed), ph.Clusters[failed[0]].Reason)
-	if sp.OnFailure == "rollback" {
-		r.Reason += " (onFailure rollback is not implemented yet: stopped instead)"
+	switch {
+	case sp.OnFailure == "rollback" && st.Deployed != "":
+		r.Status = StatusRollingBack
+		*acts = append(*acts, Action{Kind: ActEvent, Reason: "rolling back: " + r.Reason})
+		return
+	case sp.OnFailure == "rollback":
+		r.Reason += " (nothing to roll back to on a first deployment: stopped)"
 	}
 	*acts = append(*acts, Action{Kind: ActEvent, Reason: "rollout stopped: " + r.Reason})
 }

@@ -17,11 +17,13 @@ const (
 	StatusCompleted   = "Completed"
 	StatusStopped     = "Stopped"
 	StatusAbandoned   = "Abandoned"
+	StatusRollingBack = "RollingBack"
+	StatusRolledBack  = "RolledBack"
 )
 
 // IsTerminal reports whether a rollout status can no longer move by itself.
 func IsTerminal(status string) bool {
-	return status == StatusCompleted || status == StatusStopped || status == StatusAbandoned
+	return status == StatusCompleted || status == StatusStopped || status == StatusAbandoned || status == StatusRolledBack
 }
 
 // Phase and cluster statuses.
@@ -31,6 +33,8 @@ const (
 	PhaseSoaking   = "Soaking"
 	PhaseSucceeded = "Succeeded"
 	PhaseFailed    = "Failed"
+	PhaseReturning = "RollingBack"
+	PhaseReturned  = "RolledBack"
 
 	ClusterWaiting = "Waiting"
 	ClusterDone    = "Done"
@@ -91,6 +95,8 @@ func Step(p Plan, cur *state.State, o Observed, now time.Time) (*state.State, []
 		}
 	case IsTerminal(r.Status):
 		return cur, nil, nil
+	case r.Status == StatusRollingBack:
+		rollBack(st, o, now, &acts)
 	default:
 		progress(st, p, o, now, &acts)
 	}

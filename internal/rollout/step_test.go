@@ -268,3 +268,57 @@ func TestTheFirstDeploymentStartsFromNoState(t *testing.T) {
 		t.Fatalf("the first state is valid: %v", err)
 	}
 }
+
+func TestRollbackReturnsAdmittedClustersInReversePhaseOrder(t *testing.T) {
+	phases := threePhases()
+	phases[1].WaitDuration = 0
+	phases[2].OnFailure = "rollback"
+	w := newWorld(phases...)
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1", "dev-2")
+	w.step(t, 10)
+	w.syncs(15, "r2", "staging-1", "staging-2")
+	w.step(t, 20) // prod-1 admitted (50%)
+	w.syncs(25, "r2", "prod-1")
+	o := w.obs.Children["prod-1"]
+	o.Health = "Degraded"
+	w.obs.Children["prod-1"] = o
+	w.step(t, 30)
+	r := w.st.Rollout
+	if r.Status != StatusRollingBack || fmt.Sprint(r.Phases[2].Returning) != "[prod-1]" || len(w.admitted()) != 4 {
+		t.Fatalf("the last phase returns first: %+v admitted %v", r.Phases[2], w.admitted())
+	}
+	w.step(t, 35) // prod-1 has not settled back on r1 yet
+	if len(w.st.Rollout.Phases[1].Returning) != 0 || fmt.Sprint(w.st.Rollout.Phases[1].Admitted) != "[staging-1 staging-2]" {
+		t.Fatalf("staging waits until prod has returned: %+v", w.st.Rollout.Phases[1])
+	}
+	w.syncs(40, "r1", "prod-1")
+	w.step(t, 45)
+	r = w.st.Rollout
+	if fmt.Sprint(r.Phases[1].Returning) != "[staging-1 staging-2]" || r.Phases[2].Status != PhaseReturned {
+		t.Fatalf("then staging: %+v", r.Phases)
+	}
+	w.syncs(50, "r1", "staging-1", "staging-2")
+	w.step(t, 55)
+	w.syncs(60, "r1", "dev-1", "dev-2")
+	w.step(t, 65)
+	r = w.st.Rollout
+	if r.Status != StatusRolledBack || len(w.admitted()) != 0 || w.st.Deployed != "r1" || len(w.st.Children) != 6 {
+		t.Fatalf("every admitted cluster back on r1 and no child dropped: %+v children %v", r, w.st.Children)
+	}
+}
+
+func TestOnFailureContinueLetsTheRolloutFinish(t *testing.T) {
+	phases := []spec.Phase{envPhase("dev", "dev", spec.Size{}, false)}
+	phases[0].OnFailure = "continue"
+	w := newWorld(phases...)
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1", "dev-2")
+	o := w.obs.Children["dev-2"]
+	o.Health = "Degraded"
+	w.obs.Children["dev-2"] = o
+	w.step(t, 10)
+	if w.st.Rollout.Status != StatusCompleted || w.st.Rollout.Phases[0].Clusters["dev-2"].Status != ClusterFailed {
+		t.Fatalf("continue: %+v", w.st.Rollout)
+	}
+}

@@ -23,6 +23,11 @@ func (s *State) Clone() *State {
 			p.Members = slices.Clone(p.Members)
 			p.Admitted = slices.Clone(p.Admitted)
 			p.Clusters = maps.Clone(p.Clusters)
+			p.Returning = slices.Clone(p.Returning)
+			if p.RollbackAt != nil {
+				t := *p.RollbackAt
+				p.RollbackAt = &t
+			}
 			if p.StartedAt != nil {
 				t := *p.StartedAt
 				p.StartedAt = &t

@@ -47,6 +47,10 @@ type PhaseState struct {
 	StartedAt *time.Time              `json:"startedAt,omitempty"`
 	SoakUntil *time.Time              `json:"soakUntil,omitempty"`
 	Clusters  map[string]ClusterState `json:"clusters,omitempty"`
+	// Returning are children a rollback took out of Admitted, until they have settled on
+	// the revision they ran before.
+	Returning  []string   `json:"returning,omitempty"`
+	RollbackAt *time.Time `json:"rollbackAt,omitempty"`
 }
 
 // ClusterState says where one admitted child is and why.
