@@ -1,0 +1,78 @@
+package agent
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/argoproj/argo-cd/gitops-engine/pkg/health"
+	synccommon "github.com/argoproj/argo-cd/gitops-engine/pkg/sync/common"
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/cmp-phase/cmp-phase/internal/rollout"
+)
+
+func liveChild() *v1alpha1.Application {
+	src := v1alpha1.ApplicationSource{RepoURL: "https://git.example.com/x.git", Path: "v2", TargetRevision: "HEAD"}
+	dst := v1alpha1.ApplicationDestination{Server: "https://10.0.0.1", Namespace: "dev-1"}
+	finished := metav1.NewTime(time.Date(2026, 11, 22, 10, 0, 20, 0, time.UTC))
+	reconciled := metav1.NewTime(time.Date(2026, 11, 22, 10, 0, 30, 0, time.UTC))
+	return &v1alpha1.Application{
+		ObjectMeta: metav1.ObjectMeta{Name: "x-dev-1", Annotations: map[string]string{"cmp-phase.io/revision": "r2"}},
+		Spec:       v1alpha1.ApplicationSpec{Source: &src, Destination: dst},
+		Status: v1alpha1.ApplicationStatus{
+			Sync:           v1alpha1.SyncStatus{Status: v1alpha1.SyncStatusCodeSynced, ComparedTo: v1alpha1.ComparedTo{Source: src, Destination: dst}},
+			Health:         v1alpha1.AppHealthStatus{Status: health.HealthStatusHealthy},
+			ReconciledAt:   &reconciled,
+			OperationState: &v1alpha1.OperationState{Phase: synccommon.OperationSucceeded, FinishedAt: &finished},
+		},
+	}
+}
+
+func TestObserveALiveChild(t *testing.T) {
+	o := Observe(liveChild())
+	if o.Revision != "r2" || !o.SpecCompared || o.SyncStatus != "Synced" || o.Health != "Healthy" || o.OperationPhase != "Succeeded" || o.OperationFinishedAt.IsZero() {
+		t.Fatalf("%+v", o)
+	}
+	if v, why := rollout.Settle(o, "r2", time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)); v != rollout.Done {
+		t.Fatalf("a synced, healthy child on r2 is done: %s", why)
+	}
+	stale := liveChild()
+	stale.Status.Sync.ComparedTo.Source.Path = "v1" // the controller compared the old spec
+	if Observe(stale).SpecCompared {
+		t.Fatal("a comparison of the old spec is not a comparison of the new one")
+	}
+	byName := liveChild()
+	byName.Spec.Destination = v1alpha1.ApplicationDestination{Name: "dev-1", Namespace: "dev-1"}
+	byName.Status.Sync.ComparedTo.Destination = v1alpha1.ApplicationDestination{Name: "dev-1", Server: "https://10.0.0.1", Namespace: "dev-1"}
+	if !Observe(byName).SpecCompared {
+		t.Fatal("a destination given by name matches on the name")
+	}
+}
+
+func TestInventoryNeverCarriesCredentials(t *testing.T) {
+	secrets := []*corev1.Secret{
+		{ObjectMeta: metav1.ObjectMeta{Name: "c2", Labels: map[string]string{"argocd.argoproj.io/secret-type": "cluster", "env": "prod"},
+			Annotations: map[string]string{"team": "payments", corev1.LastAppliedConfigAnnotation: `{"data":{"config":"c2VjcmV0"}}`}},
+			Data: map[string][]byte{"name": []byte("prod"), "server": []byte("https://10.0.0.2"), "config": []byte(`{"bearerToken":"s3cr3t"}`)}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "c1", Labels: map[string]string{"argocd.argoproj.io/secret-type": "cluster"}},
+			Data: map[string][]byte{"name": []byte("dev"), "server": []byte("https://10.0.0.1"), "project": []byte("team-a")}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "repo", Labels: map[string]string{"argocd.argoproj.io/secret-type": "repository"}},
+			Data: map[string][]byte{"url": []byte("https://git")}},
+	}
+	inv := Inventory(secrets)
+	b, err := inv.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(inv.Clusters) != 2 || inv.Clusters[0].Name != "dev" || inv.Clusters[0].Project != "team-a" || inv.Clusters[1].Annotations["team"] != "payments" {
+		t.Fatalf("%+v", inv.Clusters)
+	}
+	for _, secret := range []string{"s3cr3t", "bearerToken", "c2VjcmV0", "last-applied"} {
+		if strings.Contains(string(b), secret) {
+			t.Fatalf("the inventory carries %q: %s", secret, b)
+		}
+	}
+}
