@@ -1,0 +1,126 @@
+package render
+
+import (
+	"bytes"
+	"fmt"
+	"maps"
+	"strings"
+
+	"github.com/cmp-phase/cmp-phase/internal/inventory"
+	"github.com/cmp-phase/cmp-phase/internal/rollout"
+	"github.com/cmp-phase/cmp-phase/internal/targets"
+)
+
+// Subjects returns every child a revision generates as phases see it: the cluster's name,
+// server, labels and annotations, the generator values, and the child's own labels.
+func (r *Renderer) Subjects(rolloutName, rev string, body []byte, inv *inventory.Inventory) ([]rollout.Subject, error) {
+	c, err := r.compiled(rev, body, rolloutName)
+	if err != nil {
+		return nil, err
+	}
+	params, err := Generate(c.rev, inv)
+	if err != nil {
+		return nil, fmt.Errorf("revision %s: %w", rev, err)
+	}
+	out := make([]rollout.Subject, 0, len(params))
+	for _, p := range params {
+		name, labels, err := c.tmpl.Meta(p.Values)
+		if err != nil {
+			return nil, fmt.Errorf("revision %s: %w", rev, err)
+		}
+		s := rollout.Subject{Key: name, Subject: targets.Subject{Name: p.clusterName(name), AppLabels: labels, Values: values(p)}}
+		if p.Cluster != nil {
+			s.Server, s.Labels, s.Annotations = p.Cluster.Server, p.Cluster.Labels, p.Cluster.Annotations
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// values are what targets[].values matches: a cluster's generator values (values.<k>, or
+// the values map with goTemplate); a list element's string fields and its values map.
+func values(p Params) map[string]string {
+	out := map[string]string{}
+	for k, v := range p.Values {
+		switch x := v.(type) {
+		case string:
+			if rest, ok := strings.CutPrefix(k, "values."); ok {
+				out[rest] = x
+			} else if p.Cluster == nil {
+				out[k] = x
+			}
+		case map[string]string:
+			if k == "values" {
+				maps.Copy(out, x)
+			}
+		case map[string]any:
+			if k == "values" {
+				for vk, vv := range x {
+					if s, ok := vv.(string); ok {
+						out[vk] = s
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Changed reports, for each child the new revision generates, whether its rendered
+// Application differs from what it runs now (a child that runs nothing has changed). Only
+// changed children take part in a rollout.
+func (r *Renderer) Changed(in Input, newRev string, newBody []byte) (map[string]bool, error) {
+	subjects, err := r.Subjects(in.Spec.Name, newRev, newBody, in.Inventory)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]bool, len(subjects))
+	revisionOf := func(string) (string, string, bool) { return "", "", false }
+	if in.State != nil {
+		revisionOf = in.State.Assignments()
+	}
+	for _, s := range subjects {
+		cur, _, ok := revisionOf(s.Key)
+		if !ok {
+			out[s.Key] = true
+			continue
+		}
+		if cur == newRev {
+			continue
+		}
+		a, err := r.renderOne(in, newRev, newBody, s.Key)
+		if err != nil {
+			return nil, err
+		}
+		b, err := r.renderOne(in, cur, in.State.Revisions[cur], s.Key)
+		if err != nil {
+			return nil, err
+		}
+		out[s.Key] = !bytes.Equal(a, b)
+	}
+	return out, nil
+}
+
+// renderOne renders one child at a revision with neutral slots (so only the spec counts).
+func (r *Renderer) renderOne(in Input, rev string, body []byte, key string) ([]byte, error) {
+	if body == nil {
+		return nil, fmt.Errorf("revision %q has no stored spec", rev)
+	}
+	c, err := r.compiled(rev, body, in.Spec.Name)
+	if err != nil {
+		return nil, err
+	}
+	byName, err := c.paramsFor(in.Inventory)
+	if err != nil {
+		return nil, err
+	}
+	p, ok := byName[key]
+	if !ok {
+		return nil, nil // not generated at that revision: differs from anything generated
+	}
+	var b bytes.Buffer
+	if err := c.tmpl.Render(&b, p.Values, map[string]string{slotNS: childNamespace(in)}); err != nil {
+		return nil, fmt.Errorf("render %s at revision %s: %w", key, rev, err)
+	}
+	return b.Bytes(), nil
+}
