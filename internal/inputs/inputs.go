@@ -107,6 +107,9 @@ func Env(lookup func(string) (string, bool), stateNamespace string) (render.Env,
 		}
 		env.PhaseGen = g
 	}
+	if v, ok := lookup("ARGOCD_APP_NAME"); ok {
+		env.AppName = v
+	}
 	if v, ok := lookup("ARGOCD_APP_NAMESPACE"); ok {
 		env.AppNamespace = v
 	}

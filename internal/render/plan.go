@@ -4,8 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/cmp-phase/cmp-phase/internal/spec"
+	"github.com/cmp-phase/cmp-phase/internal/targets"
 )
 
 // Plan ConfigMap keys.
@@ -14,7 +18,10 @@ const (
 	PlanPhasesKey   = "phases.json" // the normalised phases, hooks and checks
 	PlanRevisionKey = "revision"    // the revision id (content hash)
 	LabelPlan       = "cmp-phase.io/plan"
-	maxPlanBytes    = 900 << 10
+	// AnnotationParent names the parent Application that rendered the plan (the agent bumps
+	// its PHASE_GEN).
+	AnnotationParent = "cmp-phase.io/parent"
+	maxPlanBytes     = 900 << 10
 )
 
 // PlanName is the name of the plan ConfigMap of a rollout.
@@ -59,7 +66,7 @@ func planDoc(in Input, body []byte, id string) ([]byte, error) {
 		"metadata": map[string]any{
 			"name": PlanName(in.Spec.Name), "namespace": in.Env.StateNamespace,
 			"labels":      map[string]string{LabelPlan: "true", LabelRollout: in.Spec.Name},
-			"annotations": map[string]string{AnnotationGeneration: strconv.FormatInt(gen, 10), AnnotationSyncOpts: DefaultSyncOptions},
+			"annotations": map[string]string{AnnotationGeneration: strconv.FormatInt(gen, 10), AnnotationSyncOpts: DefaultSyncOptions, AnnotationParent: in.Env.AppName},
 		},
 		"data": map[string]string{PlanSpecKey: string(body), PlanPhasesKey: string(pb), PlanRevisionKey: id},
 	}
@@ -71,4 +78,53 @@ func planDoc(in Input, body []byte, id string) ([]byte, error) {
 		return nil, fmt.Errorf("plan is %d bytes, over the limit of %d (fix: move large list generator elements into cluster labels)", len(b), maxPlanBytes)
 	}
 	return b, nil
+}
+
+// Plan is a decoded plan ConfigMap: what the agent drives.
+type Plan struct {
+	Rollout   string
+	Parent    string
+	Namespace string
+	Revision  string
+	Body      []byte
+	Phases    []spec.Phase
+}
+
+// DecodePlan reads a plan ConfigMap back, compiling the phases' targets.
+func DecodePlan(cm *corev1.ConfigMap, exprs *targets.Cache) (*Plan, error) {
+	p := &Plan{Rollout: cm.Labels[LabelRollout], Parent: cm.Annotations[AnnotationParent], Namespace: cm.Namespace,
+		Revision: cm.Data[PlanRevisionKey], Body: []byte(cm.Data[PlanSpecKey])}
+	if p.Rollout == "" || p.Revision == "" || len(p.Body) == 0 {
+		return nil, fmt.Errorf("plan %s/%s is incomplete (fix: let the parent re-render it)", cm.Namespace, cm.Name)
+	}
+	if spec.RevisionID(p.Body) != p.Revision {
+		return nil, fmt.Errorf("plan %s/%s: revision %s does not match its spec (fix: let the parent re-render it)", cm.Namespace, cm.Name, p.Revision)
+	}
+	var doc struct {
+		Phases []struct {
+			planPhase
+			Targets []targets.Target `json:"targets,omitempty"`
+		} `json:"phases"`
+	}
+	if err := json.Unmarshal([]byte(cm.Data[PlanPhasesKey]), &doc); err != nil {
+		return nil, fmt.Errorf("plan %s/%s: %w", cm.Namespace, cm.Name, err)
+	}
+	for _, d := range doc.Phases {
+		ph := spec.Phase{Name: d.Name, Targets: d.Targets, MatchAppLabels: d.MatchAppLabels, Size: d.Size,
+			PreHooks: d.PreHooks, PostHooks: d.PostHooks, Checks: d.Checks, OnFailure: d.OnFailure}
+		for i := range ph.Targets {
+			if err := ph.Targets[i].Compile(exprs); err != nil {
+				return nil, fmt.Errorf("plan %s/%s phase %s: %w", cm.Namespace, cm.Name, d.Name, err)
+			}
+		}
+		if d.WaitDuration != "" {
+			w, err := time.ParseDuration(d.WaitDuration)
+			if err != nil {
+				return nil, fmt.Errorf("plan %s/%s phase %s: %w", cm.Namespace, cm.Name, d.Name, err)
+			}
+			ph.WaitDuration = w
+		}
+		p.Phases = append(p.Phases, ph)
+	}
+	return p, nil
 }

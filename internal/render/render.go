@@ -37,6 +37,8 @@ type Env struct {
 	StateNamespace string
 	// SyncOptions is the sync-options annotation every child gets.
 	SyncOptions string
+	// AppName is ARGOCD_APP_NAME, the parent Application.
+	AppName string
 	// AppNamespace is ARGOCD_APP_NAMESPACE, the parent's destination namespace: where
 	// children go when the spec names no namespace.
 	AppNamespace string

@@ -29,7 +29,7 @@ func progress(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action
 		if admit(r, ph, sp, now) > 0 {
 			done = false
 		}
-		if !done || len(ph.Admitted) < Count(sizeOf(sp), len(ph.Members)) || gated(sp, ph) {
+		if !done || admittedMembers(r, ph) < Count(sizeOf(sp), len(ph.Members)) || gated(sp, ph) {
 			return // waiting on children or a gate; the agent's watches bring it back
 		}
 		if !soaked(ph, sp, now, acts) {
@@ -49,6 +49,18 @@ func sizeOf(sp spec.Phase) spec.Size {
 		return spec.Size{Kind: spec.SizeAll}
 	}
 	return sp.Size
+}
+
+// admittedMembers counts the phase's members admitted by it or an earlier phase
+// (phaseDeployment admission is cumulative across phases sharing targets).
+func admittedMembers(r *state.Rollout, ph *state.PhaseState) int {
+	all, n := admittedSet(r), 0
+	for _, m := range ph.Members {
+		if all[m] {
+			n++
+		}
+	}
+	return n
 }
 
 // gated reports a manual gate that still holds members back (approval is issue 6's).

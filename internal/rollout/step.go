@@ -104,8 +104,34 @@ func Step(p Plan, cur *state.State, o Observed, now time.Time) (*state.State, []
 		return cur, filterRequeue(acts), nil
 	}
 	st.Generation++
-	acts = append(acts, Action{Kind: ActRerender, Reason: fmt.Sprintf("state generation %d", st.Generation)})
+	if !reflect.DeepEqual(renderView(cur), renderView(st)) {
+		acts = append(acts, Action{Kind: ActRerender, Reason: fmt.Sprintf("state generation %d", st.Generation)})
+	}
 	return st, acts, nil
+}
+
+// view is the part of a state the renderer reads: only a change there needs a re-render
+// (statuses and reasons are for people and the engine).
+type view struct {
+	Deployed, Revision string
+	Active             bool
+	Children, Removing []string
+	Pinned             map[string]string
+	Admitted           [][]string
+}
+
+func renderView(s *state.State) view {
+	if s == nil {
+		return view{}
+	}
+	v := view{Deployed: s.Deployed, Children: s.Children, Removing: s.Removing, Pinned: s.Pinned}
+	if r := s.Rollout; r != nil {
+		v.Revision, v.Active = r.Revision, r.Active()
+		for _, ph := range r.Phases {
+			v.Admitted = append(v.Admitted, ph.Admitted)
+		}
+	}
+	return v
 }
 
 // start abandons a rollout of another revision where it stands (its admitted children keep

@@ -46,6 +46,12 @@ func (w *world) step(t *testing.T, s int) []Action {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := next.Validate(); err != nil {
+		t.Fatalf("the engine produced a state the renderer refuses: %v", err)
+	}
+	if _, err := state.Encode(next); err != nil {
+		t.Fatal(err)
+	}
 	w.st = next
 	return acts
 }
@@ -320,5 +326,30 @@ func TestOnFailureContinueLetsTheRolloutFinish(t *testing.T) {
 	w.step(t, 10)
 	if w.st.Rollout.Status != StatusCompleted || w.st.Rollout.Phases[0].Clusters["dev-2"].Status != ClusterFailed {
 		t.Fatalf("continue: %+v", w.st.Rollout)
+	}
+}
+
+func TestAFullPhaseAfterAHalfPhaseAdmitsTheRestAndCompletes(t *testing.T) {
+	w := newWorld(envPhase("prod-half", "prod", pct(50), false), envPhase("prod", "prod", spec.Size{}, false))
+	w.step(t, 0)
+	w.syncs(5, "r2", "prod-1")
+	w.step(t, 10)
+	if fmt.Sprint(w.st.Rollout.Phases[1].Admitted) != "[prod-2]" {
+		t.Fatalf("the full phase admits the rest: %+v", w.st.Rollout.Phases[1])
+	}
+	w.syncs(15, "r2", "prod-2")
+	w.step(t, 20)
+	if w.st.Rollout.Status != StatusCompleted {
+		t.Fatalf("members admitted by the earlier phase count: %+v", w.st.Rollout)
+	}
+}
+
+func TestStatusOnlyChangesDoNotAskForARerender(t *testing.T) {
+	w := newWorld(threePhases()...)
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1") // dev-1 becomes Done: a status change, no admission change
+	acts := w.step(t, 10)
+	if slices.ContainsFunc(acts, func(a Action) bool { return a.Kind == ActRerender }) {
+		t.Fatalf("a status change is written but needs no re-render: %v", acts)
 	}
 }

@@ -123,7 +123,8 @@ func (s *State) Validate() error {
 		if _, ok := s.Revisions[s.Rollout.Revision]; !ok {
 			return fmt.Errorf("rollout revision %q has no stored spec", s.Rollout.Revision)
 		}
-		if s.Rollout.Phase < 0 || (len(s.Rollout.Phases) > 0 && s.Rollout.Phase >= len(s.Rollout.Phases)) {
+		// A finished rollout's phase is one past its last.
+		if s.Rollout.Phase < 0 || s.Rollout.Phase > len(s.Rollout.Phases) {
 			return fmt.Errorf("rollout phase %d out of range", s.Rollout.Phase)
 		}
 	}

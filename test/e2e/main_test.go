@@ -15,8 +15,8 @@ import (
 // env is the stack shared by the tests of this package; each test uses its own names.
 var env *framework.Env
 
-// cmpPhaseBin is cmp-phase built from this tree for the test.
-var cmpPhaseBin string
+// cmpPhaseBin and agentBin are built from this tree for the tests.
+var cmpPhaseBin, agentBin string
 
 // fleet is the six loopback clusters every e2e test deploys to.
 var fleet = []framework.Cluster{
@@ -45,6 +45,10 @@ func run(m *testing.M) int {
 	}
 	defer os.RemoveAll(binDir)
 	if cmpPhaseBin, err = framework.BuildProject(binDir, "./cmd/cmp-phase"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if agentBin, err = framework.BuildProject(binDir, "./cmd/agent"); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

@@ -4,7 +4,9 @@ import "strings"
 
 // PhasedSpec is the spec the e2e tests and the demo roll out: a clusters generator over the
 // loopback fleet, phases dev → staging → prod (50% batches), children that deploy
-// <rollout>/<version> into their cluster's namespace with automated sync.
+// <rollout>/<version> into their cluster's namespace with automated sync. In the
+// phaseDeployment dialect a size bounds what a phase admits in all, so "prod in 50% batches"
+// is two phases over the same targets: half, then the rest.
 func PhasedSpec(rollout, version, repoURL string) string {
 	return strings.NewReplacer("ROLLOUT", rollout, "VERSION", version, "REPO", repoURL).Replace(phasedSpec)
 }
@@ -39,9 +41,14 @@ spec:
         targets:
         - matchExpressions:
           - {key: env, operator: In, values: [staging]}
-        waitDuration: 30s
-      - name: prod
+        waitDuration: 10s
+      - name: prod-half
         maxUpdate: 50%
+        targets:
+        - expr: 'labels.env == "prod"'
+        onFailure:
+          action: rollback
+      - name: prod
         targets:
         - expr: 'labels.env == "prod"'
         onFailure:
