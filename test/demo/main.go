@@ -2,29 +2,24 @@
 // "clusters" and the cmp-phase sidecar, then rolls a spec change out phase by phase
 // (dev → staging → prod in 50% batches) and shows every cluster's progress.
 //
-// Until the agent lands (issue 4), the demo itself plays the agent's part: it writes the
-// state ConfigMap and bumps the parent's PHASE_GEN, exactly the two writes the agent makes.
-// Everything else — rendering through the real CMP socket, Argo CD syncing the children,
-// health — is the real thing.
+// Everything is the real thing: the cmp-phase sidecar renders through the real CMP socket,
+// the cmp-phase agent decides the phases and writes the state, Argo CD syncs the children.
 package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"os/signal"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/cmp-phase/cmp-phase/internal/spec"
+	"github.com/cmp-phase/cmp-phase/internal/inputs"
 	"github.com/cmp-phase/cmp-phase/internal/state"
-	"github.com/cmp-phase/cmp-phase/internal/targets"
 	"github.com/cmp-phase/cmp-phase/test/framework"
 )
 
@@ -56,6 +51,10 @@ func run(ctx context.Context, keep bool) error {
 	if err != nil {
 		return err
 	}
+	agentBin, err := framework.BuildProject(binDir, "./cmd/agent")
+	if err != nil {
+		return err
+	}
 	say("starting etcd, kube-apiserver, kube-controller-manager, redis, Argo CD and the cmp-phase sidecar on loopback")
 	start := time.Now()
 	env, err := framework.Start(ctx, framework.Options{Clusters: fleet, AppResync: 10 * time.Second,
@@ -65,6 +64,10 @@ func run(ctx context.Context, keep bool) error {
 	}
 	defer func() { say("stopping everything the demo started"); env.Stop() }()
 	say(fmt.Sprintf("stack up in %s: API server %s, argocd-server http://%s (admin / %s)", time.Since(start).Round(time.Second), env.APIServerURL, env.ArgoServer, env.AdminPassword))
+	if _, err := env.Start(framework.ProcSpec{Name: "agent", Path: agentBin, Args: []string{
+		"--namespace", framework.ArgoNamespace, "--kubeconfig", env.Kubeconfig, "--interval", "1s"}}); err != nil {
+		return err
+	}
 	d := &demo{env: env}
 	if err := d.rollout(ctx); err != nil {
 		return err
@@ -81,140 +84,78 @@ func run(ctx context.Context, keep bool) error {
 }
 
 type demo struct {
-	env      *framework.Env
-	gen      int64
-	children []string
-	revs     map[string]json.RawMessage
+	env *framework.Env
 }
 
 func (d *demo) rollout(ctx context.Context) error {
 	e := d.env
-	for _, c := range fleet {
-		d.children = append(d.children, "demo-"+c.Name)
-	}
-	slices.Sort(d.children)
-	if err := e.PublishInventory(ctx); err != nil {
+	files := map[string]string{"demo/app/appset.yaml": framework.PhasedSpec("demo", "v1", e.Git.URL),
+		"demo/v1/cm.yaml": framework.Workload("demo", "v1"), "demo/v2/cm.yaml": framework.Workload("demo", "v2")}
+	if _, err := e.Git.Commit("demo: v1", files); err != nil {
 		return err
 	}
-	r1, err := d.commit("v1", map[string]string{"demo/v1/cm.yaml": framework.Workload("demo", "v1"), "demo/v2/cm.yaml": framework.Workload("demo", "v2")})
-	if err != nil {
+	if err := e.NewParent(ctx, "demo", "demo/app", 0); err != nil {
 		return err
 	}
-	if err := d.write(ctx, &state.State{Deployed: r1, Children: d.children}); err != nil {
+	say("first deployment of v1: the agent admits dev, then staging (10s soak), then prod in two halves")
+	if err := d.watch(ctx, "v1"); err != nil {
 		return err
 	}
-	if err := e.NewParent(ctx, "demo", "demo/app", d.gen); err != nil {
+	if _, err := e.Git.Commit("demo: v2", map[string]string{"demo/app/appset.yaml": framework.PhasedSpec("demo", "v2", e.Git.URL)}); err != nil {
 		return err
 	}
-	say("first deployment: every cluster on v1")
-	if err := d.waitFor(ctx, func(string) string { return "v1" }); err != nil {
+	if err := e.Refresh(ctx, "demo", false); err != nil {
 		return err
 	}
-	r2, err := d.commit("v2", nil)
-	if err != nil {
+	say("committed v2 of the spec: the same phases again; clusters not admitted keep running v1")
+	if err := d.watch(ctx, "v2"); err != nil {
 		return err
 	}
-	say("committed v2 of the spec: rolling out dev → staging → prod (50% batches)")
-	steps := []struct {
-		phase    string
-		admitted []string
-	}{
-		{"dev", []string{"demo-dev-1", "demo-dev-2"}},
-		{"staging", []string{"demo-staging-1", "demo-staging-2"}},
-		{"prod", []string{"demo-prod-1"}},
-		{"prod", []string{"demo-prod-1", "demo-prod-2"}},
-	}
-	var phases []state.PhaseState
-	onV2 := map[string]bool{}
-	for _, s := range steps {
-		if len(phases) == 0 || phases[len(phases)-1].Name != s.phase {
-			phases = append(phases, state.PhaseState{Name: s.phase})
-		}
-		phases[len(phases)-1].Admitted = s.admitted
-		for _, a := range s.admitted {
-			onV2[strings.TrimPrefix(a, "demo-")] = true
-		}
-		say(fmt.Sprintf("phase %s: admitting %s", s.phase, strings.Join(s.admitted, ", ")))
-		roll := &state.Rollout{Revision: r2, Status: "Progressing", Phase: len(phases) - 1, Phases: slices.Clone(phases), StartedAt: time.Now().UTC()}
-		if err := d.write(ctx, &state.State{Deployed: r1, Children: d.children, Rollout: roll}); err != nil {
-			return err
-		}
-		want := func(c string) string {
-			if onV2[c] {
-				return "v2"
-			}
-			return "v1"
-		}
-		if err := d.waitFor(ctx, want); err != nil {
-			return err
-		}
-	}
-	if err := d.write(ctx, &state.State{Deployed: r2, Children: d.children}); err != nil {
-		return err
-	}
-	say("rollout complete: every cluster runs v2; each phase waited for its clusters to be Synced and Healthy")
+	say("rollout complete: every cluster runs v2; each phase waited for its clusters to sync the new spec and be Healthy")
 	return nil
 }
 
-// commit writes the spec at version v (and extra files) and returns its revision id.
-func (d *demo) commit(v string, extra map[string]string) (string, error) {
-	y := framework.PhasedSpec("demo", v, d.env.Git.URL)
-	files := map[string]string{"demo/app/appset.yaml": y}
-	for k, val := range extra {
-		files[k] = val
-	}
-	if _, err := d.env.Git.Commit("demo: "+v, files); err != nil {
-		return "", err
-	}
-	s, err := spec.Parse("appset.yaml", []byte(y), targets.NewCache(4))
-	if err != nil {
-		return "", err
-	}
-	_, body, id, err := s.Revision()
-	if d.revs == nil {
-		d.revs = map[string]json.RawMessage{}
-	}
-	d.revs[id] = body
-	return id, err
-}
-
-// write stores the next state generation and points the parent at it: the agent's job.
-func (d *demo) write(ctx context.Context, st *state.State) error {
-	d.gen++
-	st.Schema, st.Generation, st.Revisions = state.Schema, d.gen, d.revs
-	if err := d.env.PutState(ctx, "demo", st); err != nil {
-		return err
-	}
-	if d.gen == 1 {
-		return nil // the parent does not exist yet; it is created at generation 1
-	}
-	return d.env.SetPhaseGen(ctx, "demo", d.gen)
-}
-
-// waitFor redraws the fleet table until every cluster runs want(cluster), Synced and Healthy.
-func (d *demo) waitFor(ctx context.Context, want func(cluster string) string) error {
-	deadline := time.Now().Add(4 * time.Minute)
+// watch redraws the fleet whenever it changes until the rollout of version completed.
+func (d *demo) watch(ctx context.Context, version string) error {
+	deadline, last := time.Now().Add(6*time.Minute), ""
 	for {
-		done, table := d.table(ctx, want)
-		fmt.Print(table)
+		done, table := d.table(ctx, version)
+		if table != last {
+			fmt.Print(table)
+			last = table
+		}
 		if done {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("clusters did not converge in 4 minutes")
+			return fmt.Errorf("the rollout of %s did not complete in 6 minutes", version)
 		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(2 * time.Second):
+		case <-time.After(time.Second):
 		}
 	}
 }
 
-func (d *demo) table(ctx context.Context, want func(string) string) (bool, string) {
+// table shows the rollout's phase and each cluster's version, sync, health and state.
+func (d *demo) table(ctx context.Context, version string) (bool, string) {
 	var b strings.Builder
-	done := true
-	fmt.Fprintf(&b, "  %-10s %-8s %-8s %-10s %-9s\n", "CLUSTER", "WANT", "RUNS", "SYNC", "HEALTH")
+	st, _ := d.readState(ctx)
+	status, phases := "waiting for the agent", []state.PhaseState(nil)
+	if st != nil && st.Rollout != nil {
+		r := st.Rollout
+		phases = r.Phases
+		status = fmt.Sprintf("%s, generation %d", r.Status, st.Generation)
+		if r.Phase < len(r.Phases) {
+			status = fmt.Sprintf("phase %d/%d %s (%s), generation %d", r.Phase+1, len(r.Phases), r.Phases[r.Phase].Name, r.Phases[r.Phase].Status, st.Generation)
+			if s := r.Phases[r.Phase].SoakUntil; s != nil && time.Until(*s) > 0 {
+				status += fmt.Sprintf(", soaking %ds", int(time.Until(*s).Seconds()+0.5))
+			}
+		}
+	}
+	fmt.Fprintf(&b, "  rollout: %s\n  %-10s %-5s %-10s %-9s %s\n", status, "CLUSTER", "RUNS", "SYNC", "HEALTH", "ROLLOUT")
+	allOn := true
 	for _, c := range fleet {
 		runs, sync, health := "-", "-", "-"
 		if a, err := d.env.App(ctx, "demo-"+c.Name); err == nil {
@@ -223,15 +164,28 @@ func (d *demo) table(ctx context.Context, want func(string) string) (bool, strin
 		if cm, err := d.env.Kube.CoreV1().ConfigMaps(c.Name).Get(ctx, "demo", metav1.GetOptions{}); err == nil {
 			runs = cm.Data["version"]
 		}
-		ok := runs == want(c.Name) && sync == "Synced" && health == "Healthy"
-		done = done && ok
-		mark := "…"
-		if ok {
-			mark = "✓"
-		}
-		fmt.Fprintf(&b, "  %-10s %-8s %-8s %-10s %-9s %s\n", c.Name, want(c.Name), runs, sync, health, mark)
+		allOn = allOn && runs == version && sync == "Synced" && health == "Healthy"
+		fmt.Fprintf(&b, "  %-10s %-5s %-10s %-9s %s\n", c.Name, runs, sync, health, clusterState(phases, "demo-"+c.Name))
 	}
+	done := allOn && st != nil && st.Rollout != nil && st.Rollout.Status == "Completed"
 	return done, b.String()
+}
+
+func clusterState(phases []state.PhaseState, child string) string {
+	for _, ph := range phases {
+		if cs, ok := ph.Clusters[child]; ok {
+			return ph.Name + ": " + cs.Status
+		}
+	}
+	return "not admitted"
+}
+
+func (d *demo) readState(ctx context.Context) (*state.State, error) {
+	cm, err := d.env.Kube.CoreV1().ConfigMaps(framework.ArgoNamespace).Get(ctx, inputs.StateConfigMap("demo"), metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return state.FromConfigMap(cm)
 }
 
 func say(s string) { fmt.Printf("\n==> %s  [%s]\n", s, time.Now().Format("15:04:05")) }
