@@ -21,10 +21,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/cmp-phase/cmp-phase/internal/agent"
+	"github.com/cmp-phase/cmp-phase/internal/kubeclient"
 	"github.com/cmp-phase/cmp-phase/internal/logging"
 	"github.com/cmp-phase/cmp-phase/internal/render"
 )
@@ -64,15 +63,9 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 }
 
 func newAgent(o options, log *slog.Logger) (*agent.Agent, error) {
-	var cfg *rest.Config
-	var err error
-	if o.kubeconfig != "" {
-		cfg, err = clientcmd.BuildConfigFromFlags("", o.kubeconfig)
-	} else {
-		cfg, err = rest.InClusterConfig()
-	}
+	cfg, err := kubeclient.Config(o.kubeconfig)
 	if err != nil {
-		return nil, fmt.Errorf("kube config: %w", err)
+		return nil, err
 	}
 	kc, err := kubernetes.NewForConfig(cfg)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/cmp-phase/cmp-phase/internal/cmpserver"
+	"github.com/cmp-phase/cmp-phase/internal/kubeclient"
 	"github.com/cmp-phase/cmp-phase/internal/logging"
 )
 
@@ -48,7 +49,7 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) int {
 }
 
 func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
-	cfg, err := restConfig(o.kubeconfig)
+	cfg, err := kubeclient.Config(o.kubeconfig)
 	if err != nil {
 		return err
 	}

@@ -24,21 +24,19 @@ func (s *State) Clone() *State {
 			p.Admitted = slices.Clone(p.Admitted)
 			p.Clusters = maps.Clone(p.Clusters)
 			p.Returning = slices.Clone(p.Returning)
-			if p.RollbackAt != nil {
-				t := *p.RollbackAt
-				p.RollbackAt = &t
-			}
-			if p.StartedAt != nil {
-				t := *p.StartedAt
-				p.StartedAt = &t
-			}
-			if p.SoakUntil != nil {
-				t := *p.SoakUntil
-				p.SoakUntil = &t
-			}
+			p.RollbackAt = clonePtr(p.RollbackAt)
+			p.StartedAt, p.SoakUntil = clonePtr(p.StartedAt), clonePtr(p.SoakUntil)
 			r.Phases[i] = p
 		}
 		out.Rollout = &r
 	}
 	return &out
+}
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
 }
