@@ -81,11 +81,11 @@ func (a *Agent) Reconcile(ctx context.Context, planCM *corev1.ConfigMap, inv *in
 	store := &state.Store{ConfigMaps: a.Kube.CoreV1(), Namespace: a.Namespace, Name: inputs.StateConfigMap(plan.Rollout)}
 	next, wrote, err := store.Update(ctx, func(cur *state.State) (*state.State, error) {
 		in := render.Input{Spec: sp, Inventory: inv, State: cur}
-		changed, err := a.renderer.Changed(in, plan.Revision, plan.Body)
+		subjects, err := a.renderer.Subjects(plan.Rollout, plan.Revision, plan.Body, inv)
 		if err != nil {
 			return nil, err
 		}
-		subjects, err := a.renderer.Subjects(plan.Rollout, plan.Revision, plan.Body, inv)
+		changed, err := a.renderer.Changed(in, plan.Revision, plan.Body, subjects)
 		if err != nil {
 			return nil, err
 		}

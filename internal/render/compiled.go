@@ -122,6 +122,16 @@ func addSlots(tree map[string]any, preserve bool) {
 	ann[AnnotationSyncOpts] = tmpl.Slot(slotSyncOpts)
 }
 
+// usesInventory reports whether the revision has a clusters generator.
+func (c *compiledRev) usesInventory() bool {
+	for _, g := range c.rev.Generators {
+		if g.Clusters != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // index maps each generated child's name to its parameters; two parameter sets yielding
 // one name is an error, as it would be for Argo CD.
 func (c *compiledRev) index(params []Params) (map[string]Params, error) {

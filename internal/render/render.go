@@ -114,15 +114,12 @@ func (r *Renderer) children(docs [][]byte, in Input, body []byte, id string) ([]
 	st := in.State
 	keys := slices.Clone(st.Children)
 	if st.Rollout.Active() {
-		for _, p := range st.Rollout.Phases {
-			keys = append(keys, p.Admitted...)
+		for c := range st.Rollout.AdmittedPhases() {
+			keys = append(keys, c)
 		}
 	}
 	slices.Sort(keys)
 	keys = slices.Compact(keys)
-	if len(keys) > 0 && len(in.Inventory.Clusters) == 0 && r.needsInventory(st, id, body) {
-		return nil, fmt.Errorf("the cluster inventory is empty but the state deploys %d children (fix: check the agent publishes the inventory)", len(keys))
-	}
 	byRev := map[string][]string{}
 	phaseOf := map[string]string{}
 	revisionOf := st.Assignments()
@@ -152,19 +149,6 @@ func revisionBody(st *state.State, rev, id string, body []byte) []byte {
 	return st.Revisions[rev]
 }
 
-// needsInventory reports whether any revision in use has a clusters generator.
-func (r *Renderer) needsInventory(st *state.State, id string, body []byte) bool {
-	for rid, b := range st.Revisions {
-		if rid == id {
-			b = body
-		}
-		if bytes.Contains(b, []byte(`"clusters":{`)) {
-			return true
-		}
-	}
-	return false
-}
-
 // renderRevision renders the children in keys with revision rev into rendered.
 func (r *Renderer) renderRevision(rendered map[string][]byte, in Input, rev string, body []byte, keys []string, phaseOf map[string]string) error {
 	if body == nil {
@@ -173,6 +157,9 @@ func (r *Renderer) renderRevision(rendered map[string][]byte, in Input, rev stri
 	c, err := r.compiled(rev, body, in.Spec.Name)
 	if err != nil {
 		return err
+	}
+	if len(in.Inventory.Clusters) == 0 && c.usesInventory() {
+		return fmt.Errorf("the cluster inventory is empty but the state deploys %d children (fix: check the agent publishes the inventory)", len(keys))
 	}
 	byName, err := c.paramsFor(in.Inventory)
 	if err != nil {

@@ -66,14 +66,10 @@ func values(p Params) map[string]string {
 	return out
 }
 
-// Changed reports, for each child the new revision generates, whether its rendered
-// Application differs from what it runs now (a child that runs nothing has changed). Only
-// changed children take part in a rollout.
-func (r *Renderer) Changed(in Input, newRev string, newBody []byte) (map[string]bool, error) {
-	subjects, err := r.Subjects(in.Spec.Name, newRev, newBody, in.Inventory)
-	if err != nil {
-		return nil, err
-	}
+// Changed reports, for each of the subjects the new revision generates (from Subjects),
+// whether its rendered Application differs from what it runs now (a child that runs nothing
+// has changed). Only changed children take part in a rollout.
+func (r *Renderer) Changed(in Input, newRev string, newBody []byte, subjects []rollout.Subject) (map[string]bool, error) {
 	out := make(map[string]bool, len(subjects))
 	revisionOf := func(string) (string, string, bool) { return "", "", false }
 	if in.State != nil {

@@ -65,7 +65,7 @@ func TestOnlyChangedChildrenTakePart(t *testing.T) {
 	inv, _ := inputs.InventoryFromFile("testdata/inventory.json")
 	st := &state.State{Schema: state.Schema, Generation: 1, Deployed: r1, Children: []string{"guestbook-dev-1", "guestbook-dev-2"},
 		Revisions: map[string]json.RawMessage{r1: b1}}
-	changed, err := render.New(4).Changed(render.Input{Spec: v2, Inventory: inv, State: st}, r2, b2)
+	changed, err := changedOf(t, render.Input{Spec: v2, Inventory: inv, State: st}, r2, b2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestOnlyChangedChildrenTakePart(t *testing.T) {
 	if _, _, r3, _ := s3.Revision(); r3 != r1 {
 		t.Fatal("phases are not part of the revision")
 	}
-	changed, _ = render.New(4).Changed(render.Input{Spec: v1, Inventory: inv, State: st}, r1, b1)
+	changed, _ = changedOf(t, render.Input{Spec: v1, Inventory: inv, State: st}, r1, b1)
 	if changed["guestbook-dev-1"] || !changed["guestbook-prod-1"] {
 		t.Fatalf("deployed children on the same revision do not change; undeployed ones do: %v", changed)
 	}
@@ -102,7 +102,7 @@ func TestANewRevisionThatRendersTheSameChangesNobody(t *testing.T) {
 	inv, _ := inputs.InventoryFromFile("testdata/inventory.json")
 	all := []string{"guestbook-dev-1", "guestbook-dev-2", "guestbook-prod-1", "guestbook-prod-2", "guestbook-staging-1", "guestbook-staging-2"}
 	st := &state.State{Schema: state.Schema, Generation: 1, Deployed: r2, Children: all, Revisions: map[string]json.RawMessage{r2: b2}}
-	changed, err := render.New(4).Changed(render.Input{Spec: v2b, Inventory: inv, State: st}, rb, bb)
+	changed, err := changedOf(t, render.Input{Spec: v2b, Inventory: inv, State: st}, rb, bb)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,4 +111,15 @@ func TestANewRevisionThatRendersTheSameChangesNobody(t *testing.T) {
 			t.Fatalf("%s renders the same but is marked changed", c)
 		}
 	}
+}
+
+// changedOf is what the agent does: the revision's subjects, then which of them change.
+func changedOf(t *testing.T, in render.Input, rev string, body []byte) (map[string]bool, error) {
+	t.Helper()
+	r := render.New(4)
+	subjects, err := r.Subjects(in.Spec.Name, rev, body, in.Inventory)
+	if err != nil {
+		return nil, err
+	}
+	return r.Changed(in, rev, body, subjects)
 }

@@ -193,10 +193,8 @@ func filterRequeue(acts []Action) []Action {
 // admittedSet is every child any phase of r admitted.
 func admittedSet(r *state.Rollout) map[string]bool {
 	out := map[string]bool{}
-	for _, ph := range r.Phases {
-		for _, c := range ph.Admitted {
-			out[c] = true
-		}
+	for c := range r.AdmittedPhases() {
+		out[c] = true
 	}
 	return out
 }

@@ -164,7 +164,6 @@ func TestCompletionDeploysTheRevisionAndDropsUnusedOnes(t *testing.T) {
 	if w.st.Pinned["staging-1"] != "r1" || w.st.Pinned["prod-2"] != "r1" || w.st.Pinned["prod-1"] != "" {
 		t.Fatalf("pins %v", w.st.Pinned)
 	}
-	w.obs.Changed = map[string]bool{}
 	w2 := newWorld(envPhase("all", "dev", spec.Size{}, false))
 	w2.obs.Changed = map[string]bool{"dev-1": true, "dev-2": true}
 	w2.step(t, 0)

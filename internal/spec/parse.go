@@ -66,6 +66,11 @@ func parseFile(file string, data []byte, exprs *targets.Cache) (*Spec, bool, err
 		slices.SortStableFunc(d.errs, func(a, b *Error) int { return a.Line - b.Line })
 		return nil, true, d.errs
 	}
+	r, body, id, err := s.computeRevision()
+	if err != nil {
+		return nil, true, err
+	}
+	s.revision, s.revisionBody, s.revisionID = r, body, id
 	return s, true, nil
 }
 

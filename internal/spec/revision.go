@@ -21,7 +21,15 @@ type Revision struct {
 }
 
 // Revision returns the spec's revision, its canonical JSON and its id (a content hash).
+// Parse computes it once; a parsed Spec is shared by concurrent renders and never changes.
 func (s *Spec) Revision() (*Revision, []byte, string, error) {
+	if s.revision != nil {
+		return s.revision, s.revisionBody, s.revisionID, nil
+	}
+	return s.computeRevision()
+}
+
+func (s *Spec) computeRevision() (*Revision, []byte, string, error) {
 	r := &Revision{
 		Generators: s.Generators, Template: s.Template, TemplatePatch: s.TemplatePatch,
 		GoTemplate: s.GoTemplate, GoTemplateOptions: s.GoTemplateOptions,

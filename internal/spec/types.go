@@ -38,6 +38,11 @@ type Spec struct {
 
 	Phases        []Phase
 	DeletionOrder string
+
+	// The revision, computed once by Parse (see Revision).
+	revision     *Revision
+	revisionBody []byte
+	revisionID   string
 }
 
 // Generator yields parameter sets. Exactly one of List and Clusters is set.

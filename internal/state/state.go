@@ -71,18 +71,28 @@ func (s *State) RevisionOf(child string) (rev, phase string, ok bool) {
 	return s.Assignments()(child)
 }
 
+// AdmittedPhases maps every child the rollout admitted to the phase that admitted it.
+func (r *Rollout) AdmittedPhases() map[string]string {
+	out := map[string]string{}
+	if r == nil {
+		return out
+	}
+	for _, p := range r.Phases {
+		for _, c := range p.Admitted {
+			if _, seen := out[c]; !seen {
+				out[c] = p.Name
+			}
+		}
+	}
+	return out
+}
+
 // Assignments indexes the state once and returns RevisionOf's lookup, for renders that ask
 // about every child.
 func (s *State) Assignments() func(child string) (rev, phase string, ok bool) {
 	admitted := map[string]string{}
 	if s.Rollout.Active() {
-		for _, p := range s.Rollout.Phases {
-			for _, c := range p.Admitted {
-				if _, seen := admitted[c]; !seen {
-					admitted[c] = p.Name
-				}
-			}
-		}
+		admitted = s.Rollout.AdmittedPhases()
 	}
 	return func(child string) (string, string, bool) {
 		if phase, ok := admitted[child]; ok {

@@ -95,26 +95,5 @@ func (g *GitServer) Commit(msg string, files map[string]string) (string, error) 
 	return g.git("rev-parse", "HEAD")
 }
 
-// CopyDir copies a directory of the project (e.g. testdata) into the repo at dst.
-func (g *GitServer) CopyDir(src, dst string) (map[string]string, error) {
-	files := map[string]string{}
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		files[filepath.ToSlash(filepath.Join(dst, rel))] = string(b)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("copy %s: %w", src, err)
-	}
-	return files, nil
-}
-
 // Close stops serving.
 func (g *GitServer) Close() { _ = g.srv.Close() }

@@ -100,14 +100,6 @@ func (p *Proc) Stop(grace time.Duration) {
 	})
 }
 
-// Kill ends the process group at once, as a crash would.
-func (p *Proc) Kill() {
-	p.once.Do(func() {
-		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-		<-p.done
-	})
-}
-
 // Tail returns the last n bytes of the program's log.
 func (p *Proc) Tail(n int64) string {
 	f, err := os.Open(p.LogPath)
