@@ -165,7 +165,9 @@ func TestCompletionDeploysTheRevisionAndDropsUnusedOnes(t *testing.T) {
 		t.Fatalf("pins %v", w.st.Pinned)
 	}
 	w2 := newWorld(envPhase("all", "dev", spec.Size{}, false))
-	w2.obs.Changed = map[string]bool{"dev-1": true, "dev-2": true}
+	for k := range w2.obs.Changed { // the agent's Changed has an entry for every generated child
+		w2.obs.Changed[k] = k == "dev-1" || k == "dev-2"
+	}
 	w2.step(t, 0)
 	w2.syncs(5, "r2", "dev-1", "dev-2")
 	w2.step(t, 10)
@@ -350,5 +352,21 @@ func TestStatusOnlyChangesDoNotAskForARerender(t *testing.T) {
 	acts := w.step(t, 10)
 	if slices.ContainsFunc(acts, func(a Action) bool { return a.Kind == ActRerender }) {
 		t.Fatalf("a status change is written but needs no re-render: %v", acts)
+	}
+}
+
+func TestAChildTheNewRevisionDoesNotGenerateKeepsItsRevision(t *testing.T) {
+	w := newWorld(envPhase("dev", "dev", spec.Size{}, false))
+	// prod-2's cluster is missing from the inventory on this pass: no subject, no verdict.
+	w.obs.Subjects = slices.DeleteFunc(w.obs.Subjects, func(s Subject) bool { return s.Key == "prod-2" })
+	delete(w.obs.Changed, "prod-2")
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1", "dev-2")
+	w.step(t, 10)
+	if w.st.Rollout.Status != StatusCompleted {
+		t.Fatalf("%+v", w.st.Rollout)
+	}
+	if w.st.Pinned["prod-2"] != "r1" {
+		t.Fatalf("a child nobody decided to move stays on r1: pins %v", w.st.Pinned)
 	}
 }
