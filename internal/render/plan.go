@@ -38,6 +38,9 @@ type planPhase struct {
 	Checks         []spec.Hook `json:"checks,omitempty"`
 	WaitDuration   string      `json:"waitDuration,omitempty"`
 	OnFailure      string      `json:"onFailure"`
+	// Extensions, omitted when unset so plans of specs without them stay as they were.
+	ProgressDeadline string `json:"progressDeadline,omitempty"`
+	MaxFailures      int    `json:"maxFailures,omitempty"`
 }
 
 // writePlan writes the plan ConfigMap: what the agent needs to drive the rollout of this
@@ -52,8 +55,16 @@ func planDoc(in Input, body []byte, id string) ([]byte, error) {
 		if p.WaitDuration > 0 {
 			phases[i].WaitDuration = p.WaitDuration.String()
 		}
+		if p.ProgressDeadline > 0 {
+			phases[i].ProgressDeadline = p.ProgressDeadline.String()
+		}
+		phases[i].MaxFailures = p.MaxFailures
 	}
-	pb, err := json.Marshal(map[string]any{"dialect": in.Spec.Dialect, "deletionOrder": in.Spec.DeletionOrder, "phases": phases})
+	doc := map[string]any{"dialect": in.Spec.Dialect, "deletionOrder": in.Spec.DeletionOrder, "phases": phases}
+	if in.Spec.LateJoiners == spec.LateJoinersJoin {
+		doc["lateJoiners"] = in.Spec.LateJoiners
+	}
+	pb, err := json.Marshal(doc)
 	if err != nil {
 		return nil, fmt.Errorf("encode plan: %w", err)
 	}
@@ -88,6 +99,8 @@ type Plan struct {
 	Revision  string
 	Body      []byte
 	Phases    []spec.Phase
+	// LateJoiners is spec.LateJoinersDefer or spec.LateJoinersJoin.
+	LateJoiners string
 }
 
 // DecodePlan reads a plan ConfigMap back, compiling the phases' targets.
@@ -101,7 +114,8 @@ func DecodePlan(cm *corev1.ConfigMap, exprs *targets.Cache) (*Plan, error) {
 		return nil, fmt.Errorf("plan %s/%s: revision %s does not match its spec (fix: let the parent re-render it)", cm.Namespace, cm.Name, p.Revision)
 	}
 	var doc struct {
-		Phases []struct {
+		LateJoiners string `json:"lateJoiners"`
+		Phases      []struct {
 			planPhase
 			Targets []targets.Target `json:"targets,omitempty"`
 		} `json:"phases"`
@@ -117,14 +131,31 @@ func DecodePlan(cm *corev1.ConfigMap, exprs *targets.Cache) (*Plan, error) {
 				return nil, fmt.Errorf("plan %s/%s phase %s: %w", cm.Namespace, cm.Name, d.Name, err)
 			}
 		}
-		if d.WaitDuration != "" {
-			w, err := time.ParseDuration(d.WaitDuration)
-			if err != nil {
-				return nil, fmt.Errorf("plan %s/%s phase %s: %w", cm.Namespace, cm.Name, d.Name, err)
-			}
-			ph.WaitDuration = w
+		if err := planDurations(&ph, d.WaitDuration, d.ProgressDeadline); err != nil {
+			return nil, fmt.Errorf("plan %s/%s phase %s: %w", cm.Namespace, cm.Name, d.Name, err)
 		}
+		ph.MaxFailures = d.MaxFailures
 		p.Phases = append(p.Phases, ph)
 	}
+	p.LateJoiners = spec.LateJoinersDefer
+	if doc.LateJoiners == spec.LateJoinersJoin {
+		p.LateJoiners = spec.LateJoinersJoin
+	}
 	return p, nil
+}
+
+// planDurations parses a plan phase's waitDuration and progressDeadline.
+func planDurations(ph *spec.Phase, wait, deadline string) error {
+	var err error
+	if wait != "" {
+		if ph.WaitDuration, err = time.ParseDuration(wait); err != nil {
+			return err
+		}
+	}
+	if deadline != "" {
+		if ph.ProgressDeadline, err = time.ParseDuration(deadline); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -146,3 +146,28 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestParseReadsTheRolloutExtensions(t *testing.T) {
+	src := strings.Replace(string(specWith("'true'", "1")), "      type: phaseDeployment\n",
+		"      type: phaseDeployment\n      lateJoiners: join\n", 1)
+	src = strings.Replace(src, "        percentage: 10\n", "        percentage: 10\n        progressDeadline: 10m\n        maxFailures: 2\n", 1)
+	s, err := Parse("spec.yaml", []byte(src), targets.NewCache(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.LateJoiners != LateJoinersJoin || s.Phases[0].ProgressDeadline != 10*time.Minute || s.Phases[0].MaxFailures != 2 || s.Phases[1].MaxFailures != 0 {
+		t.Fatalf("%+v", s)
+	}
+	for name, bad := range map[string]struct{ from, to, want string }{
+		"an unknown late-joiner policy": {"type: phaseDeployment\n", "type: phaseDeployment\n      lateJoiners: always\n", `lateJoiners: unknown value "always" (fix: use one of: defer, join)`},
+		"a negative maxFailures":        {"percentage: 10\n", "percentage: 10\n        maxFailures: -1\n", "phases[0].maxFailures: out of range: -1"},
+		"a deadline that is not one":    {"percentage: 10\n", "percentage: 10\n        progressDeadline: soon\n", `phases[0].progressDeadline: invalid duration "soon"`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := Parse("spec.yaml", []byte(strings.Replace(string(specWith("'true'", "1")), bad.from, bad.to, 1)), targets.NewCache(8))
+			if err == nil || !strings.Contains(err.Error(), bad.want) {
+				t.Fatalf("got %v, want %q", err, bad.want)
+			}
+		})
+	}
+}

@@ -25,13 +25,14 @@ func (d *dec) strategy(s *Spec, st *yaml.Node, gen *yaml.Node, genPath string, e
 	case st != nil:
 		d.rolling(s, st)
 	default:
-		s.Dialect = DialectAllAtOnce
+		s.Dialect, s.LateJoiners = DialectAllAtOnce, LateJoinersDefer
 		s.Phases = []Phase{{Name: "all", Size: Size{Kind: SizeAll}, OnFailure: "stop"}}
 	}
 }
 
 func (d *dec) phaseDeployment(s *Spec, n *yaml.Node, path string, exprs *targets.Cache) {
-	f := d.fields(n, path, "type", "phases")
+	f := d.fields(n, path, "type", "phases", "lateJoiners")
+	s.LateJoiners = d.lateJoiners(f["lateJoiners"], path+".lateJoiners")
 	if t := d.str(d.required(f, n, path, "type", "write type: phaseDeployment"), path+".type"); t != "phaseDeployment" && t != "" {
 		d.fail(f["type"], path+".type", "write type: phaseDeployment", "unknown strategy type %q", t)
 	}
@@ -51,7 +52,7 @@ func (d *dec) phaseDeployment(s *Spec, n *yaml.Node, path string, exprs *targets
 }
 
 func (d *dec) phase(n *yaml.Node, path string, exprs *targets.Cache) Phase {
-	f := d.fields(n, path, "name", "targets", "percentage", "maxUpdate", "preHooks", "postHooks", "checks", "waitDuration", "onFailure")
+	f := d.fields(n, path, "name", "targets", "percentage", "maxUpdate", "preHooks", "postHooks", "checks", "waitDuration", "onFailure", "progressDeadline", "maxFailures")
 	p := Phase{Name: d.str(d.required(f, n, path, "name", "name the phase"), path+".name"), OnFailure: "stop"}
 	if p.Name != "" && !phaseName.MatchString(p.Name) {
 		d.fail(f["name"], path+".name", "use lowercase letters, digits and '-', at most 63", "invalid phase name %q", p.Name)
@@ -68,7 +69,23 @@ func (d *dec) phase(n *yaml.Node, path string, exprs *targets.Cache) Phase {
 		ff := d.fields(of, path+".onFailure", "action")
 		p.OnFailure = d.oneOf(ff["action"], path+".onFailure.action", "stop", "stop", "rollback", "continue")
 	}
+	d.limits(&p, f, path)
 	return p
+}
+
+// limits reads the extensions progressDeadline and maxFailures, in both dialects.
+func (d *dec) limits(p *Phase, f map[string]*yaml.Node, path string) {
+	p.ProgressDeadline = d.duration(f["progressDeadline"], path+".progressDeadline", 0)
+	if v, ok := d.integer(f["maxFailures"], path+".maxFailures"); ok {
+		if v < 0 {
+			d.fail(f["maxFailures"], path+".maxFailures", "use 0 or more", "out of range: %d", v)
+		}
+		p.MaxFailures = max(v, 0)
+	}
+}
+
+func (d *dec) lateJoiners(n *yaml.Node, path string) string {
+	return d.oneOf(n, path, LateJoinersDefer, LateJoinersDefer, LateJoinersJoin)
 }
 
 // size reads percentage or maxUpdate (mutually exclusive) of a phaseDeployment phase.
@@ -164,7 +181,8 @@ func (d *dec) requirements(n *yaml.Node, path string) []targets.Requirement {
 
 // rolling parses spec.strategy: RollingSync (seed 003), RollingUpdate (seed 001), AllAtOnce.
 func (d *dec) rolling(s *Spec, n *yaml.Node) {
-	f := d.fields(n, "spec.strategy", "type", "rollingSync", "rollingUpdate", "deletionOrder")
+	f := d.fields(n, "spec.strategy", "type", "rollingSync", "rollingUpdate", "deletionOrder", "lateJoiners")
+	s.LateJoiners = d.lateJoiners(f["lateJoiners"], "spec.strategy.lateJoiners")
 	t := d.oneOf(d.required(f, n, "spec.strategy", "type", "write type: RollingSync"), "spec.strategy.type", "AllAtOnce", "AllAtOnce", "RollingSync", "RollingUpdate")
 	s.Dialect = Dialect(t)
 	s.DeletionOrder = d.oneOf(f["deletionOrder"], "spec.strategy.deletionOrder", "AllAtOnce", "AllAtOnce", "Reverse")
@@ -180,7 +198,7 @@ func (d *dec) rolling(s *Spec, n *yaml.Node) {
 	body := d.fields(d.required(f, n, "spec.strategy", key, "add "+key+".steps"), path, "steps")
 	for i, sn := range d.seq(d.required(body, f[key], path, "steps", "list at least one step"), path+".steps") {
 		p := fmt.Sprintf("%s.steps[%d]", path, i)
-		sf := d.fields(sn, p, "matchExpressions", "maxUpdate")
+		sf := d.fields(sn, p, "matchExpressions", "maxUpdate", "progressDeadline", "maxFailures")
 		ph := Phase{Name: fmt.Sprintf("step-%d", i+1), MatchAppLabels: true, OnFailure: "stop", Size: Size{Kind: SizeAll}}
 		reqs := d.requirements(sf["matchExpressions"], p+".matchExpressions")
 		if len(reqs) > 0 {
@@ -192,6 +210,7 @@ func (d *dec) rolling(s *Spec, n *yaml.Node) {
 		if mu := sf["maxUpdate"]; mu != nil {
 			ph.Size = d.intOrPercent(mu, p+".maxUpdate", t == "RollingSync")
 		}
+		d.limits(&ph, sf, p)
 		s.Phases = append(s.Phases, ph)
 	}
 }

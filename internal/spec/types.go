@@ -38,6 +38,7 @@ type Spec struct {
 
 	Phases        []Phase
 	DeletionOrder string
+	LateJoiners   string // LateJoinersDefer (default) or LateJoinersJoin
 
 	// The revision, computed once by Parse (see Revision).
 	revision     *Revision
@@ -75,7 +76,25 @@ type Phase struct {
 	Checks         []Hook
 	WaitDuration   time.Duration
 	OnFailure      string // stop | rollback | continue
+	// ProgressDeadline (extension) bounds how long the phase may take from its start until
+	// every admitted member has settled; 0 means no deadline. A member still waiting then is
+	// Errored (we could not tell in time) and counts as a failure.
+	ProgressDeadline time.Duration
+	// MaxFailures (extension) is how many failed or errored members the phase tolerates
+	// before onFailure applies; the tolerated ones stay on the new revision, reported.
+	MaxFailures int
 }
+
+// Late-joiner policies (extension `lateJoiners`): what happens to a cluster whose child
+// would change but that was not a member of the running rollout when it started.
+const (
+	// LateJoinersDefer keeps it out of the running rollout; once that completes, a catch-up
+	// rollout of the same revision takes it through the phases, gates and soaks included.
+	LateJoinersDefer = "defer"
+	// LateJoinersJoin makes it a member of the first phase that selects it and has not
+	// started; when every such phase has started, it is deferred.
+	LateJoinersJoin = "join"
+)
 
 // SizeKind says how a phase's size bound is expressed.
 type SizeKind int
