@@ -12,15 +12,15 @@ import (
 // progress moves the active rollout as far as the observations allow on this pass.
 func progress(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action) {
 	r := st.Rollout
+	joiners(st, p, o, now, acts)
 	for r.Phase < len(r.Phases) {
 		ph, sp := &r.Phases[r.Phase], p.Phases[r.Phase]
 		if ph.Status == PhasePending {
-			ph.Status, ph.StartedAt = PhaseAdmitting, &now
-			*acts = append(*acts, Action{Kind: ActEvent, Reason: fmt.Sprintf("phase %s started with %d members", ph.Name, len(ph.Members))})
+			startPhase(r, ph, sp, now, acts)
 		}
-		done, failed := settle(r, ph, o) // first, so freed batch slots count
-		if len(failed) > 0 && sp.OnFailure != "continue" {
-			fail(st, ph, sp, failed, acts)
+		done, failed := settle(r, ph, o, now, acts)
+		if len(failed) > sp.MaxFailures && sp.OnFailure != "continue" {
+			fail(st, ph, sp, failed, now, acts)
 			if r.Status == StatusRollingBack {
 				rollBack(st, o, now, acts)
 			}
@@ -30,16 +30,28 @@ func progress(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action
 			done = false
 		}
 		if !done || admittedMembers(r, ph) < Count(sizeOf(sp), len(ph.Members)) || gated(sp, ph) {
+			if !done && ph.DeadlineAt != nil {
+				*acts = append(*acts, Action{Kind: ActRequeue, At: *ph.DeadlineAt, Reason: "progressDeadline of phase " + ph.Name})
+			}
 			return // waiting on children or a gate; the agent's watches bring it back
 		}
-		if !soaked(ph, sp, now, acts) {
+		if !soaked(r, ph, sp, now, acts) {
 			return
 		}
 		ph.Status = PhaseSucceeded
-		*acts = append(*acts, Action{Kind: ActEvent, Reason: "phase " + ph.Name + " succeeded"})
+		emit(r, acts, now, EvPhaseSucceeded, "phase "+ph.Name+" succeeded")
 		r.Phase++
 	}
-	complete(st, r, o.Changed, acts)
+	complete(st, r, o.Changed, now, acts)
+}
+
+func startPhase(r *state.Rollout, ph *state.PhaseState, sp spec.Phase, now time.Time, acts *[]Action) {
+	ph.Status, ph.StartedAt = PhaseAdmitting, &now
+	if sp.ProgressDeadline > 0 {
+		d := now.Add(sp.ProgressDeadline)
+		ph.DeadlineAt = &d
+	}
+	emit(r, acts, now, EvPhaseStarted, fmt.Sprintf("phase %s started with %d members", ph.Name, len(ph.Members)))
 }
 
 // sizeOf is how many of a phase's members must be admitted before it can end: everyone for
@@ -76,7 +88,7 @@ func admit(r *state.Rollout, ph *state.PhaseState, sp spec.Phase, now time.Time)
 		started, updating := map[string]bool{}, 0
 		for _, c := range ph.Admitted {
 			started[c] = true
-			if ph.Clusters[c].Status != ClusterDone {
+			if !ph.Clusters[c].Status.IsTerminal() {
 				updating++
 			}
 		}
@@ -98,9 +110,11 @@ func admit(r *state.Rollout, ph *state.PhaseState, sp spec.Phase, now time.Time)
 	return len(next)
 }
 
-// settle judges every child this phase admitted; done is true when all are Done (or Failed
-// under onFailure: continue, which the caller checks).
-func settle(r *state.Rollout, ph *state.PhaseState, o Observed) (done bool, failed []string) {
+// settle judges every child this phase admitted. done is true when every one has settled
+// (Done, or Failed/Errored); failed lists the Failed and Errored ones. A member still
+// waiting past the phase's progressDeadline is Errored. A failure within maxFailures (or
+// under onFailure: continue) is reported once, when it happens.
+func settle(r *state.Rollout, ph *state.PhaseState, o Observed, now time.Time, acts *[]Action) (done bool, failed []string) {
 	done = true
 	for _, c := range ph.Admitted {
 		cs := ph.Clusters[c]
@@ -108,13 +122,20 @@ func settle(r *state.Rollout, ph *state.PhaseState, o Observed) (done bool, fail
 		if obs, ok := o.Children[c]; ok {
 			v, why = Settle(obs, r.Revision, cs.AdmittedAt)
 		}
-		cs.Status, cs.Reason = [...]string{ClusterWaiting, ClusterDone, ClusterFailed}[v], why
+		if v == Waiting && ph.DeadlineAt != nil && !now.Before(*ph.DeadlineAt) {
+			v, why = Errored, "did not settle by the phase's progressDeadline: "+why
+		}
+		was := cs.Status
+		cs.Status, cs.Reason = v.Status(), why
 		ph.Clusters[c] = cs
-		switch v {
-		case Failed:
-			failed = append(failed, c)
-		case Waiting:
+		switch {
+		case v == Waiting:
 			done = false
+		case cs.Status.Failure():
+			failed = append(failed, c)
+			if was != cs.Status {
+				emit(r, acts, now, EvClusterTolerated, fmt.Sprintf("phase %s: %s %s: %s", ph.Name, c, cs.Status, why))
+			}
 		}
 	}
 	return done, failed
@@ -122,13 +143,14 @@ func settle(r *state.Rollout, ph *state.PhaseState, o Observed) (done bool, fail
 
 // soaked holds a phase whose children are all done for its waitDuration, kept in state as a
 // deadline; a child that stops being done resets nothing here but fails settle next pass.
-func soaked(ph *state.PhaseState, sp spec.Phase, now time.Time, acts *[]Action) bool {
+func soaked(r *state.Rollout, ph *state.PhaseState, sp spec.Phase, now time.Time, acts *[]Action) bool {
 	if sp.WaitDuration <= 0 || len(ph.Admitted) == 0 {
 		return true
 	}
 	if ph.SoakUntil == nil {
 		until := now.Add(sp.WaitDuration)
 		ph.SoakUntil, ph.Status = &until, PhaseSoaking
+		emit(r, acts, now, EvPhaseSoaking, fmt.Sprintf("phase %s soaking until %s", ph.Name, until.UTC().Format(time.RFC3339)))
 	}
 	if now.Before(*ph.SoakUntil) {
 		*acts = append(*acts, Action{Kind: ActRequeue, At: *ph.SoakUntil, Reason: "soak of phase " + ph.Name})
@@ -139,53 +161,26 @@ func soaked(ph *state.PhaseState, sp spec.Phase, now time.Time, acts *[]Action) 
 
 // fail applies onFailure: stop ends the rollout where it is; rollback returns the admitted
 // children (rollBack). A first deployment has nothing to return to, so it stops.
-func fail(st *state.State, ph *state.PhaseState, sp spec.Phase, failed []string, acts *[]Action) {
+func fail(st *state.State, ph *state.PhaseState, sp spec.Phase, failed []string, now time.Time, acts *[]Action) {
 	r := st.Rollout
-	ph.Status = PhaseFailed
+	ph.Status = PhaseErrored
+	for _, c := range failed {
+		if ph.Clusters[c].Status == ClusterFailed {
+			ph.Status = PhaseFailed // a gate said no; Errored only when we could not tell
+		}
+	}
 	r.Status = StatusStopped
-	r.Reason = fmt.Sprintf("phase %s: %s failed: %s", ph.Name, describe(failed), ph.Clusters[failed[0]].Reason)
+	r.Reason = fmt.Sprintf("phase %s %s: %s: %s", ph.Name, ph.Status, describe(failed), ph.Clusters[failed[0]].Reason)
+	if sp.MaxFailures > 0 {
+		r.Reason += fmt.Sprintf(" (%d failures, maxFailures %d)", len(failed), sp.MaxFailures)
+	}
 	switch {
 	case sp.OnFailure == "rollback" && st.Deployed != "":
 		r.Status = StatusRollingBack
-		*acts = append(*acts, Action{Kind: ActEvent, Reason: "rolling back: " + r.Reason})
+		emit(r, acts, now, EvRollingBack, "rolling back: "+r.Reason)
 		return
 	case sp.OnFailure == "rollback":
 		r.Reason += " (nothing to roll back to on a first deployment: stopped)"
 	}
-	*acts = append(*acts, Action{Kind: ActEvent, Reason: "rollout stopped: " + r.Reason})
-}
-
-// complete makes the rollout's revision the deployed one. A child that did not take part
-// moves with the default only when it is known to render the same at the new revision;
-// every other one (changed, or not generated by the new revision at all, e.g. its cluster
-// is missing from the inventory right now) stays where it is, pinned. Revisions nobody runs
-// any more are dropped.
-func complete(st *state.State, r *state.Rollout, changed map[string]bool, acts *[]Action) {
-	old := st.Deployed
-	admitted := admittedSet(r)
-	for _, c := range st.Children {
-		same, known := changed[c]
-		same = known && !same
-		if _, pinned := st.Pinned[c]; !pinned && !admitted[c] && !same && old != "" && old != r.Revision {
-			if st.Pinned == nil {
-				st.Pinned = map[string]string{}
-			}
-			st.Pinned[c] = old // it did not move: keep it where it is
-		}
-	}
-	for c := range admitted {
-		delete(st.Pinned, c)
-		addChild(st, c)
-	}
-	st.Deployed, r.Status = r.Revision, StatusCompleted
-	keep := map[string]bool{st.Deployed: true}
-	for _, rev := range st.Pinned {
-		keep[rev] = true
-	}
-	for id := range st.Revisions {
-		if !keep[id] {
-			delete(st.Revisions, id)
-		}
-	}
-	*acts = append(*acts, Action{Kind: ActEvent, Reason: "rollout of revision " + r.Revision + " completed"})
+	emit(r, acts, now, EvRolloutStopped, "rollout stopped: "+r.Reason)
 }

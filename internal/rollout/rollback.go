@@ -20,18 +20,18 @@ func rollBack(st *state.State, o Observed, now time.Time, acts *[]Action) {
 				return
 			}
 			ph.Returning, ph.Status = nil, PhaseReturned
-			*acts = append(*acts, Action{Kind: ActEvent, Reason: "phase " + ph.Name + " rolled back"})
+			emit(r, acts, now, EvPhaseRolledBack, "phase "+ph.Name+" rolled back")
 			continue
 		}
 		if len(ph.Admitted) == 0 {
 			continue
 		}
 		ph.Returning, ph.Admitted, ph.Status, ph.RollbackAt = ph.Admitted, nil, PhaseReturning, &now
-		*acts = append(*acts, Action{Kind: ActEvent, Reason: fmt.Sprintf("phase %s: returning %s", ph.Name, describe(ph.Returning))})
+		emit(r, acts, now, EvPhaseRollingBack, fmt.Sprintf("phase %s: returning %s", ph.Name, describe(ph.Returning)))
 		return
 	}
 	r.Status = StatusRolledBack
-	*acts = append(*acts, Action{Kind: ActEvent, Reason: "rollout rolled back: " + r.Reason})
+	emit(r, acts, now, EvRolledBack, "rollout rolled back: "+r.Reason)
 }
 
 // returned reports whether every returning child has settled on its previous revision.
@@ -46,7 +46,7 @@ func returned(st *state.State, ph *state.PhaseState, o Observed) bool {
 		if obs, ok := o.Children[c]; ok {
 			v, why = Settle(obs, want, *ph.RollbackAt)
 		}
-		ph.Clusters[c] = state.ClusterState{Status: "Returning", Reason: why, AdmittedAt: ph.Clusters[c].AdmittedAt}
+		ph.Clusters[c] = state.ClusterState{Status: state.ClusterReturning, Reason: why, AdmittedAt: ph.Clusters[c].AdmittedAt}
 		if v != Done {
 			all = false
 		}

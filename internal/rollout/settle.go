@@ -3,6 +3,8 @@ package rollout
 import (
 	"fmt"
 	"time"
+
+	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
 // Observation is what the agent read from one live child Application.
@@ -25,10 +27,16 @@ const (
 	Waiting Verdict = iota // not yet: the reason says for what
 	Done                   // synced the admitted spec and Healthy now (the soak is the engine's)
 	Failed                 // a gate said no: the sync failed or the child is Degraded
+	Errored                // we could not tell: the sync could not run at all
 )
 
 func (v Verdict) String() string {
-	return [...]string{"Waiting", "Done", "Failed"}[v]
+	return string(v.Status())
+}
+
+// Status is the cluster status a verdict gives.
+func (v Verdict) Status() state.ClusterStatus {
+	return [...]state.ClusterStatus{state.ClusterWaiting, state.ClusterDone, state.ClusterFailed, state.ClusterErrored}[v]
 }
 
 // Settle judges a child admitted to revision want at admittedAt. Nothing observed about the
@@ -48,8 +56,10 @@ func Settle(o Observation, want string, admittedAt time.Time) (Verdict, string) 
 		switch o.OperationPhase {
 		case "Succeeded":
 			synced = o.OperationFinishedAt
-		case "Failed", "Error":
-			return Failed, "sync " + o.OperationPhase + ": " + o.OperationMessage
+		case "Failed":
+			return Failed, "sync Failed: " + o.OperationMessage
+		case "Error":
+			return Errored, "sync Error (Argo CD could not run it): " + o.OperationMessage
 		default:
 			return Waiting, "sync " + o.OperationPhase
 		}

@@ -33,6 +33,9 @@ func TestSettle(t *testing.T) {
 		{"a failed sync from before admission is not held against it", func(o *Observation) {
 			o.OperationPhase, o.OperationFinishedAt = "Failed", at(-5)
 		}, Done},
+		{"a sync Argo CD could not run errors the child: we could not tell, not a gate's no", func(o *Observation) {
+			o.OperationPhase, o.OperationMessage = "Error", "rpc error: repository not accessible"
+		}, Errored},
 		{"Progressing is waited for", func(o *Observation) { o.Health = "Progressing" }, Waiting},
 		{"Degraded after the sync fails the child", func(o *Observation) { o.Health = "Degraded" }, Failed},
 		{"OutOfSync is waited for", func(o *Observation) { o.SyncStatus = "OutOfSync" }, Waiting},

@@ -11,34 +11,28 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
-// Rollout statuses (state.Rollout.Status).
+// The statuses, typed in state, under the engine's short names.
 const (
-	StatusProgressing = "Progressing"
-	StatusCompleted   = "Completed"
-	StatusStopped     = "Stopped"
-	StatusAbandoned   = "Abandoned"
-	StatusRollingBack = "RollingBack"
-	StatusRolledBack  = "RolledBack"
-)
+	StatusProgressing = state.RolloutProgressing
+	StatusCompleted   = state.RolloutCompleted
+	StatusStopped     = state.RolloutStopped
+	StatusAbandoned   = state.RolloutAbandoned
+	StatusRollingBack = state.RolloutRollingBack
+	StatusRolledBack  = state.RolloutRolledBack
 
-// IsTerminal reports whether a rollout status can no longer move by itself.
-func IsTerminal(status string) bool {
-	return status == StatusCompleted || status == StatusStopped || status == StatusAbandoned || status == StatusRolledBack
-}
+	PhasePending   = state.PhasePending
+	PhaseAdmitting = state.PhaseAdmitting
+	PhaseSoaking   = state.PhaseSoaking
+	PhaseSucceeded = state.PhaseSucceeded
+	PhaseFailed    = state.PhaseFailed
+	PhaseErrored   = state.PhaseErrored
+	PhaseReturning = state.PhaseRollingBack
+	PhaseReturned  = state.PhaseRolledBack
 
-// Phase and cluster statuses.
-const (
-	PhasePending   = "Pending"
-	PhaseAdmitting = "Admitting"
-	PhaseSoaking   = "Soaking"
-	PhaseSucceeded = "Succeeded"
-	PhaseFailed    = "Failed"
-	PhaseReturning = "RollingBack"
-	PhaseReturned  = "RolledBack"
-
-	ClusterWaiting = "Waiting"
-	ClusterDone    = "Done"
-	ClusterFailed  = "Failed"
+	ClusterWaiting = state.ClusterWaiting
+	ClusterDone    = state.ClusterDone
+	ClusterFailed  = state.ClusterFailed
+	ClusterErrored = state.ClusterErrored
 )
 
 // Plan is the spec being rolled out, as the renderer's plan ConfigMap gives it.
@@ -46,6 +40,8 @@ type Plan struct {
 	Revision string
 	Body     json.RawMessage // stored in state so the revision can be re-rendered
 	Phases   []spec.Phase
+	// LateJoiners is spec.LateJoinersJoin or (default) spec.LateJoinersDefer.
+	LateJoiners string
 }
 
 // Observed is the world as the agent saw it on this pass.
@@ -67,13 +63,17 @@ const (
 	ActRerender ActionKind = "Rerender" // bump the parent's PHASE_GEN to the new generation
 	ActRequeue  ActionKind = "Requeue"  // come back at At
 	ActEvent    ActionKind = "Event"    // tell people (an Event on the parent)
+	ActDelete   ActionKind = "Delete"   // delete the child Application Child (a decided removal)
 )
 
 // Action is one piece of I/O the engine asks for.
 type Action struct {
-	Kind   ActionKind
-	At     time.Time
-	Reason string
+	Kind    ActionKind
+	At      time.Time
+	Reason  string // the Event's message, or why
+	Event   string // ActEvent: the Event's reason (a constant name)
+	Warning bool   // ActEvent: a Warning, not a Normal Event
+	Child   string // ActDelete
 }
 
 // Step decides the next state from the current one, the plan and observations, at now. It
@@ -88,12 +88,14 @@ func Step(p Plan, cur *state.State, o Observed, now time.Time) (*state.State, []
 	r := st.Rollout
 	switch {
 	case p.Revision == st.Deployed && !r.Active():
-		return cur, nil, nil
-	case r == nil || r.Revision != p.Revision:
-		if err := start(st, p, o, now, &acts); err != nil {
+		if err := idle(st, p, o, now, &acts); err != nil {
 			return nil, nil, err
 		}
-	case IsTerminal(r.Status):
+	case r == nil || r.Revision != p.Revision:
+		if err := start(st, p, o, nil, now, &acts); err != nil {
+			return nil, nil, err
+		}
+	case r.Status.IsTerminal():
 		return cur, nil, nil
 	case r.Status == StatusRollingBack:
 		rollBack(st, o, now, &acts)
@@ -135,17 +137,16 @@ func renderView(s *state.State) view {
 }
 
 // start abandons a rollout of another revision where it stands (its admitted children keep
-// the revision they run, pinned) and starts one for the plan at phase 0.
-func start(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action) error {
+// the revision they run, pinned) and starts one for the plan at phase 0, for the children
+// that would change (only those in only, when given: a catch-up).
+func start(st *state.State, p Plan, o Observed, only map[string]bool, now time.Time, acts *[]Action) error {
 	if old := st.Rollout; old.Active() {
 		pinAdmitted(st, old)
-		*acts = append(*acts, Action{Kind: ActEvent, Reason: fmt.Sprintf("rollout of revision %s abandoned for revision %s; nobody moved", old.Revision, p.Revision)})
+		emit(old, acts, now, EvRolloutAbandoned, fmt.Sprintf("rollout of revision %s abandoned for revision %s; nobody moved", old.Revision, p.Revision))
 	}
-	var taking []Subject
-	for _, s := range o.Subjects {
-		if o.Changed[s.Key] {
-			taking = append(taking, s)
-		}
+	taking := changedSubjects(st, o)
+	if only != nil {
+		taking = slices.DeleteFunc(taking, func(s Subject) bool { return !only[s.Key] })
 	}
 	members, err := Snapshot(p.Phases, taking)
 	if err != nil {
@@ -160,9 +161,21 @@ func start(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action) e
 	}
 	st.Revisions[p.Revision] = p.Body
 	st.Rollout = r
-	*acts = append(*acts, Action{Kind: ActEvent, Reason: fmt.Sprintf("rollout of revision %s started: %d children take part", p.Revision, len(taking))})
+	emit(r, acts, now, EvRolloutStarted, fmt.Sprintf("rollout of revision %s started: %d children take part", p.Revision, len(taking)))
 	progress(st, p, o, now, acts)
 	return nil
+}
+
+// changedSubjects are the subjects whose child would change, leaving out children being
+// removed.
+func changedSubjects(st *state.State, o Observed) []Subject {
+	var out []Subject
+	for _, s := range o.Subjects {
+		if o.Changed[s.Key] && !slices.Contains(st.Removing, s.Key) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // pinAdmitted keeps the children an abandoned rollout admitted on its revision.
@@ -176,7 +189,7 @@ func pinAdmitted(st *state.State, r *state.Rollout) {
 			addChild(st, c)
 		}
 	}
-	r.Status = StatusAbandoned
+	r.Status, r.Deferred = StatusAbandoned, nil
 }
 
 func addChild(st *state.State, c string) {

@@ -18,13 +18,14 @@ func (s *State) Clone() *State {
 	out.Removing = slices.Clone(s.Removing)
 	if s.Rollout != nil {
 		r := *s.Rollout
+		r.Deferred, r.History = slices.Clone(r.Deferred), slices.Clone(r.History)
 		r.Phases = make([]PhaseState, len(s.Rollout.Phases))
 		for i, p := range s.Rollout.Phases {
 			p.Members = slices.Clone(p.Members)
 			p.Admitted = slices.Clone(p.Admitted)
 			p.Clusters = maps.Clone(p.Clusters)
 			p.Returning = slices.Clone(p.Returning)
-			p.RollbackAt = clonePtr(p.RollbackAt)
+			p.RollbackAt, p.DeadlineAt = clonePtr(p.RollbackAt), clonePtr(p.DeadlineAt)
 			p.StartedAt, p.SoakUntil = clonePtr(p.StartedAt), clonePtr(p.SoakUntil)
 			r.Phases[i] = p
 		}

@@ -29,19 +29,23 @@ type State struct {
 
 // Rollout is the rollout in progress (or the last one, until the next starts).
 type Rollout struct {
-	Revision  string       `json:"revision"`
-	Status    string       `json:"status"`
-	Reason    string       `json:"reason,omitempty"`
-	Phase     int          `json:"phase"`
-	Phases    []PhaseState `json:"phases"`
-	StartedAt time.Time    `json:"startedAt"`
+	Revision  string        `json:"revision"`
+	Status    RolloutStatus `json:"status"`
+	Reason    string        `json:"reason,omitempty"`
+	Phase     int           `json:"phase"`
+	Phases    []PhaseState  `json:"phases"`
+	StartedAt time.Time     `json:"startedAt"`
+	// Deferred are late joiners kept out of this rollout (policy defer); a catch-up rollout
+	// of the same revision takes them through the phases once this one completes.
+	Deferred []string `json:"deferred,omitempty"`
+	History  []Entry  `json:"history,omitempty"`
 }
 
 // PhaseState is one phase of the rollout: its membership snapshot, who is admitted, and
 // the deadlines it waits on (waiting is data, not sleep).
 type PhaseState struct {
 	Name      string                  `json:"name"`
-	Status    string                  `json:"status,omitempty"`
+	Status    PhaseStatus             `json:"status,omitempty"`
 	Members   []string                `json:"members,omitempty"`
 	Admitted  []string                `json:"admitted,omitempty"`
 	StartedAt *time.Time              `json:"startedAt,omitempty"`
@@ -51,24 +55,34 @@ type PhaseState struct {
 	// the revision they ran before.
 	Returning  []string   `json:"returning,omitempty"`
 	RollbackAt *time.Time `json:"rollbackAt,omitempty"`
+	// DeadlineAt is the phase's progressDeadline: members still waiting then are Errored.
+	DeadlineAt *time.Time `json:"deadlineAt,omitempty"`
 }
 
 // ClusterState says where one admitted child is and why.
 type ClusterState struct {
-	Status     string    `json:"status"`
-	Reason     string    `json:"reason,omitempty"`
-	AdmittedAt time.Time `json:"admittedAt"`
+	Status     ClusterStatus `json:"status"`
+	Reason     string        `json:"reason,omitempty"`
+	AdmittedAt time.Time     `json:"admittedAt"`
 }
 
 // Active reports whether the rollout still decides which children run its revision.
 func (r *Rollout) Active() bool {
-	return r != nil && r.Status != "Completed" && r.Status != "Abandoned"
+	return r != nil && r.Status != RolloutCompleted && r.Status != RolloutAbandoned
 }
 
 // RevisionOf says which revision a child runs and, when the active rollout admitted it,
 // in which phase. ok is false for children never deployed and not admitted.
 func (s *State) RevisionOf(child string) (rev, phase string, ok bool) {
 	return s.Assignments()(child)
+}
+
+// Record appends a history entry, dropping the oldest beyond MaxHistory.
+func (r *Rollout) Record(at time.Time, event, message string) {
+	r.History = append(r.History, Entry{At: at, Event: event, Message: message})
+	if n := len(r.History) - MaxHistory; n > 0 {
+		r.History = slices.Delete(r.History, 0, n)
+	}
 }
 
 // AdmittedPhases maps every child the rollout admitted to the phase that admitted it.

@@ -174,7 +174,7 @@ func (d *demo) table(ctx context.Context, version string) (bool, string) {
 func clusterState(phases []state.PhaseState, child string) string {
 	for _, ph := range phases {
 		if cs, ok := ph.Clusters[child]; ok {
-			return ph.Name + ": " + cs.Status
+			return ph.Name + ": " + string(cs.Status)
 		}
 	}
 	return "not admitted"

@@ -1,0 +1,38 @@
+package rollout
+
+import (
+	"time"
+
+	"github.com/cmp-phase/cmp-phase/internal/state"
+)
+
+// Event names: the rollout history's and the Kubernetes Events' reasons.
+const (
+	EvRolloutStarted   = "RolloutStarted"
+	EvRolloutAbandoned = "RolloutAbandoned"
+	EvRolloutCompleted = "RolloutCompleted"
+	EvRolloutStopped   = "RolloutStopped"
+	EvRollingBack      = "RollingBack"
+	EvRolledBack       = "RolledBack"
+	EvPhaseStarted     = "PhaseStarted"
+	EvPhaseSoaking     = "PhaseSoaking"
+	EvPhaseSucceeded   = "PhaseSucceeded"
+	EvPhaseRollingBack = "PhaseRollingBack"
+	EvPhaseRolledBack  = "PhaseRolledBack"
+	EvClusterTolerated = "ClusterFailureTolerated"
+	EvClusterJoined    = "ClusterJoined"
+	EvClusterDeferred  = "ClusterDeferred"
+	EvClusterRemoving  = "ClusterRemoving"
+	EvClusterRemoved   = "ClusterRemoved"
+)
+
+// warnings are the events people must look at.
+var warnings = map[string]bool{EvRolloutStopped: true, EvRollingBack: true, EvClusterTolerated: true, EvRolloutAbandoned: true}
+
+// emit records an event in the rollout's history and asks the agent to publish it.
+func emit(r *state.Rollout, acts *[]Action, now time.Time, event, msg string) {
+	if r != nil {
+		r.Record(now, event, msg)
+	}
+	*acts = append(*acts, Action{Kind: ActEvent, Event: event, Warning: warnings[event], Reason: msg})
+}

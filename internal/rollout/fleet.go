@@ -1,0 +1,170 @@
+package rollout
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/cmp-phase/cmp-phase/internal/spec"
+	"github.com/cmp-phase/cmp-phase/internal/state"
+)
+
+// idle handles a state whose deployed revision is the plan's, with no rollout running.
+// Children that left the fleet are removed first, in reverse phase order; then children
+// that are not deployed yet (clusters that joined since, e.g. deferred late joiners) get a
+// catch-up rollout of the same revision, through every phase, gates and soaks
+// included. Members a rollout left behind on purpose (a phase smaller than its targets)
+// stay where they are.
+func idle(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action) error {
+	if remove(st, p, o, now, acts) {
+		return nil
+	}
+	catchUp := map[string]bool{}
+	for _, s := range changedSubjects(st, o) {
+		if _, deployed := slices.BinarySearch(st.Children, s.Key); !deployed && eligible(p.Phases, s) {
+			catchUp[s.Key] = true
+		}
+	}
+	if len(catchUp) == 0 {
+		return nil
+	}
+	return start(st, p, o, catchUp, now, acts)
+}
+
+// eligible reports whether any phase selects the subject: one no phase selects never takes
+// part in a rollout (and must not start catch-ups forever).
+func eligible(phases []spec.Phase, s Subject) bool {
+	for _, ph := range phases {
+		if ok, err := selects(ph, s); err == nil && ok {
+			return true
+		}
+	}
+	return false
+}
+
+// joiners applies the late-joiner policy to children not deployed yet that the running
+// rollout has not considered (a deployed cluster whose labels change mid-rollout waits for
+// the next rollout): join makes one a member of the first phase that selects it and has not
+// started (RollingSync steps: only the first step that selects it); otherwise it is
+// deferred to a catch-up rollout.
+func joiners(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action) {
+	r := st.Rollout
+	known := map[string]bool{}
+	for _, ph := range r.Phases {
+		for _, m := range ph.Members {
+			known[m] = true
+		}
+	}
+	for _, d := range r.Deferred {
+		known[d] = true
+	}
+	for _, s := range changedSubjects(st, o) {
+		_, deployed := slices.BinarySearch(st.Children, s.Key)
+		if deployed || known[s.Key] || !eligible(p.Phases, s) {
+			continue
+		}
+		if i := joinPhase(p, r, s); i >= 0 {
+			ph := &r.Phases[i]
+			at, _ := slices.BinarySearch(ph.Members, s.Key)
+			ph.Members = slices.Insert(ph.Members, at, s.Key)
+			emit(r, acts, now, EvClusterJoined, fmt.Sprintf("%s joined the rollout in phase %s (lateJoiners: join)", s.Key, ph.Name))
+			continue
+		}
+		at, _ := slices.BinarySearch(r.Deferred, s.Key)
+		r.Deferred = slices.Insert(r.Deferred, at, s.Key)
+		emit(r, acts, now, EvClusterDeferred, fmt.Sprintf("%s joined after the rollout started: deferred to a catch-up rollout once this one completes", s.Key))
+	}
+}
+
+// joinPhase is the phase a late joiner joins under policy join, or -1.
+func joinPhase(p Plan, r *state.Rollout, s Subject) int {
+	if p.LateJoiners != spec.LateJoinersJoin {
+		return -1
+	}
+	for i, sp := range p.Phases {
+		if ok, err := selects(sp, s); err != nil || !ok {
+			continue
+		}
+		if i >= r.Phase && r.Phases[i].Status == PhasePending {
+			return i
+		}
+		if sp.MatchAppLabels {
+			return -1 // a step takes a child only in the first step that selects it
+		}
+	}
+	return -1
+}
+
+// remove drives the removal of children that left the fleet (the deployed revision no
+// longer generates them), one phase group at a time in reverse phase order: the group is
+// marked Removing (the renderer stops rendering it), the agent deletes the children, and
+// when they are gone the next group starts. It reports whether a removal is under way.
+// Nothing is removed while the plan generates no child at all (an empty or unreadable
+// inventory is never a reason to delete).
+func remove(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action) bool {
+	if len(st.Removing) > 0 {
+		var still []string
+		for _, c := range st.Removing {
+			if _, live := o.Children[c]; live {
+				still = append(still, c)
+				*acts = append(*acts, Action{Kind: ActDelete, Child: c, Reason: "removed from the fleet"})
+				continue
+			}
+			forget(st, c)
+			emit(st.Rollout, acts, now, EvClusterRemoved, c+" removed")
+		}
+		if st.Removing = still; len(still) > 0 {
+			return true
+		}
+	}
+	if len(o.Subjects) == 0 {
+		return false
+	}
+	group := leavingGroup(st, p, o)
+	if len(group) == 0 {
+		return false
+	}
+	st.Removing = group
+	for _, c := range group {
+		*acts = append(*acts, Action{Kind: ActDelete, Child: c, Reason: "removed from the fleet"})
+	}
+	emit(st.Rollout, acts, now, EvClusterRemoving, "removing "+describe(group)+": the deployed revision no longer generates them")
+	return true
+}
+
+// leavingGroup is the latest phase's group of the deployed children the deployed revision
+// no longer generates. A child's phase is the one the last rollout admitted it in; a child
+// it did not admit counts as in the last phase (removed first).
+func leavingGroup(st *state.State, p Plan, o Observed) []string {
+	generated := map[string]bool{}
+	for _, s := range o.Subjects {
+		generated[s.Key] = true
+	}
+	index := map[string]int{}
+	for i, ph := range p.Phases {
+		index[ph.Name] = i
+	}
+	phaseOf := st.Rollout.AdmittedPhases()
+	groups := map[int][]string{}
+	latest := -1
+	for _, c := range st.Children {
+		if generated[c] || st.Pinned[c] != "" {
+			continue
+		}
+		i, ok := index[phaseOf[c]]
+		if !ok {
+			i = len(p.Phases)
+		}
+		groups[i] = append(groups[i], c)
+		latest = max(latest, i)
+	}
+	return groups[latest]
+}
+
+// forget drops a removed child from the state.
+func forget(st *state.State, c string) {
+	if i, found := slices.BinarySearch(st.Children, c); found {
+		st.Children = slices.Delete(st.Children, i, i+1)
+	}
+	delete(st.Pinned, c)
+}

@@ -1,0 +1,248 @@
+package rollout
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/cmp-phase/cmp-phase/internal/spec"
+	"github.com/cmp-phase/cmp-phase/internal/state"
+)
+
+// events are the names of the Event actions, in order.
+func events(acts []Action) []string {
+	var out []string
+	for _, a := range acts {
+		if a.Kind == ActEvent {
+			out = append(out, a.Event)
+		}
+	}
+	return out
+}
+
+// join adds a cluster to the fleet whose child would change (a new cluster: no child yet).
+func (w *world) join(key, env string) {
+	w.obs.Subjects = append(w.obs.Subjects, subject(key, env))
+	w.obs.Changed[key] = true
+	delete(w.obs.Children, key)
+}
+
+// leave takes a cluster out of the fleet: the plan no longer generates its child.
+func (w *world) leave(key string) {
+	w.obs.Subjects = slices.DeleteFunc(w.obs.Subjects, func(s Subject) bool { return s.Key == key })
+	delete(w.obs.Changed, key)
+}
+
+// finish settles the rollout's admitted children on rev at every step until it is terminal.
+func (w *world) finish(t *testing.T, from int, rev string) int {
+	t.Helper()
+	s := from
+	if w.st.Rollout == nil {
+		w.step(t, s)
+	}
+	for ; !w.st.Rollout.Status.IsTerminal() && s < from+2000; s += 100 {
+		w.syncs(s, rev, w.admitted()...)
+		w.step(t, s+10)
+		for k, o := range w.obs.Changed { // completed children run the deployed revision
+			if o && w.st.Rollout.Status == StatusCompleted && slices.Contains(w.admitted(), k) {
+				w.obs.Changed[k] = false
+			}
+		}
+	}
+	return s
+}
+
+func TestAProgressDeadlineErrorsMembersStillWaitingAndStopsTheRollout(t *testing.T) {
+	phases := threePhases()
+	phases[0].ProgressDeadline = 5 * time.Minute
+	w := newWorld(phases...)
+	acts := w.step(t, 0)
+	if !slices.ContainsFunc(acts, func(a Action) bool { return a.Kind == ActRequeue && a.At.Equal(at(300)) }) {
+		t.Fatalf("the deadline is a requeue, not a sleep: %v", acts)
+	}
+	w.syncs(5, "r2", "dev-1") // dev-2 never syncs
+	w.step(t, 299)
+	if w.st.Rollout.Status != StatusProgressing {
+		t.Fatal("stopped before the deadline")
+	}
+	w.step(t, 300)
+	r := w.st.Rollout
+	if r.Status != StatusStopped || r.Phases[0].Status != PhaseErrored || r.Phases[0].Clusters["dev-2"].Status != ClusterErrored {
+		t.Fatalf("a member that never settled is Errored, not Failed: %+v", r)
+	}
+	if r.Phases[0].Clusters["dev-1"].Status != ClusterDone {
+		t.Fatalf("dev-1 settled in time: %+v", r.Phases[0].Clusters)
+	}
+}
+
+func TestMaxFailuresToleratesThatManyFailuresAndReportsEachOnce(t *testing.T) {
+	phases := threePhases()
+	phases[0].MaxFailures = 1
+	w := newWorld(phases...)
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1", "dev-2")
+	o := w.obs.Children["dev-2"]
+	o.Health = "Degraded"
+	w.obs.Children["dev-2"] = o
+	acts := w.step(t, 10)
+	if w.st.Rollout.Phase != 1 || w.st.Rollout.Phases[0].Clusters["dev-2"].Status != ClusterFailed {
+		t.Fatalf("one failure within maxFailures 1: the phase succeeds and reports it: %+v", w.st.Rollout.Phases[0])
+	}
+	if n := slices.Index(events(acts), EvClusterTolerated); n < 0 {
+		t.Fatalf("the tolerated failure is reported: %v", events(acts))
+	}
+	w.syncs(15, "r2", "staging-1", "staging-2")
+	if acts := w.step(t, 20); slices.Contains(events(acts), EvClusterTolerated) {
+		t.Fatal("reported twice")
+	}
+}
+
+func TestOneFailureMoreThanMaxFailuresAppliesOnFailure(t *testing.T) {
+	phases := threePhases()
+	phases[0].MaxFailures = 1
+	w := newWorld(phases...)
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1", "dev-2")
+	for _, k := range []string{"dev-1", "dev-2"} {
+		o := w.obs.Children[k]
+		o.OperationPhase, o.OperationMessage = "Failed", "hook failed"
+		w.obs.Children[k] = o
+	}
+	w.step(t, 10)
+	if r := w.st.Rollout; r.Status != StatusStopped || r.Phases[0].Status != PhaseFailed {
+		t.Fatalf("%+v", r)
+	}
+}
+
+func TestALateJoinerIsDeferredToACatchUpRolloutThroughEveryPhase(t *testing.T) {
+	w := newWorld(threePhases()...)
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1", "dev-2")
+	w.step(t, 10) // staging admitted
+	w.join("dev-3", "dev")
+	acts := w.step(t, 11)
+	if !slices.Equal(w.st.Rollout.Deferred, []string{"dev-3"}) || !slices.Contains(events(acts), EvClusterDeferred) {
+		t.Fatalf("deferred %v, events %v", w.st.Rollout.Deferred, events(acts))
+	}
+	if slices.Contains(w.admitted(), "dev-3") {
+		t.Fatal("a deferred joiner is not admitted by the running rollout")
+	}
+	s := w.finish(t, 20, "r2")
+	if w.st.Deployed != "r2" || w.st.Rollout.Status != StatusCompleted {
+		t.Fatalf("%+v", w.st.Rollout)
+	}
+	// Idle on r2: the joiner gets its own rollout of r2, starting at dev.
+	w.step(t, s+100)
+	r := w.st.Rollout
+	if r.Revision != "r2" || r.Status != StatusProgressing || !slices.Equal(r.Phases[0].Admitted, []string{"dev-3"}) || len(r.Phases[2].Members) != 0 {
+		t.Fatalf("catch-up rollout: %+v", r)
+	}
+	w.finish(t, s+200, "r2")
+	if r := w.st.Rollout; r.Status != StatusCompleted || w.st.Pinned["dev-3"] != "" || !slices.Contains(w.st.Children, "dev-3") {
+		t.Fatalf("the joiner is deployed: %+v %v", r, w.st.Children)
+	}
+	w.obs.Changed["dev-3"] = false
+	before := w.st
+	if w.step(t, s+5000); w.st != before {
+		t.Fatalf("a completed catch-up starts nothing more: %+v", w.st.Rollout)
+	}
+}
+
+func TestALateJoinerJoinsTheFirstPhaseNotStartedThatSelectsIt(t *testing.T) {
+	w := newWorld(threePhases()...)
+	w.plan.LateJoiners = spec.LateJoinersJoin
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1", "dev-2")
+	w.step(t, 10) // staging started
+	w.join("prod-3", "prod")
+	w.join("dev-3", "dev") // dev has started: deferred
+	acts := w.step(t, 11)
+	r := w.st.Rollout
+	if !slices.Equal(r.Phases[2].Members, []string{"prod-1", "prod-2", "prod-3"}) || !slices.Equal(r.Deferred, []string{"dev-3"}) {
+		t.Fatalf("prod members %v, deferred %v", r.Phases[2].Members, r.Deferred)
+	}
+	if !slices.Contains(events(acts), EvClusterJoined) {
+		t.Fatalf("events %v", events(acts))
+	}
+}
+
+func TestAClusterNoPhaseSelectsNeverStartsACatchUp(t *testing.T) {
+	w := newWorld(threePhases()...)
+	w.finish(t, 0, "r2")
+	w.join("lab-1", "lab")
+	before := w.st
+	if w.step(t, 9000); w.st != before {
+		t.Fatalf("started %+v", w.st.Rollout)
+	}
+}
+
+func TestClustersThatLeaveAreRemovedInReversePhaseOrder(t *testing.T) {
+	w := newWorld(threePhases()...)
+	s := w.finish(t, 0, "r2")
+	w.leave("dev-2")
+	w.leave("prod-1")
+	w.leave("prod-2") // left behind on r1 by the 50% phase: pinned, so its own revision decides
+	acts := w.step(t, s+10)
+	if !slices.Equal(w.st.Removing, []string{"prod-1"}) || !slices.ContainsFunc(acts, func(a Action) bool { return a.Kind == ActDelete && a.Child == "prod-1" }) {
+		t.Fatalf("prod first: removing %v, acts %v", w.st.Removing, acts)
+	}
+	if slices.ContainsFunc(acts, func(a Action) bool { return a.Kind == ActDelete && a.Child == "dev-2" }) {
+		t.Fatal("dev waits for prod")
+	}
+	w.step(t, s+20) // prod-1 still live: still removing, dev-2 untouched
+	if !slices.Equal(w.st.Removing, []string{"prod-1"}) {
+		t.Fatalf("removing %v", w.st.Removing)
+	}
+	delete(w.obs.Children, "prod-1")
+	w.step(t, s+30)
+	if slices.Contains(w.st.Children, "prod-1") || !slices.Equal(w.st.Removing, []string{"dev-2"}) {
+		t.Fatalf("children %v removing %v", w.st.Children, w.st.Removing)
+	}
+	delete(w.obs.Children, "dev-2")
+	w.step(t, s+40)
+	if len(w.st.Removing) != 0 || fmt.Sprint(w.st.Children) != "[dev-1 prod-2 staging-1 staging-2]" {
+		t.Fatalf("children %v removing %v", w.st.Children, w.st.Removing)
+	}
+}
+
+func TestAnEmptyFleetNeverRemovesAnything(t *testing.T) {
+	w := newWorld(threePhases()...)
+	s := w.finish(t, 0, "r2")
+	w.obs.Subjects = nil // the inventory came back empty
+	before := w.st
+	if w.step(t, s+10); w.st != before || len(w.st.Removing) != 0 {
+		t.Fatalf("removing %v", w.st.Removing)
+	}
+}
+
+func TestTheHistoryRecordsEveryTransitionOnceInOrder(t *testing.T) {
+	w := newWorld(threePhases()...)
+	w.finish(t, 0, "r2")
+	var got []string
+	for _, e := range w.st.Rollout.History {
+		got = append(got, e.Event)
+	}
+	want := []string{EvRolloutStarted, EvPhaseStarted, EvPhaseSucceeded, EvPhaseStarted, EvPhaseSoaking, EvPhaseSucceeded,
+		EvPhaseStarted, EvPhaseSucceeded, EvRolloutCompleted}
+	if !slices.Equal(got, want) {
+		t.Fatalf("history\n got %v\nwant %v", got, want)
+	}
+}
+
+func TestStatusesKnowWhenTheyAreTerminal(t *testing.T) {
+	for s, want := range map[state.RolloutStatus]bool{StatusProgressing: false, StatusRollingBack: false, StatusCompleted: true,
+		StatusStopped: true, StatusAbandoned: true, StatusRolledBack: true} {
+		if s.IsTerminal() != want {
+			t.Errorf("%s.IsTerminal() = %v", s, !want)
+		}
+	}
+	for s, want := range map[state.ClusterStatus]bool{ClusterWaiting: false, ClusterDone: true, ClusterFailed: true, ClusterErrored: true, state.ClusterReturning: false} {
+		if s.IsTerminal() != want {
+			t.Errorf("%s.IsTerminal() = %v", s, !want)
+		}
+	}
+	if !ClusterErrored.Failure() || ClusterDone.Failure() || !PhaseErrored.IsTerminal() || PhaseSoaking.IsTerminal() {
+		t.Error("failure and phase terminality")
+	}
+}

@@ -1,0 +1,82 @@
+package state
+
+import "time"
+
+// RolloutStatus is where a rollout stands.
+type RolloutStatus string
+
+// Rollout statuses.
+const (
+	RolloutProgressing RolloutStatus = "Progressing"
+	RolloutCompleted   RolloutStatus = "Completed"   // its revision is the deployed one
+	RolloutStopped     RolloutStatus = "Stopped"     // a phase failed or errored under onFailure: stop
+	RolloutAbandoned   RolloutStatus = "Abandoned"   // a newer revision replaced it; nobody moved
+	RolloutRollingBack RolloutStatus = "RollingBack" // returning admitted children, latest phase first
+	RolloutRolledBack  RolloutStatus = "RolledBack"  // every admitted child runs what it ran before
+)
+
+// IsTerminal reports whether the rollout can no longer move by itself.
+func (s RolloutStatus) IsTerminal() bool {
+	switch s {
+	case RolloutCompleted, RolloutStopped, RolloutAbandoned, RolloutRolledBack:
+		return true
+	}
+	return false
+}
+
+// PhaseStatus is where one phase stands.
+type PhaseStatus string
+
+// Phase statuses. Failed means a gate said no (a sync failed, a child went Degraded);
+// Errored means we could not tell (a sync could not run, or members did not settle within
+// progressDeadline).
+const (
+	PhasePending     PhaseStatus = "Pending"
+	PhaseAdmitting   PhaseStatus = "Admitting"
+	PhaseSoaking     PhaseStatus = "Soaking"
+	PhaseSucceeded   PhaseStatus = "Succeeded"
+	PhaseFailed      PhaseStatus = "Failed"
+	PhaseErrored     PhaseStatus = "Errored"
+	PhaseRollingBack PhaseStatus = "RollingBack"
+	PhaseRolledBack  PhaseStatus = "RolledBack"
+)
+
+// IsTerminal reports whether the phase is over.
+func (s PhaseStatus) IsTerminal() bool {
+	switch s {
+	case PhaseSucceeded, PhaseFailed, PhaseErrored, PhaseRolledBack:
+		return true
+	}
+	return false
+}
+
+// ClusterStatus is where one admitted child stands; ClusterState.Reason says why.
+type ClusterStatus string
+
+// Cluster statuses.
+const (
+	ClusterWaiting   ClusterStatus = "Waiting"   // admitted, not settled yet
+	ClusterDone      ClusterStatus = "Done"      // synced the admitted spec and Healthy
+	ClusterFailed    ClusterStatus = "Failed"    // a gate said no
+	ClusterErrored   ClusterStatus = "Errored"   // we could not tell
+	ClusterReturning ClusterStatus = "Returning" // a rollback is taking it back
+)
+
+// IsTerminal reports whether the child has settled one way or the other.
+func (s ClusterStatus) IsTerminal() bool {
+	return s == ClusterDone || s == ClusterFailed || s == ClusterErrored
+}
+
+// Failure reports whether the status counts against a phase's maxFailures.
+func (s ClusterStatus) Failure() bool { return s == ClusterFailed || s == ClusterErrored }
+
+// Entry is one line of a rollout's history: what happened, when and why. Event is a
+// constant, CamelCase name (it is also the Kubernetes Event reason).
+type Entry struct {
+	At      time.Time `json:"at"`
+	Event   string    `json:"event"`
+	Message string    `json:"message"`
+}
+
+// MaxHistory bounds a rollout's history; the oldest entries go first.
+const MaxHistory = 100
