@@ -3,6 +3,7 @@ package render
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strconv"
 	"time"
 
@@ -17,6 +18,9 @@ const (
 	PlanSpecKey     = "spec.json"   // the revision (generators, template) the agent stores in state
 	PlanPhasesKey   = "phases.json" // the normalised phases, hooks and checks
 	PlanRevisionKey = "revision"    // the revision id (content hash)
+	// PlanRevisionsKey backs up the other revisions the state keeps (id → body), so the
+	// agent can rebuild a lost state from the live children's revision annotations.
+	PlanRevisionsKey = "revisions.json"
 	LabelPlan       = "cmp-phase.io/plan"
 	// AnnotationParent names the parent Application that rendered the plan (the agent bumps
 	// its PHASE_GEN).
@@ -69,8 +73,19 @@ func planDoc(in Input, body []byte, id string) ([]byte, error) {
 		return nil, fmt.Errorf("encode plan: %w", err)
 	}
 	var gen int64
+	data := map[string]string{PlanSpecKey: string(body), PlanPhasesKey: string(pb), PlanRevisionKey: id}
 	if in.State != nil {
 		gen = in.State.Generation
+		if others := maps.Clone(in.State.Revisions); len(others) > 0 {
+			delete(others, id)
+			if len(others) > 0 {
+				rb, err := json.Marshal(others)
+				if err != nil {
+					return nil, fmt.Errorf("encode plan: %w", err)
+				}
+				data[PlanRevisionsKey] = string(rb)
+			}
+		}
 	}
 	cm := map[string]any{
 		"apiVersion": "v1", "kind": "ConfigMap",
@@ -79,7 +94,7 @@ func planDoc(in Input, body []byte, id string) ([]byte, error) {
 			"labels":      map[string]string{LabelPlan: "true", LabelRollout: in.Spec.Name},
 			"annotations": map[string]string{AnnotationGeneration: strconv.FormatInt(gen, 10), AnnotationSyncOpts: DefaultSyncOptions, AnnotationParent: in.Env.AppName},
 		},
-		"data": map[string]string{PlanSpecKey: string(body), PlanPhasesKey: string(pb), PlanRevisionKey: id},
+		"data": data,
 	}
 	b, err := json.Marshal(cm)
 	if err != nil {
@@ -99,6 +114,8 @@ type Plan struct {
 	Revision  string
 	Body      []byte
 	Phases    []spec.Phase
+	// Others are the other revisions the state kept when the plan was rendered (id → body).
+	Others map[string]json.RawMessage
 	// LateJoiners is spec.LateJoinersDefer or spec.LateJoinersJoin.
 	LateJoiners string
 }
@@ -136,6 +153,11 @@ func DecodePlan(cm *corev1.ConfigMap, exprs *targets.Cache) (*Plan, error) {
 		}
 		ph.MaxFailures = d.MaxFailures
 		p.Phases = append(p.Phases, ph)
+	}
+	if b := cm.Data[PlanRevisionsKey]; b != "" {
+		if err := json.Unmarshal([]byte(b), &p.Others); err != nil {
+			return nil, fmt.Errorf("plan %s/%s %s: %w", cm.Namespace, cm.Name, PlanRevisionsKey, err)
+		}
 	}
 	p.LateJoiners = spec.LateJoinersDefer
 	if doc.LateJoiners == spec.LateJoinersJoin {

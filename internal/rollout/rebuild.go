@@ -1,0 +1,56 @@
+package rollout
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/cmp-phase/cmp-phase/internal/state"
+)
+
+// Rebuild makes a state from the live children when the state ConfigMap was lost while
+// children exist: which revision each runs comes from its revision annotation, the specs
+// from the plan (its own revision and the backup of the others). No child is moved: when
+// any child is not on the plan's revision, the revision most of those run becomes the
+// deployed one, so the plan's rollout starts again for exactly the children not on it;
+// children already on it are pinned there. The generation is after the parent's PHASE_GEN
+// (the renderer refuses a state older than the generation the parent names).
+func Rebuild(p Plan, others map[string]json.RawMessage, live map[string]string, phaseGen int64) (*state.State, error) {
+	bodies := maps.Clone(others)
+	if bodies == nil {
+		bodies = map[string]json.RawMessage{}
+	}
+	bodies[p.Revision] = p.Body
+	st := &state.State{Schema: state.Schema, Generation: phaseGen + 1, Revisions: map[string]json.RawMessage{}}
+	votes := map[string]int{}
+	for _, child := range slices.Sorted(maps.Keys(live)) {
+		rev := live[child]
+		if _, ok := bodies[rev]; !ok {
+			return nil, fmt.Errorf("rebuild state: child %s runs revision %q, whose spec neither the plan nor its backup holds (fix: restore the state ConfigMap from a backup, or delete the child so it is deployed afresh)", child, rev)
+		}
+		st.Children = append(st.Children, child)
+		st.Revisions[rev] = bodies[rev]
+		if rev != p.Revision {
+			votes[rev]++
+		}
+	}
+	st.Deployed = p.Revision
+	for rev, n := range votes {
+		if best := votes[st.Deployed]; n > best || (n == best && rev < st.Deployed) || st.Deployed == p.Revision {
+			st.Deployed = rev
+		}
+	}
+	for _, child := range st.Children {
+		if live[child] != st.Deployed {
+			if st.Pinned == nil {
+				st.Pinned = map[string]string{}
+			}
+			st.Pinned[child] = live[child]
+		}
+	}
+	if err := st.Validate(); err != nil {
+		return nil, fmt.Errorf("rebuild state: %w", err)
+	}
+	return st, nil
+}

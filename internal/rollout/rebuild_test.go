@@ -1,0 +1,42 @@
+package rollout
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestALostStateIsRebuiltFromTheLiveChildrenWithoutMovingAnyone(t *testing.T) {
+	p := Plan{Revision: "r2", Body: json.RawMessage(`{"v":2}`)}
+	others := map[string]json.RawMessage{"r1": json.RawMessage(`{"v":1}`), "r0": json.RawMessage(`{"v":0}`)}
+	live := map[string]string{"dev-1": "r2", "dev-2": "r2", "prod-1": "r1", "prod-2": "r1", "lab-1": "r0"}
+	st, err := Rebuild(p, others, live, 41)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Generation != 42 || st.Deployed != "r1" || st.Pinned["dev-1"] != "r2" || st.Pinned["lab-1"] != "r0" || st.Pinned["prod-1"] != "" {
+		t.Fatalf("%+v", st)
+	}
+	for child, rev := range live {
+		if got, _, _ := st.RevisionOf(child); got != rev {
+			t.Fatalf("%s runs %s, the rebuilt state says %s", child, rev, got)
+		}
+	}
+	if _, ok := st.Revisions["r0"]; !ok || len(st.Revisions) != 3 {
+		t.Fatalf("revisions %v", st.Revisions)
+	}
+}
+
+func TestAFleetAllOnThePlanRevisionRebuildsAsDeployed(t *testing.T) {
+	st, err := Rebuild(Plan{Revision: "r2", Body: json.RawMessage(`{}`)}, nil, map[string]string{"a": "r2", "b": "r2"}, 3)
+	if err != nil || st.Deployed != "r2" || len(st.Pinned) != 0 {
+		t.Fatalf("%+v %v", st, err)
+	}
+}
+
+func TestARevisionNobodyKeptFailsTheRebuildClosed(t *testing.T) {
+	_, err := Rebuild(Plan{Revision: "r2", Body: json.RawMessage(`{}`)}, nil, map[string]string{"a": "r2", "b": "r9"}, 3)
+	if err == nil || !strings.Contains(err.Error(), `child b runs revision "r9"`) || !strings.Contains(err.Error(), "fix:") {
+		t.Fatalf("got %v", err)
+	}
+}
