@@ -1,9 +1,9 @@
 // Command agent drives cmp-phase rollouts: it publishes the cluster inventory, runs the
-// phase engine for every plan ConfigMap the parents render, writes the state ConfigMap and
-// bumps each parent's PHASE_GEN so Argo CD re-renders it.
-//
-// This first version reconciles on a fixed interval (and at soak deadlines); informers, a
-// work queue and leader election are still to come (issue 4).
+// phase engine for every plan ConfigMap the parents render, writes the state ConfigMaps,
+// bumps each parent's PHASE_GEN so Argo CD re-renders it, and publishes Events on the
+// parents. It watches through trimmed informers, waits on deadlines through a work queue,
+// and acts only while it holds the leader Lease (one agent per repo-server replica runs by
+// default; the others stand by).
 package main
 
 import (
@@ -17,22 +17,28 @@ import (
 	"syscall"
 	"time"
 
-	argoclient "github.com/argoproj/argo-cd/v3/pkg/client/clientset/versioned"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/cmp-phase/cmp-phase/internal/agent"
-	"github.com/cmp-phase/cmp-phase/internal/kubeclient"
 	"github.com/cmp-phase/cmp-phase/internal/logging"
-	"github.com/cmp-phase/cmp-phase/internal/render"
 )
 
+// options are the agent's flags; defaults are set in parse.
 type options struct {
-	namespace  string
+	agent      agent.Options
 	kubeconfig string
-	interval   time.Duration
 	logLevel   string
+	election   election
+}
+
+// election configures leader election on a Lease.
+type election struct {
+	enabled       bool
+	lease         string
+	identity      string
+	leaseDuration time.Duration
+	renewDeadline time.Duration
+	retryPeriod   time.Duration
 }
 
 func main() {
@@ -41,90 +47,70 @@ func main() {
 	os.Exit(run(ctx, os.Args[1:], os.Stderr))
 }
 
-func run(ctx context.Context, args []string, stderr io.Writer) int {
+func parse(args []string, stderr io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.namespace, "namespace", "argocd", "namespace of the Applications, cluster Secrets and cmp-phase ConfigMaps")
+	fs.StringVar(&o.agent.Namespace, "namespace", "argocd", "namespace of the Applications, cluster Secrets and cmp-phase ConfigMaps")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig (default: in-cluster)")
-	fs.DurationVar(&o.interval, "interval", 3*time.Second, "how often to reconcile every rollout")
+	fs.DurationVar(&o.agent.Resync, "resync", 5*time.Minute, "reconcile every rollout at least this often")
+	fs.DurationVar(&o.agent.ConfirmAfter, "confirm-after", 30*time.Second, "ask again for a parent re-render not seen after this long")
+	fs.BoolVar(&o.agent.HardRefresh, "hard-refresh-fallback", true, "when asking again, also hard-refresh the parent")
+	fs.IntVar(&o.agent.Workers, "workers", 2, "rollouts reconciled at once")
+	fs.StringVar(&o.agent.Selector, "rollout-selector", "", "label selector over plan ConfigMaps: drive only these rollouts (sharding)")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.BoolVar(&o.election.enabled, "leader-elect", true, "act only while holding the leader Lease")
+	fs.StringVar(&o.election.lease, "lease-name", "cmp-phase-agent", "name of the leader Lease (in --namespace)")
+	fs.StringVar(&o.election.identity, "identity", "", "leader identity (default: hostname and a random suffix)")
+	fs.DurationVar(&o.election.leaseDuration, "lease-duration", 15*time.Second, "how long a leader's Lease lasts without renewal")
+	fs.DurationVar(&o.election.renewDeadline, "renew-deadline", 10*time.Second, "how long the leader retries renewing before it gives up")
+	fs.DurationVar(&o.election.retryPeriod, "retry-period", 2*time.Second, "how often candidates try to acquire or renew")
 	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected argument %q (fix: the agent takes flags only; see -h)", fs.Arg(0))
+	}
+	if _, err := labels.Parse(o.agent.Selector); err != nil {
+		return o, fmt.Errorf("--rollout-selector: %w (fix: e.g. cmp-phase.io/rollout=guestbook)", err)
+	}
+	if e := o.election; e.enabled && !(e.retryPeriod < e.renewDeadline && e.renewDeadline < e.leaseDuration) {
+		return o, fmt.Errorf("--retry-period < --renew-deadline < --lease-duration must hold (fix: e.g. 2s, 10s, 15s)")
+	}
+	return o, nil
+}
+
+func run(ctx context.Context, args []string, stderr io.Writer) int {
+	o, err := parse(args, stderr)
+	if err != nil {
+		if err != flag.ErrHelp {
+			fmt.Fprintln(stderr, "agent:", err)
+		}
 		return 2
 	}
-	log := logging.New(os.Stderr, logging.ParseLevel(o.logLevel))
-	a, err := newAgent(o, log)
-	if err != nil {
-		log.Error("start failed", "error", err)
+	log := logging.New(stderr, logging.ParseLevel(o.logLevel))
+	if err := start(ctx, o, log); err != nil {
+		log.Error("agent failed", "error", err)
 		return 1
 	}
-	loop(ctx, a, o.interval)
 	return 0
 }
 
-func newAgent(o options, log *slog.Logger) (*agent.Agent, error) {
-	cfg, err := kubeclient.Config(o.kubeconfig)
-	if err != nil {
-		return nil, err
-	}
-	kc, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("kube client: %w", err)
-	}
-	ac, err := argoclient.NewForConfig(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("argo client: %w", err)
-	}
-	return agent.New(kc, ac, o.namespace, log), nil
-}
-
-// loop reconciles every interval, or sooner when a rollout asked to come back earlier.
-func loop(ctx context.Context, a *agent.Agent, interval time.Duration) {
-	for {
-		wait := interval
-		if at := pass(ctx, a); !at.IsZero() && time.Until(at) < wait {
-			wait = max(time.Until(at), 0)
-		}
-		select {
-		case <-ctx.Done():
-			a.Log.Info("stopping")
-			return
-		case <-time.After(wait):
+// faults reads the test-only fault injection: CMP_PHASE_AGENT_FAULT=exit-after-write makes
+// the process exit right after every state write, exit-before-write right before the next.
+// The crash-resume test uses it; nothing else should.
+func faults(log *slog.Logger) agent.Faults {
+	exit := func(where string) func(string, int64) {
+		return func(rollout string, gen int64) {
+			log.Warn("fault injected: exiting", "where", where, "rollout", rollout, "generation", gen)
+			os.Exit(3)
 		}
 	}
-}
-
-// pass publishes the inventory and reconciles every plan once.
-func pass(ctx context.Context, a *agent.Agent) time.Time {
-	secrets, err := a.Kube.CoreV1().Secrets(a.Namespace).List(ctx, metav1.ListOptions{LabelSelector: "argocd.argoproj.io/secret-type=cluster"})
-	if err != nil {
-		a.Log.Warn("list cluster secrets failed", "error", err)
-		return time.Time{}
+	switch os.Getenv("CMP_PHASE_AGENT_FAULT") {
+	case "exit-after-write":
+		return agent.Faults{AfterWrite: exit("after write")}
+	case "exit-before-write":
+		return agent.Faults{BeforeWrite: exit("before write")}
 	}
-	ptrs := make([]*corev1.Secret, len(secrets.Items))
-	for i := range secrets.Items {
-		ptrs[i] = &secrets.Items[i]
-	}
-	inv, err := a.PublishInventory(ctx, ptrs)
-	if err != nil {
-		a.Log.Warn("publish inventory failed", "error", err)
-		return time.Time{}
-	}
-	plans, err := a.Kube.CoreV1().ConfigMaps(a.Namespace).List(ctx, metav1.ListOptions{LabelSelector: render.LabelPlan + "=true"})
-	if err != nil {
-		a.Log.Warn("list plans failed", "error", err)
-		return time.Time{}
-	}
-	var next time.Time
-	for i := range plans.Items {
-		at, err := a.Reconcile(ctx, &plans.Items[i], inv, time.Now())
-		if err != nil {
-			a.Log.Warn("reconcile failed", "plan", plans.Items[i].Name, "error", err)
-			continue
-		}
-		if !at.IsZero() && (next.IsZero() || at.Before(next)) {
-			next = at
-		}
-	}
-	return next
+	return agent.Faults{}
 }

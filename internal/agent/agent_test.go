@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/cmp-phase/cmp-phase/internal/render"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 )
 
@@ -74,5 +75,75 @@ func TestInventoryNeverCarriesCredentials(t *testing.T) {
 		if strings.Contains(string(b), secret) {
 			t.Fatalf("the inventory carries %q: %s", secret, b)
 		}
+	}
+}
+
+func TestNeedsSyncOnlyForAdmittedChildrenThatDoNotSyncThemselves(t *testing.T) {
+	admitted := time.Date(2026, 11, 22, 10, 0, 10, 0, time.UTC)
+	outOfSync := func() *v1alpha1.Application {
+		a := liveChild()
+		a.Status.Sync.Status = v1alpha1.SyncStatusCodeOutOfSync
+		started := metav1.NewTime(admitted.Add(-time.Hour))
+		a.Status.OperationState.StartedAt = started
+		return a
+	}
+	cases := map[string]struct {
+		change func(*v1alpha1.Application)
+		want   bool
+	}{
+		"an OutOfSync child without automated sync is synced by the agent": {func(*v1alpha1.Application) {}, true},
+		"a child with automated sync syncs itself": {func(a *v1alpha1.Application) {
+			a.Spec.SyncPolicy = &v1alpha1.SyncPolicy{Automated: &v1alpha1.SyncPolicyAutomated{}}
+		}, false},
+		"an operation already present is never replaced": {func(a *v1alpha1.Application) { a.Operation = &v1alpha1.Operation{} }, false},
+		"a sync started since admission is not started again": {func(a *v1alpha1.Application) {
+			a.Status.OperationState.StartedAt = metav1.NewTime(admitted.Add(time.Second))
+		}, false},
+		"a child still on the old revision waits for the parent": {func(a *v1alpha1.Application) { a.Annotations[render.AnnotationRevision] = "r1" }, false},
+		"a comparison of the old spec is not a reason to sync":   {func(a *v1alpha1.Application) { a.Status.Sync.ComparedTo.Source.Path = "v1" }, false},
+		"a Synced child needs nothing":                           {func(a *v1alpha1.Application) { a.Status.Sync.Status = v1alpha1.SyncStatusCodeSynced }, false},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			a := outOfSync()
+			c.change(a)
+			if got := NeedsSync(a, "r2", admitted); got != c.want {
+				t.Fatalf("NeedsSync = %v", got)
+			}
+		})
+	}
+}
+
+func TestTheCachesNeverHoldCredentialsOrBulk(t *testing.T) {
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "c", ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl"}},
+		Annotations: map[string]string{corev1.LastAppliedConfigAnnotation: "{config}", "team": "a"}},
+		Data: map[string][]byte{"name": []byte("dev"), "server": []byte("https://x"), "config": []byte(`{"bearerToken":"s3cr3t"}`)}}
+	out, _ := trimSecret(s)
+	got := out.(*corev1.Secret)
+	if _, ok := got.Data["config"]; ok || got.ManagedFields != nil || got.Annotations[corev1.LastAppliedConfigAnnotation] != "" || got.Annotations["team"] != "a" {
+		t.Fatalf("%+v", got)
+	}
+	app := liveChild()
+	app.Status.Resources = []v1alpha1.ResourceStatus{{Name: "big"}}
+	app.Status.History = v1alpha1.RevisionHistories{{ID: 1}}
+	app.Status.OperationState.SyncResult = &v1alpha1.SyncOperationResult{Resources: v1alpha1.ResourceResults{{Name: "big"}}}
+	trimmed, _ := trimApp(app)
+	if a := trimmed.(*v1alpha1.Application); a.Status.Resources != nil || a.Status.History != nil || a.Status.OperationState.SyncResult.Resources != nil {
+		t.Fatalf("%+v", a.Status)
+	}
+	if o := Observe(trimmed.(*v1alpha1.Application)); o.Health != "Healthy" || o.OperationPhase != "Succeeded" {
+		t.Fatalf("trimming lost what the engine reads: %+v", o)
+	}
+}
+
+func TestPhaseGenReadsTheParentsPluginEnv(t *testing.T) {
+	p := &v1alpha1.Application{Spec: v1alpha1.ApplicationSpec{Source: &v1alpha1.ApplicationSource{Plugin: &v1alpha1.ApplicationSourcePlugin{
+		Env: v1alpha1.Env{{Name: "OTHER", Value: "9"}, {Name: PhaseGenEnv, Value: "42"}}}}}}
+	if PhaseGen(p) != 42 {
+		t.Fatal(PhaseGen(p))
+	}
+	p.Spec.Source.Plugin.Env[1].Value = "-3"
+	if PhaseGen(p) != 0 {
+		t.Fatal("a negative generation reads as none")
 	}
 }

@@ -1,135 +1,134 @@
 package agent
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"log/slog"
 	"time"
 
-	argoclient "github.com/argoproj/argo-cd/v3/pkg/client/clientset/versioned"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/cmp-phase/cmp-phase/internal/inputs"
-	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/render"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
-	"github.com/cmp-phase/cmp-phase/internal/targets"
 )
 
-// Agent drives the rollouts of one namespace: Applications, cluster Secrets and cmp-phase's
-// ConfigMaps all live there.
-type Agent struct {
-	Kube      kubernetes.Interface
-	Argo      argoclient.Interface
-	Namespace string
-	Log       *slog.Logger
-	renderer  *render.Renderer
-	exprs     *targets.Cache
+// pass is what one reconcile of a rollout read: its plan, parent and live children.
+type pass struct {
+	plan     *render.Plan
+	parent   *v1alpha1.Application // nil when missing
+	phaseGen int64
+	planGen  int64 // the state generation the last render of the parent saw
+	children map[string]*v1alpha1.Application
+	observed map[string]rollout.Observation
 }
 
-// New makes an agent.
-func New(kube kubernetes.Interface, argo argoclient.Interface, ns string, log *slog.Logger) *Agent {
-	return &Agent{Kube: kube, Argo: argo, Namespace: ns, Log: log, renderer: render.New(64), exprs: targets.NewCache(1024)}
-}
-
-// PublishInventory writes the inventory ConfigMap from the cluster Secrets when it changed.
-func (a *Agent) PublishInventory(ctx context.Context, secrets []*corev1.Secret) (*inventory.Inventory, error) {
-	inv := Inventory(secrets)
-	b, err := inv.Encode()
-	if err != nil {
-		return nil, err
-	}
-	cms := a.Kube.CoreV1().ConfigMaps(a.Namespace)
-	cur, err := cms.Get(ctx, inputs.InventoryConfigMap, metav1.GetOptions{})
-	switch {
-	case err == nil && bytes.Equal([]byte(cur.Data[inventory.Key]), b):
-		return inv, nil
-	case err == nil:
-		cur.Data = map[string]string{inventory.Key: string(b)}
-		_, err = cms.Update(ctx, cur, metav1.UpdateOptions{})
-	default:
-		_, err = cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: inputs.InventoryConfigMap, Namespace: a.Namespace},
-			Data: map[string]string{inventory.Key: string(b)}}, metav1.CreateOptions{})
-	}
-	if err != nil {
-		return nil, fmt.Errorf("publish inventory: %w", err)
-	}
-	a.Log.Info("inventory published", "clusters", len(inv.Clusters))
-	return inv, nil
-}
-
-// Reconcile runs one engine step for the rollout of a plan ConfigMap: observe the children,
-// decide (re-deciding on a write conflict), write the state, point the parent at it. It
-// returns when to come back at the latest (zero: on the next event or resync).
-func (a *Agent) Reconcile(ctx context.Context, planCM *corev1.ConfigMap, inv *inventory.Inventory, now time.Time) (time.Time, error) {
-	plan, err := render.DecodePlan(planCM, a.exprs)
-	if err != nil {
+// Reconcile runs one engine step for a rollout: observe (from the caches), decide
+// (re-deciding on a write conflict), write the state, then do what the engine asked: make
+// the parent re-render, publish Events, delete removed children, start syncs. It returns
+// when to come back at the latest (zero: on the next watch event or resync).
+func (a *Agent) Reconcile(ctx context.Context, name string) (time.Time, error) {
+	p, err := a.read(name)
+	if err != nil || p == nil {
 		return time.Time{}, err
 	}
-	children, err := a.observeChildren(ctx, plan.Rollout)
-	if err != nil {
-		return time.Time{}, err
-	}
-	sp := &spec.Spec{Name: plan.Rollout, Namespace: plan.Namespace}
+	now := a.now()
 	var acts []rollout.Action
-	store := &state.Store{ConfigMaps: a.Kube.CoreV1(), Namespace: a.Namespace, Name: inputs.StateConfigMap(plan.Rollout)}
+	rebuilt := false
+	store := &state.Store{ConfigMaps: a.kube.CoreV1(), Namespace: a.opts.Namespace, Name: inputs.StateConfigMap(name)}
 	next, wrote, err := store.Update(ctx, func(cur *state.State) (*state.State, error) {
-		in := render.Input{Spec: sp, Inventory: inv, State: cur}
-		subjects, err := a.renderer.Subjects(plan.Rollout, plan.Revision, plan.Body, inv)
-		if err != nil {
-			return nil, err
+		n, as, rb, err := a.decide(p, cur, now)
+		acts, rebuilt = as, rb
+		if err == nil && n != cur && a.faults.BeforeWrite != nil {
+			a.faults.BeforeWrite(name, n.Generation)
 		}
-		changed, err := a.renderer.Changed(in, plan.Revision, plan.Body, subjects)
-		if err != nil {
-			return nil, err
-		}
-		n, as, err := rollout.Step(rollout.Plan{Revision: plan.Revision, Body: plan.Body, Phases: plan.Phases}, cur,
-			rollout.Observed{Subjects: subjects, Changed: changed, Children: children}, now)
-		acts = as
 		return n, err
 	})
 	if err != nil {
+		a.warn(p, "StateWriteFailed", err.Error())
 		return time.Time{}, err
 	}
-	var requeue time.Time
-	rerender := false
-	for _, act := range acts {
-		switch act.Kind {
-		case rollout.ActRerender:
-			rerender = true
-		case rollout.ActEvent:
-			a.Log.Info("rollout event", "rollout", plan.Rollout, "message", act.Reason)
-		case rollout.ActRequeue:
-			if requeue.IsZero() || act.At.Before(requeue) {
-				requeue = act.At
-			}
+	if wrote {
+		a.log.Info("state written", "rollout", name, "generation", next.Generation, "view", next.ViewGeneration)
+		if rebuilt {
+			a.warn(p, "StateRebuilt", fmt.Sprintf("state ConfigMap %s was missing: rebuilt at generation %d from the live children's revision annotations", store.Name, next.Generation))
+		}
+		if a.faults.AfterWrite != nil {
+			a.faults.AfterWrite(name, next.Generation)
 		}
 	}
-	if wrote && rerender && plan.Parent != "" {
-		if err := SetPhaseGen(ctx, a.Argo, a.Namespace, plan.Parent, next.Generation); err != nil {
-			return requeue, err
-		}
-		a.Log.Info("state written", "rollout", plan.Rollout, "generation", next.Generation, "parent", plan.Parent)
-	}
-	return requeue, nil
+	a.publishEvents(p, acts)
+	return a.act(ctx, p, next, acts)
 }
 
-// observeChildren reads the rollout's live child Applications.
-func (a *Agent) observeChildren(ctx context.Context, rolloutName string) (map[string]rollout.Observation, error) {
-	sel := labels.SelectorFromSet(labels.Set{render.LabelRollout: rolloutName}).String()
-	list, err := a.Argo.ArgoprojV1alpha1().Applications(a.Namespace).List(ctx, metav1.ListOptions{LabelSelector: sel})
+// read gathers a rollout's plan, parent and children from the caches; nil when the rollout
+// has no plan (any more).
+func (a *Agent) read(name string) (*pass, error) {
+	cm, err := a.caches.plans.Get(render.PlanName(name))
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
 	if err != nil {
-		return nil, fmt.Errorf("list children of %s: %w", rolloutName, err)
+		return nil, fmt.Errorf("read plan of %s: %w", name, err)
 	}
-	out := make(map[string]rollout.Observation, len(list.Items))
-	for i := range list.Items {
-		out[list.Items[i].Name] = Observe(&list.Items[i])
+	plan, err := render.DecodePlan(cm, a.exprs)
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	p := &pass{plan: plan, planGen: generationOf(cm.Annotations[render.AnnotationGeneration]),
+		children: map[string]*v1alpha1.Application{}, observed: map[string]rollout.Observation{}}
+	if plan.Parent != "" {
+		a.parents.set(plan.Parent, name)
+		if parent, err := a.caches.apps.Get(plan.Parent); err == nil {
+			p.parent, p.phaseGen = parent, PhaseGen(parent)
+		}
+	}
+	apps, err := a.caches.apps.List(labels.SelectorFromSet(labels.Set{render.LabelRollout: name}))
+	if err != nil {
+		return nil, fmt.Errorf("list children of %s: %w", name, err)
+	}
+	for _, app := range apps {
+		p.children[app.Name], p.observed[app.Name] = app, Observe(app)
+	}
+	return p, nil
+}
+
+// decide is the pure part of a reconcile, given what was read: rebuild a lost state when
+// children exist, then step the engine.
+func (a *Agent) decide(p *pass, cur *state.State, now time.Time) (*state.State, []rollout.Action, bool, error) {
+	inv := a.inventory()
+	if inv == nil {
+		return nil, nil, false, fmt.Errorf("the cluster inventory is not published yet")
+	}
+	plan := rollout.Plan{Revision: p.plan.Revision, Body: p.plan.Body, Phases: p.plan.Phases, LateJoiners: p.plan.LateJoiners}
+	base, rebuilt := cur, false
+	if cur == nil && (p.phaseGen > 0 || len(p.children) > 0) {
+		live := map[string]string{}
+		for name, o := range p.observed {
+			live[name] = o.Revision
+		}
+		st, err := rollout.Rebuild(plan, p.plan.Others, live, p.phaseGen)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		st.ViewGeneration = st.Generation // the renderer needs it: PHASE_GEN names a state it cannot see
+		base, rebuilt = st, true
+	}
+	sp := &spec.Spec{Name: p.plan.Rollout, Namespace: p.plan.Namespace}
+	subjects, err := a.renderer.Subjects(p.plan.Rollout, p.plan.Revision, p.plan.Body, inv)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	changed, err := a.renderer.Changed(render.Input{Spec: sp, Inventory: inv, State: base}, p.plan.Revision, p.plan.Body, subjects)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	n, acts, err := rollout.Step(plan, base, rollout.Observed{Subjects: subjects, Changed: changed, Children: p.observed}, now)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	return n, acts, rebuilt, nil
 }

@@ -21,6 +21,12 @@ const InventoryConfigMap = "cmp-phase-inventory"
 // StateConfigMap is the name of a rollout's state ConfigMap.
 func StateConfigMap(rollout string) string { return rollout + "-state" }
 
+// RolloutOfState is the rollout a state ConfigMap name belongs to.
+func RolloutOfState(name string) (string, bool) {
+	r, ok := strings.CutSuffix(name, "-state")
+	return r, ok && r != ""
+}
+
 // maxFile bounds files read here.
 const maxFile = 8 << 20
 

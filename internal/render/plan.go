@@ -21,7 +21,7 @@ const (
 	// PlanRevisionsKey backs up the other revisions the state keeps (id → body), so the
 	// agent can rebuild a lost state from the live children's revision annotations.
 	PlanRevisionsKey = "revisions.json"
-	LabelPlan       = "cmp-phase.io/plan"
+	LabelPlan        = "cmp-phase.io/plan"
 	// AnnotationParent names the parent Application that rendered the plan (the agent bumps
 	// its PHASE_GEN).
 	AnnotationParent = "cmp-phase.io/parent"

@@ -107,6 +107,7 @@ func Step(p Plan, cur *state.State, o Observed, now time.Time) (*state.State, []
 	}
 	st.Generation++
 	if !reflect.DeepEqual(renderView(cur), renderView(st)) {
+		st.ViewGeneration = st.Generation
 		acts = append(acts, Action{Kind: ActRerender, Reason: fmt.Sprintf("state generation %d", st.Generation)})
 	}
 	return st, acts, nil

@@ -12,9 +12,12 @@ const Schema = 1
 
 // State is the decoded rollout state.
 type State struct {
-	Schema     int                        `json:"schema"`
-	Generation int64                      `json:"generation"`
-	Revisions  map[string]json.RawMessage `json:"revisions,omitempty"` // id → spec.Revision JSON
+	Schema     int   `json:"schema"`
+	Generation int64 `json:"generation"`
+	// ViewGeneration is the generation of the last change the renderer's output depends on:
+	// the parent's PHASE_GEN must name at least this one (status-only writes do not move it).
+	ViewGeneration int64                      `json:"viewGeneration,omitempty"`
+	Revisions      map[string]json.RawMessage `json:"revisions,omitempty"` // id → spec.Revision JSON
 	// Deployed is the revision every deployed child runs unless Pinned says otherwise.
 	Deployed string `json:"deployed,omitempty"`
 	// Children are the deployed children's keys (Application names), sorted.

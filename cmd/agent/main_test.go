@@ -1,0 +1,35 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestFlagsHaveDefaultsAndBadOnesSayWhatToDo(t *testing.T) {
+	o, err := parse(nil, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.agent.Namespace != "argocd" || !o.election.enabled || o.election.leaseDuration != 15*time.Second || !o.agent.HardRefresh {
+		t.Fatalf("%+v", o)
+	}
+	for name, c := range map[string]struct {
+		args []string
+		want string
+	}{
+		"a selector that does not parse": {[]string{"--rollout-selector", "a in (b"}, "--rollout-selector"},
+		"election timings out of order":  {[]string{"--renew-deadline", "20s"}, "--retry-period < --renew-deadline < --lease-duration"},
+		"a stray argument":               {[]string{"serve"}, `unexpected argument "serve"`},
+		"an unknown flag":                {[]string{"--interval", "1s"}, "flag provided but not defined"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var stderr bytes.Buffer
+			_, err := parse(c.args, &stderr)
+			if err == nil || !strings.Contains(err.Error()+stderr.String(), c.want) {
+				t.Fatalf("got %v %s, want %q", err, stderr.String(), c.want)
+			}
+		})
+	}
+}

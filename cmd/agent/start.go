@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync/atomic"
+
+	argoclient "github.com/argoproj/argo-cd/v3/pkg/client/clientset/versioned"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilrand "k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/tools/leaderelection"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/client-go/tools/record"
+
+	"github.com/cmp-phase/cmp-phase/internal/agent"
+	"github.com/cmp-phase/cmp-phase/internal/kubeclient"
+)
+
+var errLostLease = errors.New("lost the leader Lease (the process exits so that a fresh start stands for election again)")
+
+// start connects, then runs the agent: under leader election, or at once without it.
+func start(ctx context.Context, o options, log *slog.Logger) error {
+	cfg, err := kubeclient.Config(o.kubeconfig)
+	if err != nil {
+		return err
+	}
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("kube client: %w", err)
+	}
+	argo, err := argoclient.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("argo client: %w", err)
+	}
+	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
+	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: kube.CoreV1().Events(o.agent.Namespace)})
+	defer broadcaster.Shutdown()
+	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "cmp-phase-agent"})
+	a := agent.New(kube, argo, o.agent, log, recorder, faults(log))
+	if !o.election.enabled {
+		return a.Run(ctx)
+	}
+	return lead(ctx, o, kube, recorder, log, a.Run)
+}
+
+// lead runs work while this process holds the Lease. Losing it ends the process (with an
+// error) rather than risking two writers; a cancelled ctx releases the Lease at once.
+func lead(ctx context.Context, o options, kube kubernetes.Interface, rec record.EventRecorder, log *slog.Logger, work func(context.Context) error) error {
+	id := o.election.identity
+	if id == "" {
+		host, _ := os.Hostname()
+		id = host + "_" + utilrand.String(8)
+	}
+	lock := &resourcelock.LeaseLock{
+		LeaseMeta:  metav1.ObjectMeta{Name: o.election.lease, Namespace: o.agent.Namespace},
+		Client:     kube.CoordinationV1(),
+		LockConfig: resourcelock.ResourceLockConfig{Identity: id, EventRecorder: rec},
+	}
+	var workErr error
+	var led atomic.Bool
+	done := make(chan struct{})
+	le, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
+		Lock: lock, ReleaseOnCancel: true, Name: o.election.lease,
+		LeaseDuration: o.election.leaseDuration, RenewDeadline: o.election.renewDeadline, RetryPeriod: o.election.retryPeriod,
+		Callbacks: leaderelection.LeaderCallbacks{
+			OnStartedLeading: func(ctx context.Context) {
+				led.Store(true)
+				defer close(done)
+				log.Info("leading", "identity", id, "lease", o.election.lease)
+				workErr = work(ctx)
+			},
+			OnStoppedLeading: func() { log.Info("not leading", "identity", id) },
+			OnNewLeader: func(leader string) {
+				if leader != id {
+					log.Info("standing by", "leader", leader)
+				}
+			},
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("leader election: %w", err)
+	}
+	log.Info("standing for election", "identity", id, "lease", o.election.lease)
+	le.Run(ctx) // returns when ctx ends or the Lease is lost; the work's ctx ends with it
+	if !led.Load() {
+		return nil // stopped before ever leading
+	}
+	<-done
+	if workErr != nil {
+		return workErr
+	}
+	if ctx.Err() == nil {
+		return errLostLease
+	}
+	return nil
+}

@@ -1,0 +1,169 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/cmp-phase/cmp-phase/internal/rollout"
+	"github.com/cmp-phase/cmp-phase/internal/state"
+)
+
+// act does the I/O the engine asked for, after the state was written: the parent must name
+// a generation at least the last render-relevant one; until the parent's render of it has
+// arrived (the plan's generation annotation) nothing else happens, and the re-render is
+// asked for again after ConfirmAfter (with a hard refresh when configured). Then decided
+// removals are carried out and admitted children that do not sync themselves are synced.
+func (a *Agent) act(ctx context.Context, p *pass, st *state.State, acts []rollout.Action) (time.Time, error) {
+	var requeue time.Time
+	for _, act := range acts {
+		if act.Kind == rollout.ActRequeue && (requeue.IsZero() || act.At.Before(requeue)) {
+			requeue = act.At
+		}
+	}
+	if st == nil || p.plan.Parent == "" {
+		return requeue, nil
+	}
+	name, now := p.plan.Rollout, a.now()
+	if p.phaseGen < st.ViewGeneration {
+		if err := SetPhaseGen(ctx, a.argo, a.opts.Namespace, p.plan.Parent, st.Generation); err != nil {
+			return requeue, err
+		}
+		a.setAsked(name, now)
+		a.log.Info("re-render requested", "rollout", name, "parent", p.plan.Parent, "generation", st.Generation)
+		return earliest(requeue, now.Add(a.opts.ConfirmAfter)), nil
+	}
+	if p.planGen < st.ViewGeneration {
+		asked := a.askedAt(name, now)
+		if !now.Before(asked.Add(a.opts.ConfirmAfter)) {
+			if err := a.askAgain(ctx, p, st); err != nil {
+				return requeue, err
+			}
+			asked = now
+			a.setAsked(name, now)
+		}
+		return earliest(requeue, asked.Add(a.opts.ConfirmAfter)), nil
+	}
+	for _, act := range acts {
+		if act.Kind == rollout.ActDelete {
+			if err := a.deleteChild(ctx, p, act.Child); err != nil {
+				return requeue, err
+			}
+		}
+	}
+	return requeue, a.startSyncs(ctx, p, st)
+}
+
+// askAgain re-requests a re-render that did not arrive: PHASE_GEN again (a no-op when it is
+// set) and, when configured, a hard refresh of the parent.
+func (a *Agent) askAgain(ctx context.Context, p *pass, st *state.State) error {
+	a.warn(p, "RerenderNotConfirmed", fmt.Sprintf("the parent has not rendered state generation %d after %s; asking again", st.ViewGeneration, a.opts.ConfirmAfter))
+	if err := SetPhaseGen(ctx, a.argo, a.opts.Namespace, p.plan.Parent, st.Generation); err != nil {
+		return err
+	}
+	if !a.opts.HardRefresh {
+		return nil
+	}
+	patch := []byte(`{"metadata":{"annotations":{"` + v1alpha1.AnnotationKeyRefresh + `":"` + string(v1alpha1.RefreshTypeHard) + `"}}}`)
+	_, err := a.argo.ArgoprojV1alpha1().Applications(a.opts.Namespace).Patch(ctx, p.plan.Parent, types.MergePatchType, patch, metav1.PatchOptions{})
+	if err != nil {
+		return fmt.Errorf("hard refresh of %s: %w", p.plan.Parent, err)
+	}
+	return nil
+}
+
+// deleteChild deletes a child the engine decided to remove (Argo CD's finalizer, when the
+// child has one, removes its resources). Gone already is fine.
+func (a *Agent) deleteChild(ctx context.Context, p *pass, child string) error {
+	if _, live := p.children[child]; !live {
+		return nil
+	}
+	bg := metav1.DeletePropagationBackground
+	err := a.argo.ArgoprojV1alpha1().Applications(a.opts.Namespace).Delete(ctx, child, metav1.DeleteOptions{PropagationPolicy: &bg})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("delete child %s: %w", child, err)
+	}
+	a.log.Info("child deleted", "rollout", p.plan.Rollout, "child", child)
+	return nil
+}
+
+func earliest(a, b time.Time) time.Time {
+	if a.IsZero() || b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func (a *Agent) setAsked(name string, at time.Time) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.asked[name] = at
+}
+
+// askedAt is when the rollout's re-render was last asked for; a fresh agent counts from now.
+func (a *Agent) askedAt(name string, now time.Time) time.Time {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if _, ok := a.asked[name]; !ok {
+		a.asked[name] = now
+	}
+	return a.asked[name]
+}
+
+// PhaseGen is the generation a parent's PHASE_GEN names, 0 when unset or unreadable.
+func PhaseGen(parent *v1alpha1.Application) int64 {
+	if src := parent.Spec.Source; src != nil && src.Plugin != nil {
+		for _, e := range src.Plugin.Env {
+			if e.Name == PhaseGenEnv {
+				return generationOf(e.Value)
+			}
+		}
+	}
+	return 0
+}
+
+func generationOf(s string) int64 {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
+
+// publishEvents turns the engine's events into Kubernetes Events on the parent (visible in
+// the Argo CD UI) and log lines.
+func (a *Agent) publishEvents(p *pass, acts []rollout.Action) {
+	for _, act := range acts {
+		if act.Kind != rollout.ActEvent {
+			continue
+		}
+		kind := corev1.EventTypeNormal
+		if act.Warning {
+			kind = corev1.EventTypeWarning
+		}
+		a.events.Event(a.parentRef(p), kind, act.Event, act.Reason)
+		a.log.Info("rollout event", "rollout", p.plan.Rollout, "event", act.Event, "message", act.Reason)
+	}
+}
+
+func (a *Agent) warn(p *pass, reason, msg string) {
+	a.events.Event(a.parentRef(p), corev1.EventTypeWarning, reason, msg)
+	a.log.Warn("rollout warning", "rollout", p.plan.Rollout, "event", reason, "message", msg)
+}
+
+// parentRef is the parent Application as an Event's involved object (Argo CD's UI lists a
+// parent's Events by name, namespace and UID).
+func (a *Agent) parentRef(p *pass) *corev1.ObjectReference {
+	ref := &corev1.ObjectReference{APIVersion: "argoproj.io/v1alpha1", Kind: "Application", Namespace: a.opts.Namespace, Name: p.plan.Parent}
+	if p.parent != nil {
+		ref.UID, ref.ResourceVersion = p.parent.UID, p.parent.ResourceVersion
+	}
+	return ref
+}

@@ -1,0 +1,159 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	argoclient "github.com/argoproj/argo-cd/v3/pkg/client/clientset/versioned"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
+
+	"github.com/cmp-phase/cmp-phase/internal/inventory"
+	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/targets"
+)
+
+// inventoryKey is the work-queue key that republishes the inventory; every other key is a
+// rollout name.
+const inventoryKey = "\x00inventory"
+
+// Options configure an agent; the zero value of a field means its default.
+type Options struct {
+	Namespace string        // of Applications, cluster Secrets and cmp-phase ConfigMaps
+	Resync    time.Duration // informer resync: every rollout is reconciled at least this often
+	// ConfirmAfter is how long the agent waits for a re-render it asked for (the plan's
+	// generation annotation) before asking again.
+	ConfirmAfter time.Duration
+	// HardRefresh asks for a hard refresh of the parent when a re-render did not arrive in
+	// ConfirmAfter, on top of setting PHASE_GEN again.
+	HardRefresh bool
+	Workers     int
+	// Selector (a label selector over plan ConfigMaps, e.g. cmp-phase.io/rollout=guestbook)
+	// shards rollouts between agents; empty means every rollout in the namespace.
+	Selector string
+}
+
+func (o Options) withDefaults() Options {
+	if o.Namespace == "" {
+		o.Namespace = "argocd"
+	}
+	if o.Resync <= 0 {
+		o.Resync = 5 * time.Minute
+	}
+	if o.ConfirmAfter <= 0 {
+		o.ConfirmAfter = 30 * time.Second
+	}
+	if o.Workers <= 0 {
+		o.Workers = 2
+	}
+	return o
+}
+
+// Faults lets a test stop the agent at the points a crash matters: right before and right
+// after a state write. Nil fields do nothing.
+type Faults struct {
+	BeforeWrite func(rollout string, generation int64)
+	AfterWrite  func(rollout string, generation int64)
+}
+
+// Agent drives the rollouts of one namespace.
+type Agent struct {
+	kube     kubernetes.Interface
+	argo     argoclient.Interface
+	opts     Options
+	log      *slog.Logger
+	events   record.EventRecorder
+	faults   Faults
+	renderer *render.Renderer
+	exprs    *targets.Cache
+	queue    workqueue.TypedRateLimitingInterface[string]
+	caches   *caches
+	parents  parentIndex
+	now      func() time.Time
+
+	mu       sync.Mutex
+	inv      *inventory.Inventory // last published
+	asked    map[string]time.Time // rollout → when its re-render was last asked for
+	requeued map[string]time.Time // rollout → the earliest deadline it is queued for
+}
+
+// New makes an agent. events may be nil (no Kubernetes Events).
+func New(kube kubernetes.Interface, argo argoclient.Interface, opts Options, log *slog.Logger, events record.EventRecorder, faults Faults) *Agent {
+	opts = opts.withDefaults()
+	if events == nil {
+		events = &record.FakeRecorder{}
+	}
+	return &Agent{
+		kube: kube, argo: argo, opts: opts, log: log, events: events, faults: faults,
+		renderer: render.New(64), exprs: targets.NewCache(1024), now: time.Now,
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: "cmp-phase-agent"}),
+		asked: map[string]time.Time{}, requeued: map[string]time.Time{},
+	}
+}
+
+// Run watches, and works the queue until ctx ends; it returns after the workers stopped.
+func (a *Agent) Run(ctx context.Context) error {
+	c, err := a.newCaches(a.opts.Resync)
+	if err != nil {
+		return err
+	}
+	a.caches = c
+	c.start(ctx.Done())
+	if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
+		return fmt.Errorf("caches did not sync: %w", ctx.Err())
+	}
+	a.log.Info("agent started", "namespace", a.opts.Namespace, "workers", a.opts.Workers)
+	a.queue.Add(inventoryKey)
+	var wg sync.WaitGroup
+	for range a.opts.Workers {
+		wg.Go(func() {
+			for a.work(ctx) {
+			}
+		})
+	}
+	<-ctx.Done()
+	a.queue.ShutDownWithDrain()
+	wg.Wait()
+	a.log.Info("agent stopped")
+	return nil
+}
+
+// work takes one key off the queue and handles it; false when the queue shut down.
+func (a *Agent) work(ctx context.Context) bool {
+	key, quit := a.queue.Get()
+	if quit {
+		return false
+	}
+	defer a.queue.Done(key)
+	var at time.Time
+	var err error
+	if key == inventoryKey {
+		err = a.publish(ctx)
+	} else {
+		at, err = a.Reconcile(ctx, key)
+	}
+	switch {
+	case err != nil && ctx.Err() == nil:
+		a.log.Warn("reconcile failed", "key", printable(key), "error", err)
+		a.queue.AddRateLimited(key)
+	case err == nil:
+		a.queue.Forget(key)
+		if !at.IsZero() {
+			a.queue.AddAfter(key, max(at.Sub(a.now()), 0)+10*time.Millisecond)
+		}
+	}
+	return true
+}
+
+func printable(key string) string {
+	if key == inventoryKey {
+		return "inventory"
+	}
+	return key
+}

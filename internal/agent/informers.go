@@ -1,0 +1,142 @@
+package agent
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	argoinformers "github.com/argoproj/argo-cd/v3/pkg/client/informers/externalversions"
+	argolisters "github.com/argoproj/argo-cd/v3/pkg/client/listers/application/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/cmp-phase/cmp-phase/internal/inputs"
+	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/state"
+)
+
+// Label selectors of what the agent watches.
+const (
+	clusterSecrets = "argocd.argoproj.io/secret-type=cluster"
+	planConfigMaps = render.LabelPlan + "=true"
+	stateMaps      = state.LabelState + "=true"
+)
+
+// caches are the agent's trimmed, namespace-scoped informers.
+type caches struct {
+	apps    argolisters.ApplicationNamespaceLister
+	plans   corelisters.ConfigMapNamespaceLister
+	states  corelisters.ConfigMapNamespaceLister
+	secrets corelisters.SecretNamespaceLister
+	synced  []cache.InformerSynced
+	start   func(stop <-chan struct{})
+}
+
+func (a *Agent) newCaches(resync time.Duration) (*caches, error) {
+	ns := a.opts.Namespace
+	af := argoinformers.NewSharedInformerFactoryWithOptions(a.argo, resync, argoinformers.WithNamespace(ns), argoinformers.WithTransform(trimApp))
+	labelled := func(sel string, trim cache.TransformFunc) informers.SharedInformerFactory {
+		return informers.NewSharedInformerFactoryWithOptions(a.kube, resync, informers.WithNamespace(ns), informers.WithTransform(trim),
+			informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = sel }))
+	}
+	plans := planConfigMaps
+	if a.opts.Selector != "" {
+		plans += "," + a.opts.Selector
+	}
+	pf, sf, cf := labelled(plans, trimMeta), labelled(stateMaps, trimMeta), labelled(clusterSecrets, trimSecret)
+	appInf, planInf := af.Argoproj().V1alpha1().Applications(), pf.Core().V1().ConfigMaps()
+	stateInf, secInf := sf.Core().V1().ConfigMaps(), cf.Core().V1().Secrets()
+	c := &caches{
+		apps: appInf.Lister().Applications(ns), plans: planInf.Lister().ConfigMaps(ns),
+		states: stateInf.Lister().ConfigMaps(ns), secrets: secInf.Lister().Secrets(ns),
+	}
+	for _, inf := range []cache.SharedIndexInformer{appInf.Informer(), planInf.Informer(), stateInf.Informer(), secInf.Informer()} {
+		if _, err := inf.AddEventHandler(a.handler()); err != nil {
+			return nil, fmt.Errorf("watch: %w", err)
+		}
+		c.synced = append(c.synced, inf.HasSynced)
+	}
+	c.start = func(stop <-chan struct{}) { af.Start(stop); pf.Start(stop); sf.Start(stop); cf.Start(stop) }
+	return c, nil
+}
+
+// trimMeta drops managedFields before caching: the agent never reads them.
+func trimMeta(obj any) (any, error) {
+	if m, ok := obj.(metav1.Object); ok {
+		m.SetManagedFields(nil)
+	}
+	return obj, nil
+}
+
+// trimApp keeps of an Application what the agent reads: the resource tree, sync result
+// resources and history can be large and are dropped before caching.
+func trimApp(obj any) (any, error) {
+	app, ok := obj.(*v1alpha1.Application)
+	if !ok {
+		return trimMeta(obj)
+	}
+	app.ManagedFields = nil
+	app.Status.Resources, app.Status.History = nil, nil
+	if op := app.Status.OperationState; op != nil && op.SyncResult != nil {
+		op.SyncResult.Resources = nil
+	}
+	return app, nil
+}
+
+// trimSecret keeps only what the inventory publishes: credentials never enter the cache.
+func trimSecret(obj any) (any, error) {
+	s, ok := obj.(*corev1.Secret)
+	if !ok {
+		return trimMeta(obj)
+	}
+	s.ManagedFields = nil
+	keep := map[string][]byte{}
+	for _, k := range []string{"name", "server", "project"} {
+		if v, ok := s.Data[k]; ok {
+			keep[k] = v
+		}
+	}
+	s.Data, s.StringData = keep, nil
+	delete(s.Annotations, corev1.LastAppliedConfigAnnotation)
+	return s, nil
+}
+
+// handler maps every watched change to the work it causes.
+func (a *Agent) handler() cache.ResourceEventHandler {
+	on := func(obj any) {
+		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = d.Obj
+		}
+		a.route(obj)
+	}
+	return cache.ResourceEventHandlerFuncs{AddFunc: on, UpdateFunc: func(_, n any) { on(n) }, DeleteFunc: on}
+}
+
+// route enqueues the rollout an object belongs to: a plan or child by its rollout label, a
+// state ConfigMap by its name, a parent by its plan; cluster Secrets republish the inventory.
+func (a *Agent) route(obj any) {
+	m, ok := obj.(metav1.Object)
+	if !ok {
+		return
+	}
+	switch o := obj.(type) {
+	case *corev1.Secret:
+		a.queue.Add(inventoryKey)
+	case *corev1.ConfigMap:
+		if r := m.GetLabels()[render.LabelRollout]; r != "" {
+			a.queue.Add(r)
+		} else if r, ok := inputs.RolloutOfState(o.Name); ok {
+			a.queue.Add(r)
+		}
+	case *v1alpha1.Application:
+		if r := m.GetLabels()[render.LabelRollout]; r != "" {
+			a.queue.Add(r)
+		}
+		for _, r := range a.parents.of(o.Name) {
+			a.queue.Add(r)
+		}
+	}
+}
