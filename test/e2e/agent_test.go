@@ -3,92 +3,275 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/cmp-phase/cmp-phase/internal/inputs"
 	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/test/framework"
 )
 
-// TestAgentDrivesPhasedRollouts: the real agent takes a new parent through its first
-// deployment phase by phase, then rolls a spec change out dev → staging → prod in two 50%
-// batches; at every observation no child outside the admitted set carries the new revision.
-func TestAgentDrivesPhasedRollouts(t *testing.T) {
-	ctx := context.Background()
-	files := map[string]string{
-		"agented/app/appset.yaml": framework.PhasedSpec("agented", "v1", env.Git.URL),
-		"agented/v1/cm.yaml":      framework.Workload("agented", "v1"), "agented/v2/cm.yaml": framework.Workload("agented", "v2"),
-	}
-	if _, err := env.Git.Commit("agented: v1", files); err != nil {
-		t.Fatal(err)
-	}
-	agentProc, err := env.Start(framework.ProcSpec{Name: "agent", Path: agentBin, Args: []string{
-		"--namespace", "argocd", "--kubeconfig", env.Kubeconfig, "--interval", "1s", "--log-level", "debug"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer agentProc.Stop(5 * time.Second)
-	newParent(ctx, t, "agented", "agented/app", 0)
-	waitRollout(t, "the first deployment completes with every cluster on v1", "v1", "")
-
-	r2, _ := revisionOf(t, framework.PhasedSpec("agented", "v2", env.Git.URL))
-	if _, err := env.Git.Commit("agented: v2", map[string]string{"agented/app/appset.yaml": framework.PhasedSpec("agented", "v2", env.Git.URL)}); err != nil {
-		t.Fatal(err)
-	}
-	if err := env.Refresh(ctx, "agented", false); err != nil {
-		t.Fatal(err)
-	}
-	waitRollout(t, "the v2 rollout completes", "v2", r2)
+// phased is one rollout of framework.PhasedSpec on the shared stack, driven by agents of
+// its own (sharded by --rollout-selector, with their own Lease), so rollouts run in parallel.
+type phased struct {
+	t        *testing.T
+	name     string
+	onFail   string // the prod phases' onFailure action
+	versions map[string]string
 }
 
-// waitRollout waits until the rollout completed and every cluster runs version; with
-// newRev set it checks on every observation that only admitted children carry it.
-func waitRollout(t *testing.T, what, version, newRev string) {
-	t.Helper()
-	env.WaitFor(t, 5*time.Minute, what, func(ctx context.Context) (bool, string) {
-		cm, err := env.Kube.CoreV1().ConfigMaps("argocd").Get(ctx, inputs.StateConfigMap("agented"), metav1.GetOptions{})
+func newPhased(t *testing.T, name, onFail string) *phased {
+	return &phased{t: t, name: name, onFail: onFail, versions: map[string]string{}}
+}
+
+func (r *phased) spec(version string) string {
+	return strings.ReplaceAll(framework.PhasedSpec(r.name, version, env.Git.URL), "action: rollback", "action: "+r.onFail)
+}
+
+// commit puts version's spec in git (with the given workloads), and returns its revision.
+func (r *phased) commit(version string, workloads map[string]string) string {
+	r.t.Helper()
+	files := map[string]string{r.name + "/app/appset.yaml": r.spec(version)}
+	for v, body := range workloads {
+		files[r.name+"/"+v+"/cm.yaml"] = body
+	}
+	if _, err := env.Git.Commit(r.name+": "+version, files); err != nil {
+		r.t.Fatal(err)
+	}
+	rev, _ := revisionOf(r.t, r.spec(version))
+	r.versions[rev] = version
+	return rev
+}
+
+// agent starts an agent for this rollout only; extraEnv and args are added.
+func (r *phased) agent(proc string, extraEnv []string, args ...string) *framework.Proc {
+	r.t.Helper()
+	p, err := env.Start(framework.ProcSpec{Name: proc, Path: agentBin, Env: extraEnv, Args: append([]string{
+		"--namespace", "argocd", "--kubeconfig", env.Kubeconfig, "--log-level", "debug",
+		"--rollout-selector", render.LabelRollout + "=" + r.name, "--lease-name", "cmp-phase-agent-" + r.name}, args...)})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return p
+}
+
+func (r *phased) state(ctx context.Context) (*state.State, error) {
+	cm, err := env.Kube.CoreV1().ConfigMaps("argocd").Get(ctx, inputs.StateConfigMap(r.name), metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	st, err := state.FromConfigMap(cm)
+	if err != nil {
+		r.t.Fatalf("the agent wrote a state the renderer cannot read: %v", err)
+	}
+	return st, nil
+}
+
+// until waits for the rollout of rev (every child, when rev is the deployed revision) to
+// reach status, checking at every observation that no child outside the admitted set
+// carries rev and, once deployed, that none of the six children is gone.
+func (r *phased) until(what string, rev string, status state.RolloutStatus, want map[string]string) {
+	r.t.Helper()
+	env.WaitFor(r.t, 6*time.Minute, what, func(ctx context.Context) (bool, string) {
+		st, err := r.state(ctx)
 		if err != nil {
 			return false, "no state yet: " + err.Error()
 		}
-		st, err := state.FromConfigMap(cm)
-		if err != nil {
-			t.Fatalf("the agent wrote a state the renderer cannot read: %v", err)
-		}
-		admitted := map[string]bool{}
+		admitted := st.Rollout.AdmittedPhases()
 		if st.Rollout != nil {
-			for _, ph := range st.Rollout.Phases {
-				for _, c := range ph.Admitted {
-					admitted[c] = true
+			for _, ph := range st.Rollout.Phases { // a rollback took them out; the re-render follows
+				for _, c := range ph.Returning {
+					admitted[c] = ph.Name
 				}
 			}
 		}
 		var seen []string
 		for _, c := range env.Clusters {
-			name := "agented-" + c.Name
+			name := r.name + "-" + c.Name
 			a, err := env.App(ctx, name)
 			if err != nil {
+				if len(st.Children) > 0 {
+					r.t.Fatalf("child %s is gone: %v", name, err)
+				}
 				return false, err.Error()
 			}
-			if newRev != "" && a.Annotations[render.AnnotationRevision] == newRev && !admitted[name] {
-				t.Fatalf("%s carries revision %s but the state does not admit it", name, newRev)
+			if a.Annotations[render.AnnotationRevision] == rev && rev != st.Deployed && st.Rollout.Active() && admitted[name] == "" {
+				r.t.Fatalf("%s carries revision %s but the state does not admit it", name, rev)
 			}
-			if ok, s := framework.AppSyncedHealthy(a); !ok {
+			if ok, s := framework.AppSyncedHealthy(a); !ok && want[c.Name] != "" {
 				seen = append(seen, s)
 			}
-			if got, err := env.Kube.CoreV1().ConfigMaps(c.Name).Get(ctx, "agented", metav1.GetOptions{}); err != nil || got.Data["version"] != version {
-				seen = append(seen, fmt.Sprintf("%s not on %s", c.Name, version))
+			if v := want[c.Name]; v != "" {
+				if got, err := env.Kube.CoreV1().ConfigMaps(c.Name).Get(ctx, r.name, metav1.GetOptions{}); err != nil || got.Data["version"] != v {
+					seen = append(seen, fmt.Sprintf("%s not on %s", c.Name, v))
+				}
 			}
 		}
-		status := "none"
-		if st.Rollout != nil {
-			status = fmt.Sprintf("%s phase %d (%s)", st.Rollout.Status, st.Rollout.Phase, st.Rollout.Reason)
+		desc := "no rollout"
+		if ro := st.Rollout; ro != nil {
+			desc = fmt.Sprintf("%s %s phase %d (%s)", r.versions[ro.Revision], ro.Status, ro.Phase, ro.Reason)
 		}
-		done := st.Rollout != nil && st.Rollout.Status == "Completed" && len(seen) == 0
-		return done, fmt.Sprintf("generation %d rollout %s; %s", st.Generation, status, strings.Join(seen, "; "))
+		done := st.Rollout != nil && st.Rollout.Revision == rev && st.Rollout.Status == status && len(seen) == 0
+		return done, fmt.Sprintf("generation %d: %s; %s", st.Generation, desc, strings.Join(seen, "; "))
 	})
+}
+
+// everywhere is version on every cluster.
+func everywhere(version string) map[string]string {
+	out := map[string]string{}
+	for _, c := range env.Clusters {
+		out[c.Name] = version
+	}
+	return out
+}
+
+// syncedOnce checks that every child synced the given version exactly once: RollingSync
+// syncs apps about twice (argo-cd#21502); a phased rollout must not.
+func (r *phased) syncedOnce(ctx context.Context, version string) {
+	r.t.Helper()
+	for _, c := range env.Clusters {
+		a, err := env.App(ctx, r.name+"-"+c.Name)
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		n := 0
+		for _, h := range a.Status.History {
+			if h.Source.Path == r.name+"/"+version {
+				n++
+			}
+		}
+		if n != 1 {
+			r.t.Errorf("%s synced %s %d times, want exactly once: %s", a.Name, version, n, historyOf(a))
+		}
+	}
+}
+
+func historyOf(a *v1alpha1.Application) string {
+	var out []string
+	for _, h := range a.Status.History {
+		out = append(out, fmt.Sprintf("%s@%s %s", h.Source.Path, h.Revision[:min(7, len(h.Revision))], h.DeployedAt.Format(time.TimeOnly)))
+	}
+	return strings.Join(out, ", ")
+}
+
+// events are the Kubernetes Events' reasons on the parent, oldest first.
+func (r *phased) events(ctx context.Context) []string {
+	list, err := env.Kube.CoreV1().Events("argocd").List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=" + r.name})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	slices.SortFunc(list.Items, func(a, b corev1Event) int { return a.FirstTimestamp.Compare(b.FirstTimestamp.Time) })
+	var out []string
+	for _, e := range list.Items {
+		out = append(out, e.Reason)
+	}
+	return out
+}
+
+// firstDeployment commits v1 (with the given v2 workload for later), makes the parent and
+// waits for every cluster to run v1.
+func (r *phased) firstDeployment(ctx context.Context, v2 string) string {
+	r.t.Helper()
+	rev := r.commit("v1", map[string]string{"v1": framework.Workload(r.name, "v1"), "v2": v2, "v3": framework.Workload(r.name, "v3")})
+	newParent(ctx, r.t, r.name, r.name+"/app", 0)
+	r.until("the first deployment completes with every cluster on v1", rev, rollout.StatusCompleted, everywhere("v1"))
+	return rev
+}
+
+// TestAgentDrivesPhasedRollouts: the real agent takes a new parent through its first
+// deployment phase by phase, then rolls v2 out dev → staging → prod in two 50% batches with
+// a refresh after the commit, then v3 with Argo CD noticing the commit by polling only. At
+// every observation no child outside the admitted set carries the new revision; every child
+// syncs each version exactly once; the parent's Events tell the story.
+func TestAgentDrivesPhasedRollouts(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	r := newPhased(t, "agented", "rollback")
+	defer r.agent("agent-agented", nil).Stop(5 * time.Second)
+	r.firstDeployment(ctx, framework.Workload("agented", "v2"))
+	r.syncedOnce(ctx, "v1")
+
+	r2 := r.commit("v2", nil)
+	if err := env.Refresh(ctx, r.name, false); err != nil {
+		t.Fatal(err)
+	}
+	r.until("v2 (refreshed after the commit) completes", r2, rollout.StatusCompleted, everywhere("v2"))
+	r.syncedOnce(ctx, "v2")
+
+	r3 := r.commit("v3", nil) // no refresh: the parent notices by polling
+	r.until("v3 (noticed by polling) completes", r3, rollout.StatusCompleted, everywhere("v3"))
+	r.syncedOnce(ctx, "v3")
+	st, err := r.state(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Deployed != r3 || len(st.Revisions) != 1 {
+		t.Fatalf("the final deployed revision is v3 and nothing else is kept: %s %v", st.Deployed, st.Revisions)
+	}
+	ev := r.events(ctx)
+	for _, want := range []string{rollout.EvRolloutStarted, rollout.EvPhaseStarted, rollout.EvPhaseSoaking, rollout.EvPhaseSucceeded, rollout.EvRolloutCompleted} {
+		if !slices.Contains(ev, want) {
+			t.Errorf("no %s Event on the parent: %v", want, ev)
+		}
+	}
+}
+
+// TestAgentFailurePolicies: v2 makes prod-2's child Degraded. With onFailure: stop the
+// rollout stops at prod and names the cluster; with rollback every admitted cluster returns
+// to v1, latest phase first. No child is ever deleted.
+func TestAgentFailurePolicies(t *testing.T) {
+	t.Parallel()
+	for _, policy := range []string{"stop", "rollback"} {
+		t.Run(policy, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			r := newPhased(t, "fail-"+policy, policy)
+			defer r.agent("agent-fail-"+policy, nil).Stop(5 * time.Second)
+			r.firstDeployment(ctx, framework.DegradedWorkload(r.name, "v2", "prod-2"))
+			r2 := r.commit("v2", nil)
+			if err := env.Refresh(ctx, r.name, false); err != nil {
+				t.Fatal(err)
+			}
+			if policy == "stop" {
+				want := everywhere("v2")
+				delete(want, "prod-2") // Degraded, on v2, stays where it stopped
+				r.until("the rollout stops at prod", r2, rollout.StatusStopped, want)
+				st, _ := r.state(ctx)
+				if !strings.Contains(st.Rollout.Reason, r.name+"-prod-2") || !strings.Contains(st.Rollout.Reason, "Degraded") {
+					t.Fatalf("the reason names the cluster and why: %q", st.Rollout.Reason)
+				}
+				if !slices.Contains(r.events(ctx), rollout.EvRolloutStopped) {
+					t.Fatal("no RolloutStopped Event")
+				}
+				return
+			}
+			r.until("the rollout rolls back to v1", r2, rollout.StatusRolledBack, everywhere("v1"))
+			st, _ := r.state(ctx)
+			for _, c := range env.Clusters {
+				a, err := env.App(ctx, r.name+"-"+c.Name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if rev, _, _ := st.RevisionOf(a.Name); a.Annotations[render.AnnotationRevision] != rev || rev == r2 {
+					t.Fatalf("%s runs %s after the rollback", a.Name, a.Annotations[render.AnnotationRevision])
+				}
+			}
+			var order []string
+			for _, e := range st.Rollout.History {
+				if e.Event == rollout.EvPhaseRollingBack {
+					order = append(order, e.Message)
+				}
+			}
+			if len(order) != 4 || !strings.HasPrefix(order[0], "phase prod:") || !strings.HasPrefix(order[3], "phase dev:") {
+				t.Fatalf("reverse phase order: %q", order)
+			}
+		})
+	}
 }

@@ -52,3 +52,5 @@ func newParent(ctx context.Context, t *testing.T, name, path string, gen int64) 
 		t.Fatal(err)
 	}
 }
+
+type corev1Event = corev1.Event

@@ -61,7 +61,8 @@ func (e *Env) installArgoCD(ctx context.Context) error {
 		`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"argocd"}}`,
 		cmJSON("argocd-cm", map[string]string{
 			"admin.enabled": "true", "resource.inclusions": resourceInclusions,
-			"application.resourceTrackingMethod": "annotation",
+			"application.resourceTrackingMethod":       "annotation",
+			"resource.customizations.health.ConfigMap": degradableHealth,
 		}),
 		cmJSON("argocd-rbac-cm", nil), cmJSON("argocd-cmd-params-cm", nil),
 		cmJSON("argocd-tls-certs-cm", nil), cmJSON("argocd-ssh-known-hosts-cm", nil), cmJSON("argocd-gpg-keys-cm", nil),
@@ -233,3 +234,13 @@ func (e *Env) argoEnv(binary string) []string {
 		"HOME=" + filepath.Join(e.Dir, "tmp"),
 	}
 }
+
+// degradableHealth makes a ConfigMap Degraded when its data.degradedIn names its namespace,
+// so a test can make one cluster's child Degraded (DegradedWorkload).
+const degradableHealth = `hs = {status = "Healthy", message = "ok"}
+if obj.data ~= nil and obj.data.degradedIn ~= nil and obj.data.degradedIn == obj.metadata.namespace then
+  hs.status = "Degraded"
+  hs.message = "marked Degraded in " .. obj.metadata.namespace
+end
+return hs
+`

@@ -100,6 +100,18 @@ func (p *Proc) Stop(grace time.Duration) {
 	})
 }
 
+// Kill ends the process group with SIGKILL at once (a crash: no graceful shutdown) and
+// waits for the process to be reaped.
+func (p *Proc) Kill() {
+	p.once.Do(func() {
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		<-p.done
+	})
+}
+
+// Wait returns a channel closed when the process has ended.
+func (p *Proc) Wait() <-chan struct{} { return p.done }
+
 // Tail returns the last n bytes of the program's log.
 func (p *Proc) Tail(n int64) string {
 	f, err := os.Open(p.LogPath)

@@ -17,6 +17,12 @@ func Workload(rollout, version string) string {
 	return "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " + rollout + "\ndata:\n  version: " + version + "\n"
 }
 
+// DegradedWorkload is Workload, Degraded (by the harness's health check) in the cluster
+// whose namespace is degradedIn and Healthy elsewhere.
+func DegradedWorkload(rollout, version, degradedIn string) string {
+	return Workload(rollout, version) + "  degradedIn: " + degradedIn + "\n"
+}
+
 const phasedSpec = `apiVersion: argoproj.io/v1alpha1
 kind: ApplicationSet
 metadata:
