@@ -69,7 +69,9 @@ func Settle(o Observation, want string, admittedAt time.Time) (Verdict, string) 
 	switch {
 	case o.SyncStatus != "Synced":
 		return Waiting, "sync status " + o.SyncStatus
-	case !o.ReconciledAt.After(synced):
+	case o.ReconciledAt.Before(synced.Truncate(time.Second)):
+		// Argo CD's timestamps are whole seconds: a reconcile in the same second as the sync
+		// counts. It cannot be a stale one: the status compares the new spec and says Synced.
 		return Waiting, "status not reconciled since the sync (it may describe the previous revision)"
 	case o.Health == "Healthy":
 		return Done, "synced and Healthy"

@@ -27,7 +27,8 @@ func TestSettle(t *testing.T) {
 		{"stale Healthy never passes: the last sync was before admission", func(o *Observation) {
 			o.OperationFinishedAt, o.ReconciledAt, o.SyncStatus = at(-60), at(5), "OutOfSync"
 		}, Waiting},
-		{"stale Healthy never passes: status not reconciled since the sync", func(o *Observation) { o.ReconciledAt = at(20) }, Waiting},
+		{"stale Healthy never passes: status not reconciled since the sync", func(o *Observation) { o.ReconciledAt = at(19) }, Waiting},
+		{"a reconcile in the same second as the sync counts: Argo CD's timestamps are whole seconds", func(o *Observation) { o.ReconciledAt = at(20) }, Done},
 		{"a running sync is waited for", func(o *Observation) { o.OperationPhase = "Running" }, Waiting},
 		{"a failed sync fails the child", func(o *Observation) { o.OperationPhase, o.OperationMessage = "Failed", "one or more objects failed" }, Failed},
 		{"a failed sync from before admission is not held against it", func(o *Observation) {
