@@ -109,7 +109,10 @@ func (a *Agent) Run(ctx context.Context) error {
 		return fmt.Errorf("caches did not sync: %w", ctx.Err())
 	}
 	a.log.Info("agent started", "namespace", a.opts.Namespace, "workers", a.opts.Workers)
-	a.queue.Add(inventoryKey)
+	if err := a.publish(ctx); err != nil { // rollouts need the inventory: publish it first
+		a.log.Warn("publish inventory failed", "error", err)
+		a.queue.AddRateLimited(inventoryKey)
+	}
 	var wg sync.WaitGroup
 	for range a.opts.Workers {
 		wg.Go(func() {
