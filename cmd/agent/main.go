@@ -62,8 +62,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.election.enabled, "leader-elect", true, "act only while holding the leader Lease")
 	fs.StringVar(&o.election.lease, "lease-name", "cmp-phase-agent", "name of the leader Lease (in --namespace)")
 	fs.StringVar(&o.election.identity, "identity", "", "leader identity (default: hostname and a random suffix)")
-	fs.DurationVar(&o.election.leaseDuration, "lease-duration", 15*time.Second, "how long a leader's Lease lasts without renewal")
-	fs.DurationVar(&o.election.renewDeadline, "renew-deadline", 10*time.Second, "how long the leader retries renewing before it gives up")
+	fs.DurationVar(&o.election.leaseDuration, "lease-duration", 10*time.Second, "how long a leader's Lease lasts without renewal (a stand-by takes over within about this plus two --retry-period)")
+	fs.DurationVar(&o.election.renewDeadline, "renew-deadline", 7*time.Second, "how long the leader retries renewing before it gives up")
 	fs.DurationVar(&o.election.retryPeriod, "retry-period", 2*time.Second, "how often candidates try to acquire or renew")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -75,7 +75,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("--rollout-selector: %w (fix: e.g. cmp-phase.io/rollout=guestbook)", err)
 	}
 	if e := o.election; e.enabled && !(e.retryPeriod < e.renewDeadline && e.renewDeadline < e.leaseDuration) {
-		return o, fmt.Errorf("--retry-period < --renew-deadline < --lease-duration must hold (fix: e.g. 2s, 10s, 15s)")
+		return o, fmt.Errorf("--retry-period < --renew-deadline < --lease-duration must hold (fix: e.g. 2s, 7s, 10s)")
 	}
 	return o, nil
 }
