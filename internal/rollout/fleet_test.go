@@ -82,9 +82,7 @@ func TestMaxFailuresToleratesThatManyFailuresAndReportsEachOnce(t *testing.T) {
 	w := newWorld(phases...)
 	w.step(t, 0)
 	w.syncs(5, "r2", "dev-1", "dev-2")
-	o := w.obs.Children["dev-2"]
-	o.Health = "Degraded"
-	w.obs.Children["dev-2"] = o
+	w.degrade("dev-2")
 	acts := w.step(t, 10)
 	if w.st.Rollout.Phase != 1 || w.st.Rollout.Phases[0].Clusters["dev-2"].Status != ClusterFailed {
 		t.Fatalf("one failure within maxFailures 1: the phase succeeds and reports it: %+v", w.st.Rollout.Phases[0])

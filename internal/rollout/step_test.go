@@ -64,6 +64,13 @@ func (w *world) syncs(s int, rev string, keys ...string) {
 	}
 }
 
+// degrade makes a live child Degraded.
+func (w *world) degrade(key string) {
+	o := w.obs.Children[key]
+	o.Health = "Degraded"
+	w.obs.Children[key] = o
+}
+
 func (w *world) admitted() []string {
 	var out []string
 	for _, ph := range w.st.Rollout.Phases {
@@ -196,9 +203,7 @@ func TestOnFailureStopStopsAndNamesTheCluster(t *testing.T) {
 	w := newWorld(threePhases()...)
 	w.step(t, 0)
 	w.syncs(5, "r2", "dev-1", "dev-2")
-	o := w.obs.Children["dev-2"]
-	o.Health = "Degraded"
-	w.obs.Children["dev-2"] = o
+	w.degrade("dev-2")
 	w.step(t, 10)
 	r := w.st.Rollout
 	if r.Status != StatusStopped || !strings.Contains(r.Reason, "dev-2") || r.Phases[0].Status != PhaseFailed {
@@ -290,9 +295,7 @@ func TestRollbackReturnsAdmittedClustersInReversePhaseOrder(t *testing.T) {
 	w.syncs(15, "r2", "staging-1", "staging-2")
 	w.step(t, 20) // prod-1 admitted (50%)
 	w.syncs(25, "r2", "prod-1")
-	o := w.obs.Children["prod-1"]
-	o.Health = "Degraded"
-	w.obs.Children["prod-1"] = o
+	w.degrade("prod-1")
 	w.step(t, 30)
 	r := w.st.Rollout
 	if r.Status != StatusRollingBack || fmt.Sprint(r.Phases[2].Returning) != "[prod-1]" || len(w.admitted()) != 4 {
@@ -324,9 +327,7 @@ func TestOnFailureContinueLetsTheRolloutFinish(t *testing.T) {
 	w := newWorld(phases...)
 	w.step(t, 0)
 	w.syncs(5, "r2", "dev-1", "dev-2")
-	o := w.obs.Children["dev-2"]
-	o.Health = "Degraded"
-	w.obs.Children["dev-2"] = o
+	w.degrade("dev-2")
 	w.step(t, 10)
 	if w.st.Rollout.Status != StatusCompleted || w.st.Rollout.Phases[0].Clusters["dev-2"].Status != ClusterFailed {
 		t.Fatalf("continue: %+v", w.st.Rollout)
