@@ -9,7 +9,8 @@ cache=$(./hack/build-tools.sh | tail -n 1)
 export CMP_PHASE_TOOLS_DIR="$cache"
 
 status=0
-go test -count=1 -v -timeout 60m ./... || status=$?
+# -parallel 8: the e2e rollouts mostly wait on Argo CD, so they run side by side.
+go test -count=1 -v -parallel 8 -timeout 60m ./... || status=$?
 
 # Nothing the tests started may outlive them.
 if left=$(pgrep -af "$cache/" | grep -v pgrep); then
