@@ -19,15 +19,16 @@ const (
 	EvPhaseSucceeded   = "PhaseSucceeded"
 	EvPhaseRollingBack = "PhaseRollingBack"
 	EvPhaseRolledBack  = "PhaseRolledBack"
-	EvClusterTolerated = "ClusterFailureTolerated"
+	EvClusterFailed    = "ClusterFailed"
 	EvClusterJoined    = "ClusterJoined"
 	EvClusterDeferred  = "ClusterDeferred"
 	EvClusterRemoving  = "ClusterRemoving"
 	EvClusterRemoved   = "ClusterRemoved"
 )
 
-// warnings are the events people must look at.
-var warnings = map[string]bool{EvRolloutStopped: true, EvRollingBack: true, EvClusterTolerated: true, EvRolloutAbandoned: true}
+// warnings are the events people must look at. EvClusterFailed is every member failure,
+// tolerated (maxFailures, continue) or not.
+var warnings = map[string]bool{EvRolloutStopped: true, EvRollingBack: true, EvClusterFailed: true, EvRolloutAbandoned: true}
 
 // emit records an event in the rollout's history and asks the agent to publish it.
 func emit(r *state.Rollout, acts *[]Action, now time.Time, event, msg string) {

@@ -87,11 +87,11 @@ func TestMaxFailuresToleratesThatManyFailuresAndReportsEachOnce(t *testing.T) {
 	if w.st.Rollout.Phase != 1 || w.st.Rollout.Phases[0].Clusters["dev-2"].Status != ClusterFailed {
 		t.Fatalf("one failure within maxFailures 1: the phase succeeds and reports it: %+v", w.st.Rollout.Phases[0])
 	}
-	if n := slices.Index(events(acts), EvClusterTolerated); n < 0 {
+	if n := slices.Index(events(acts), EvClusterFailed); n < 0 {
 		t.Fatalf("the tolerated failure is reported: %v", events(acts))
 	}
 	w.syncs(15, "r2", "staging-1", "staging-2")
-	if acts := w.step(t, 20); slices.Contains(events(acts), EvClusterTolerated) {
+	if acts := w.step(t, 20); slices.Contains(events(acts), EvClusterFailed) {
 		t.Fatal("reported twice")
 	}
 }

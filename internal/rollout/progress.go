@@ -112,8 +112,8 @@ func admit(r *state.Rollout, ph *state.PhaseState, sp spec.Phase, now time.Time)
 
 // settle judges every child this phase admitted. done is true when every one has settled
 // (Done, or Failed/Errored); failed lists the Failed and Errored ones. A member still
-// waiting past the phase's progressDeadline is Errored. A failure within maxFailures (or
-// under onFailure: continue) is reported once, when it happens.
+// waiting past the phase's progressDeadline is Errored. Every failure is reported once, when
+// it happens, whether or not the phase tolerates it.
 func settle(r *state.Rollout, ph *state.PhaseState, o Observed, now time.Time, acts *[]Action) (done bool, failed []string) {
 	done = true
 	for _, c := range ph.Admitted {
@@ -134,7 +134,7 @@ func settle(r *state.Rollout, ph *state.PhaseState, o Observed, now time.Time, a
 		case cs.Status.Failure():
 			failed = append(failed, c)
 			if was != cs.Status {
-				emit(r, acts, now, EvClusterTolerated, fmt.Sprintf("phase %s: %s %s: %s", ph.Name, c, cs.Status, why))
+				emit(r, acts, now, EvClusterFailed, fmt.Sprintf("phase %s: %s %s: %s", ph.Name, c, cs.Status, why))
 			}
 		}
 	}
