@@ -215,12 +215,38 @@ func TestAgentDrivesPhasedRollouts(t *testing.T) {
 	if st.Deployed != r3 || len(st.Revisions) != 1 {
 		t.Fatalf("the final deployed revision is v3 and nothing else is kept: %s %v", st.Deployed, st.Revisions)
 	}
+	r.loseState(ctx, st.Generation, r3)
 	ev := r.events(ctx)
-	for _, want := range []string{rollout.EvRolloutStarted, rollout.EvPhaseStarted, rollout.EvPhaseSoaking, rollout.EvPhaseSucceeded, rollout.EvRolloutCompleted} {
+	for _, want := range []string{"StateRebuilt", rollout.EvRolloutStarted, rollout.EvPhaseStarted, rollout.EvPhaseSoaking, rollout.EvPhaseSucceeded, rollout.EvRolloutCompleted} {
 		if !slices.Contains(ev, want) {
 			t.Errorf("no %s Event on the parent: %v", want, ev)
 		}
 	}
+}
+
+// loseState deletes the state ConfigMap and waits for the agent to rebuild it from the live
+// children: the same deployed revision, nobody pinned, a newer generation, and the parent
+// rendering again (the renderer fails closed meanwhile: PHASE_GEN names a missing state).
+func (r *phased) loseState(ctx context.Context, gen int64, deployed string) {
+	r.t.Helper()
+	if err := env.Kube.CoreV1().ConfigMaps("argocd").Delete(ctx, inputs.StateConfigMap(r.name), metav1.DeleteOptions{}); err != nil {
+		r.t.Fatal(err)
+	}
+	env.WaitFor(r.t, 2*time.Minute, "the agent rebuilds the lost state", func(ctx context.Context) (bool, string) {
+		st, err := r.state(ctx)
+		if err != nil {
+			return false, err.Error()
+		}
+		if st.Deployed != deployed || len(st.Pinned) != 0 || len(st.Children) != len(env.Clusters) {
+			r.t.Fatalf("rebuilt wrongly: deployed %s pinned %v children %v", st.Deployed, st.Pinned, st.Children)
+		}
+		parent, err := env.App(ctx, r.name)
+		if err != nil {
+			return false, err.Error()
+		}
+		ok, s := framework.AppSyncedHealthy(parent)
+		return st.Generation > gen && ok, fmt.Sprintf("generation %d; parent %s", st.Generation, s)
+	})
 }
 
 // TestAgentFailurePolicies: v2 makes prod-2's child Degraded. With onFailure: stop the
