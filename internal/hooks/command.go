@@ -1,0 +1,172 @@
+package hooks
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// runCommand runs the hook's argv (no shell) in a fresh temp directory, in its own process
+// group. Exit 0 is success, another exit status Failed, anything else Errored.
+func (r *Runner) runCommand(ctx context.Context, c Call, red redactor) Result {
+	argv := c.Hook.Command.Command
+	if len(argv) == 0 {
+		return Result{Outcome: Errored, Message: "empty command"}
+	}
+	path, err := r.resolve(argv[0])
+	if err != nil {
+		return Result{Outcome: Errored, Message: err.Error()}
+	}
+	env, err := r.environ(c)
+	if err != nil {
+		return Result{Outcome: Errored, Message: err.Error()}
+	}
+	dir, err := os.MkdirTemp("", "cmp-phase-hook-")
+	if err != nil {
+		return Result{Outcome: Errored, Message: "work dir: " + err.Error()}
+	}
+	defer os.RemoveAll(dir)
+	cmd := exec.CommandContext(ctx, path, argv[1:]...)
+	cmd.Dir, cmd.Env = dir, append(env, "HOME="+dir, "TMPDIR="+dir)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdout, stderr := &capped{max: r.limits.MaxOutput}, &capped{max: r.limits.MaxOutput}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
+	cmd.WaitDelay = r.limits.Grace // then SIGKILL, and stop waiting for pipes a descendant holds
+	if err := cmd.Start(); err != nil {
+		return Result{Outcome: Errored, Message: "start: " + err.Error()}
+	}
+	err = cmd.Wait()
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // descendants die with the hook
+	return outcome(ctx, cmd, err, stdout, stderr)
+}
+
+func outcome(ctx context.Context, cmd *exec.Cmd, err error, stdout, stderr *capped) Result {
+	out := strings.TrimSpace(stderr.String())
+	if out == "" {
+		out = strings.TrimSpace(stdout.String())
+	}
+	code := -1
+	if cmd.ProcessState != nil {
+		code = cmd.ProcessState.ExitCode()
+	}
+	var exitErr *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		return Result{Outcome: Errored, ExitCode: code, Message: "timed out (SIGTERM, then SIGKILL after the grace period): " + out}
+	case errors.As(err, &exitErr) && code > 0:
+		return Result{Outcome: Failed, ExitCode: code, Message: fmt.Sprintf("exit %d: %s", code, out)}
+	case err != nil && !errors.Is(err, exec.ErrWaitDelay):
+		return Result{Outcome: Errored, ExitCode: code, Message: err.Error()}
+	case code != 0:
+		return Result{Outcome: Errored, ExitCode: code, Message: fmt.Sprintf("ended by a signal: %s", out)}
+	}
+	if errors.Is(err, exec.ErrWaitDelay) {
+		out = "(output cut: a process the command left behind held it open) " + out
+	}
+	return Result{Outcome: Succeeded, Message: out}
+}
+
+// resolve finds the executable inside the allowed directories: a bare name is looked up in
+// them (never in PATH); a path must be absolute; either way the real path, symlinks
+// resolved, must lie inside one of them.
+func (r *Runner) resolve(name string) (string, error) {
+	if len(r.limits.CommandDirs) == 0 {
+		return "", fmt.Errorf("command hooks are disabled (fix: give the agent a hook command directory)")
+	}
+	var candidates []string
+	switch {
+	case filepath.IsAbs(name):
+		candidates = []string{name}
+	case strings.ContainsRune(name, '/'):
+		return "", fmt.Errorf("%q is a relative path (fix: give an absolute path or a bare program name)", name)
+	default:
+		for _, d := range r.limits.CommandDirs {
+			candidates = append(candidates, filepath.Join(d, name))
+		}
+	}
+	for _, c := range candidates {
+		real, err := filepath.EvalSymlinks(c)
+		if err != nil {
+			continue
+		}
+		if !r.inside(real) {
+			return "", fmt.Errorf("%q resolves to %s, outside the allowed directories %v", name, real, r.limits.CommandDirs)
+		}
+		if fi, err := os.Stat(real); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return real, nil
+		}
+	}
+	return "", fmt.Errorf("%q is not an executable in the allowed directories %v", name, r.limits.CommandDirs)
+}
+
+func (r *Runner) inside(path string) bool {
+	for _, d := range r.limits.CommandDirs {
+		real, err := filepath.EvalSymlinks(d)
+		if err != nil {
+			continue
+		}
+		if rel, err := filepath.Rel(real, path); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel) {
+			return true
+		}
+	}
+	return false
+}
+
+// environ is the scrubbed environment: PATH limited to the allowed directories, the
+// variables the agent passes on, the declared ones, then the injected ones (which win).
+func (r *Runner) environ(c Call) ([]string, error) {
+	declared := c.Hook.Command.Env
+	if len(declared) > r.limits.MaxEnv {
+		return nil, fmt.Errorf("%d env vars, over the limit of %d", len(declared), r.limits.MaxEnv)
+	}
+	env := map[string]string{"PATH": strings.Join(r.limits.CommandDirs, ":")}
+	for _, k := range r.limits.PassEnv {
+		if v, ok := os.LookupEnv(k); ok {
+			env[k] = v
+		}
+	}
+	for k, v := range declared {
+		env[k] = v
+	}
+	for k, v := range map[string]string{"APPSET_NAME": c.Rollout, "APPSET_NAMESPACE": c.Namespace, "HOOK_NAME": c.Hook.Name,
+		"HOOK_TYPE": c.Hook.Type, "PHASE_NAME": c.Phase, "ROLLOUT_REVISION": c.Revision, "CLUSTER_NAME": c.Cluster,
+		"IDEMPOTENCY_KEY": c.IdempotencyKey} {
+		env[k] = v
+	}
+	out := make([]string, 0, len(env))
+	for k, v := range env {
+		out = append(out, k+"="+v)
+	}
+	return out, nil
+}
+
+// capped keeps the first max bytes written and discards the rest (the writer keeps
+// draining, so a chatty command never blocks on a full pipe).
+type capped struct {
+	buf       bytes.Buffer
+	max       int64
+	truncated bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	room := max(c.max-int64(c.buf.Len()), 0)
+	c.buf.Write(p[:min(int64(len(p)), room)])
+	if int64(len(p)) > room {
+		c.truncated = true
+	}
+	return len(p), nil
+}
+
+func (c *capped) String() string {
+	if c.truncated {
+		return c.buf.String() + " …(output over the limit, cut)"
+	}
+	return c.buf.String()
+}

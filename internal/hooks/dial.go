@@ -1,0 +1,114 @@
+package hooks
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// ErrRefused marks a destination the policy refuses.
+var ErrRefused = errors.New("address refused")
+
+// metadata are cloud metadata endpoints, refused even when private ranges are allowed.
+var metadata = []netip.Addr{
+	netip.MustParseAddr("169.254.169.254"), // AWS, GCP, Azure, OpenStack, Oracle
+	netip.MustParseAddr("169.254.170.2"),   // AWS ECS task metadata
+	netip.MustParseAddr("fd00:ec2::254"),   // AWS IPv6
+	netip.MustParseAddr("100.100.100.200"), // Alibaba Cloud
+}
+
+var cgnat = netip.MustParsePrefix("100.64.0.0/10")
+
+// guard resolves a hook's host, checks every address, and dials the checked address itself,
+// so a second DNS answer (rebinding) never reaches the connection.
+type guard struct {
+	allowPrivate bool
+	lookup       func(ctx context.Context, host string) ([]netip.Addr, error)
+}
+
+func lookupNetIP(ctx context.Context, host string) ([]netip.Addr, error) {
+	return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+}
+
+// check says why an address is refused, or nil.
+func (g *guard) check(ip netip.Addr) error {
+	ip = ip.Unmap()
+	switch {
+	case slices.Contains(metadata, ip):
+		return fmt.Errorf("%w: %s is a cloud metadata address", ErrRefused, ip)
+	case ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast():
+		return fmt.Errorf("%w: %s is link-local", ErrRefused, ip)
+	case ip.IsUnspecified() || ip.IsMulticast() || ip.IsInterfaceLocalMulticast():
+		return fmt.Errorf("%w: %s is not a unicast address", ErrRefused, ip)
+	case (ip.IsLoopback() || ip.IsPrivate() || cgnat.Contains(ip)) && !g.allowPrivate:
+		return fmt.Errorf("%w: %s is loopback or private (fix: allow private hook addresses in the agent's config)", ErrRefused, ip)
+	}
+	return nil
+}
+
+// dial resolves addr's host; if any address is refused the dial is (a name that resolves
+// to both a public and a refused address is not trusted), else it dials them in turn.
+func (g *guard) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	host, portStr, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	port, err := strconv.ParseUint(portStr, 10, 16)
+	if err != nil {
+		return nil, fmt.Errorf("port %q: %w", portStr, err)
+	}
+	ips, err := g.lookup(ctx, host)
+	if err != nil {
+		return nil, err
+	}
+	if len(ips) == 0 {
+		return nil, fmt.Errorf("%s resolves to no address", host)
+	}
+	for _, ip := range ips {
+		if err := g.check(ip); err != nil {
+			return nil, err
+		}
+	}
+	d := net.Dialer{Timeout: 10 * time.Second}
+	var last error
+	for _, ip := range ips {
+		conn, err := d.DialContext(ctx, network, netip.AddrPortFrom(ip.Unmap(), uint16(port)).String())
+		if err == nil {
+			return conn, nil
+		}
+		last = err
+	}
+	return nil, last
+}
+
+// client is the HTTP client of hooks: no proxy (it would bypass the guard), guarded dials,
+// bounded response headers, re-checked redirects.
+func (g *guard) client(l Limits, insecure bool) *http.Client {
+	t := &http.Transport{
+		DialContext:            g.dial,
+		TLSClientConfig:        &tls.Config{RootCAs: l.RootCAs, InsecureSkipVerify: insecure, MinVersion: tls.VersionTLS12},
+		TLSHandshakeTimeout:    10 * time.Second,
+		MaxResponseHeaderBytes: 64 << 10,
+		ForceAttemptHTTP2:      true,
+		MaxIdleConnsPerHost:    2,
+		IdleConnTimeout:        30 * time.Second,
+	}
+	return &http.Client{Transport: t, CheckRedirect: func(req *http.Request, via []*http.Request) error {
+		switch {
+		case len(via) > l.MaxRedirects:
+			return fmt.Errorf("more than %d redirects", l.MaxRedirects)
+		case req.URL.Scheme != "http" && req.URL.Scheme != "https":
+			return fmt.Errorf("redirect to a %q URL", req.URL.Scheme)
+		case via[len(via)-1].URL.Scheme == "https" && req.URL.Scheme == "http":
+			return fmt.Errorf("redirect from https to http")
+		}
+		return nil // the destination's address is checked when it is dialled
+	}}
+}

@@ -1,0 +1,84 @@
+package hooks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+)
+
+// runHTTP makes one request. The expected status (default 200) is success; another status
+// is Failed; anything that kept us from an answer is Errored.
+func (r *Runner) runHTTP(ctx context.Context, c Call, red redactor) Result {
+	h := c.Hook.HTTP
+	if len(h.Headers) > r.limits.MaxHeaders {
+		return Result{Outcome: Errored, Message: fmt.Sprintf("%d headers, over the limit of %d", len(h.Headers), r.limits.MaxHeaders)}
+	}
+	method := h.Method
+	if method == "" {
+		method = http.MethodPost
+	}
+	var body io.Reader
+	if h.Body != "" {
+		body = strings.NewReader(h.Body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, h.URL, body)
+	if err != nil {
+		return Result{Outcome: Errored, Message: "invalid request: " + err.Error()}
+	}
+	for k, v := range h.Headers {
+		req.Header.Set(k, v)
+	}
+	for k, v := range injectedHeaders(c) { // ours win: a hook cannot pose as another
+		req.Header.Set(k, v)
+	}
+	client := r.secure
+	if h.InsecureSkipVerify {
+		client = r.insecure
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return Result{Outcome: Errored, Message: describeErr(ctx, err)}
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, r.limits.MaxBody+1))
+	switch {
+	case int64(len(b)) > r.limits.MaxBody:
+		return Result{Outcome: Errored, Status: resp.StatusCode, Message: fmt.Sprintf("response body over the limit of %d bytes", r.limits.MaxBody)}
+	case err != nil:
+		return Result{Outcome: Errored, Status: resp.StatusCode, Message: "reading the response: " + describeErr(ctx, err)}
+	}
+	want := h.ExpectedStatus
+	if want == 0 {
+		want = http.StatusOK
+	}
+	if resp.StatusCode != want {
+		return Result{Outcome: Failed, Status: resp.StatusCode, Message: fmt.Sprintf("status %d, want %d: %s", resp.StatusCode, want, b)}
+	}
+	return Result{Outcome: Succeeded, Status: resp.StatusCode, Message: fmt.Sprintf("status %d: %s", resp.StatusCode, b)}
+}
+
+// injectedHeaders are seed 000's headers plus the idempotency key.
+func injectedHeaders(c Call) map[string]string {
+	h := map[string]string{
+		"User-Agent": UserAgent, "X-AppSet-Name": c.Rollout, "X-AppSet-Namespace": c.Namespace,
+		"X-Hook-Name": c.Hook.Name, "X-Hook-Type": c.Hook.Type, "X-AppSet-Phase": c.Phase,
+	}
+	if c.IdempotencyKey != "" {
+		h["Idempotency-Key"] = c.IdempotencyKey
+	}
+	if c.Cluster != "" {
+		h["X-AppSet-Cluster"] = c.Cluster
+	}
+	return h
+}
+
+// describeErr says why a call could not be made, naming a timeout as one.
+func describeErr(ctx context.Context, err error) string {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return "timed out: " + err.Error()
+	}
+	return err.Error()
+}

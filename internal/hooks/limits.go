@@ -1,0 +1,50 @@
+package hooks
+
+import (
+	"crypto/x509"
+	"time"
+)
+
+// Limits bound what a hook may do. The zero value of a field means its default.
+type Limits struct {
+	MaxBody      int64         // response body bytes kept (default 1 MiB)
+	MaxOutput    int64         // command stdout and stderr bytes kept, each (default 64 KiB)
+	MaxMessage   int           // message bytes in a Result (default 1 KiB)
+	MaxRedirects int           // default 5
+	MaxEnv       int           // declared + injected command env vars (default 100)
+	MaxHeaders   int           // request headers, declared (default 50)
+	Grace        time.Duration // SIGTERM to SIGKILL on a command timeout (default 5s)
+	// AllowPrivate lets HTTP hooks reach loopback and private ranges (RFC 1918, ULA, CGNAT);
+	// link-local and metadata addresses are refused regardless.
+	AllowPrivate bool
+	// CommandDirs are the directories a command's executable must resolve into; none means
+	// command hooks are refused.
+	CommandDirs []string
+	// PassEnv names variables of the agent's own environment a command may see.
+	PassEnv []string
+	// RootCAs verifies TLS (nil: the system pool).
+	RootCAs *x509.CertPool
+}
+
+func (l Limits) withDefaults() Limits {
+	def := func(v *int64, d int64) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	defInt := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&l.MaxBody, 1<<20)
+	def(&l.MaxOutput, 64<<10)
+	defInt(&l.MaxMessage, 1<<10)
+	defInt(&l.MaxRedirects, 5)
+	defInt(&l.MaxEnv, 100)
+	defInt(&l.MaxHeaders, 50)
+	if l.Grace <= 0 {
+		l.Grace = 5 * time.Second
+	}
+	return l
+}

@@ -1,0 +1,104 @@
+package hooks
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/cmp-phase/cmp-phase/internal/spec"
+)
+
+// UserAgent is sent by every HTTP hook (seed 000).
+const UserAgent = "ArgoCD-ApplicationSet-PhaseHook/1.0"
+
+// Call is one hook to run, already templated for its phase (and cluster, for a per-cluster
+// check), with its secret references resolved.
+type Call struct {
+	Rollout   string // APPSET_NAME
+	Namespace string // APPSET_NAMESPACE
+	Phase     string
+	Revision  string
+	Cluster   string // empty for a hook run once per phase
+	Hook      spec.Hook
+	// IdempotencyKey is stable per (rollout, phase, hook[, cluster]) across attempts,
+	// restarts and leader changes.
+	IdempotencyKey string
+	// Secrets are the secret values resolved into Hook; they are redacted from every Result.
+	Secrets []string
+}
+
+// Runner runs hooks under its Limits. It is safe for concurrent use.
+type Runner struct {
+	limits   Limits
+	guard    *guard
+	secure   *http.Client
+	insecure *http.Client
+}
+
+// New makes a runner.
+func New(l Limits) *Runner {
+	l = l.withDefaults()
+	g := &guard{allowPrivate: l.AllowPrivate, lookup: lookupNetIP}
+	return &Runner{limits: l, guard: g, secure: g.client(l, false), insecure: g.client(l, true)}
+}
+
+// Run makes one attempt, bounded by the hook's timeout (seed 000's default when unset).
+func (r *Runner) Run(ctx context.Context, c Call) Result {
+	timeout := c.Hook.Timeout
+	if timeout <= 0 {
+		timeout = spec.DefaultHookTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	red := newRedactor(c.Secrets)
+	start := time.Now()
+	var res Result
+	switch {
+	case c.Hook.Type == "http" && c.Hook.HTTP != nil:
+		res = r.runHTTP(ctx, c, red)
+	case c.Hook.Type == "command" && c.Hook.Command != nil:
+		res = r.runCommand(ctx, c, red)
+	default:
+		res = Result{Outcome: Errored, Message: fmt.Sprintf("hook %q has no %s block", c.Hook.Name, c.Hook.Type)}
+	}
+	res.Duration = time.Since(start)
+	res.Message = red.message(res.Message, r.limits.MaxMessage)
+	return res
+}
+
+// Backoff bounds failurePolicy: retry (seed 004): at most Attempts runs, waiting Initial,
+// then twice as long each time, up to Max.
+type Backoff struct {
+	Attempts     int
+	Initial, Max time.Duration
+}
+
+// DefaultBackoff is the retry policy unless the agent is told otherwise.
+var DefaultBackoff = Backoff{Attempts: 5, Initial: 2 * time.Second, Max: 30 * time.Second}
+
+// RunAttempts runs the call once, or under failurePolicy: retry until it succeeds or the
+// attempts run out; each is reported to each (for the ledger) as it ends. It returns the
+// last attempt's result.
+func (r *Runner) RunAttempts(ctx context.Context, c Call, b Backoff, each func(attempt int, res Result)) Result {
+	attempts := 1
+	if c.Hook.FailurePolicy == "retry" {
+		attempts = max(b.Attempts, 1)
+	}
+	wait := b.Initial
+	for i := 1; ; i++ {
+		res := r.Run(ctx, c)
+		if each != nil {
+			each(i, res)
+		}
+		if res.Outcome == Succeeded || i >= attempts || ctx.Err() != nil {
+			return res
+		}
+		select {
+		case <-ctx.Done():
+			return res
+		case <-time.After(wait):
+		}
+		wait = min(wait*2, b.Max)
+	}
+}
