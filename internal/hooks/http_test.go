@@ -33,7 +33,10 @@ func serve(t *testing.T, h http.HandlerFunc) *httptest.Server {
 func TestHTTPHooks(t *testing.T) {
 	var seen http.Header
 	ok := serve(t, func(w http.ResponseWriter, r *http.Request) { seen = r.Header.Clone(); io.WriteString(w, "fine") })
-	wrong := serve(t, func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusConflict); io.WriteString(w, "change window closed") })
+	wrong := serve(t, func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusConflict)
+		io.WriteString(w, "change window closed")
+	})
 	slowBody := serve(t, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Length", "100")
 		io.WriteString(w, "partial")
