@@ -18,12 +18,12 @@ func progress(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action
 		if ph.Status == PhasePending {
 			startPhase(r, ph, sp, now, acts)
 		}
-		done, failed := settle(r, ph, o, now, acts)
+		if !hookGate(st, ph, sp, KindPre, o, now, acts) {
+			return // pre-hooks run before anyone is admitted
+		}
+		done, failed := settle(r, ph, o, now, acts) // before admit, so freed batch slots count
 		if len(failed) > sp.MaxFailures && sp.OnFailure != "continue" {
-			fail(st, ph, sp, failed, now, acts)
-			if r.Status == StatusRollingBack {
-				rollBack(st, o, now, acts)
-			}
+			fail(st, ph, sp, failed, o, now, acts)
 			return
 		}
 		if admit(r, ph, sp, now) > 0 {
@@ -35,8 +35,8 @@ func progress(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action
 			}
 			return // waiting on children or a gate; the agent's watches bring it back
 		}
-		if !soaked(r, ph, sp, now, acts) {
-			return
+		if !hookGate(st, ph, sp, KindCheck, o, now, acts) || !soaked(r, ph, sp, now, acts) || !hookGate(st, ph, sp, KindPost, o, now, acts) {
+			return // checks once every member is done, then the soak, then post-hooks
 		}
 		ph.Status = PhaseSucceeded
 		emit(r, acts, now, EvPhaseSucceeded, "phase "+ph.Name+" succeeded")
@@ -159,25 +159,31 @@ func soaked(r *state.Rollout, ph *state.PhaseState, sp spec.Phase, now time.Time
 	return true
 }
 
-// fail applies onFailure: stop ends the rollout where it is; rollback returns the admitted
-// children (rollBack). A first deployment has nothing to return to, so it stops.
-func fail(st *state.State, ph *state.PhaseState, sp spec.Phase, failed []string, now time.Time, acts *[]Action) {
-	r := st.Rollout
-	ph.Status = PhaseErrored
+// fail applies onFailure to members that failed or errored.
+func fail(st *state.State, ph *state.PhaseState, sp spec.Phase, failed []string, o Observed, now time.Time, acts *[]Action) {
+	status := PhaseErrored
 	for _, c := range failed {
 		if ph.Clusters[c].Status == ClusterFailed {
-			ph.Status = PhaseFailed // a gate said no; Errored only when we could not tell
+			status = PhaseFailed // a gate said no; Errored only when we could not tell
 		}
 	}
-	r.Status = StatusStopped
-	r.Reason = fmt.Sprintf("phase %s %s: %s: %s", ph.Name, ph.Status, describe(failed), ph.Clusters[failed[0]].Reason)
+	reason := fmt.Sprintf("phase %s %s: %s: %s", ph.Name, status, describe(failed), ph.Clusters[failed[0]].Reason)
 	if sp.MaxFailures > 0 {
-		r.Reason += fmt.Sprintf(" (%d failures, maxFailures %d)", len(failed), sp.MaxFailures)
+		reason += fmt.Sprintf(" (%d failures, maxFailures %d)", len(failed), sp.MaxFailures)
 	}
+	stopOrRollBack(st, ph, sp, status, reason, o, now, acts)
+}
+
+// stopOrRollBack ends a failed phase: onFailure rollback returns the admitted children
+// (rollBack); stop, or a first deployment with nothing to return to, stops where it is.
+func stopOrRollBack(st *state.State, ph *state.PhaseState, sp spec.Phase, status state.PhaseStatus, reason string, o Observed, now time.Time, acts *[]Action) {
+	r := st.Rollout
+	ph.Status, r.Status, r.Reason = status, StatusStopped, reason
 	switch {
 	case sp.OnFailure == "rollback" && st.Deployed != "":
 		r.Status = StatusRollingBack
 		emit(r, acts, now, EvRollingBack, "rolling back: "+r.Reason)
+		rollBack(st, o, now, acts)
 		return
 	case sp.OnFailure == "rollback":
 		r.Reason += " (nothing to roll back to on a first deployment: stopped)"

@@ -53,6 +53,8 @@ type Observed struct {
 	Changed map[string]bool
 	// Children are the live child Applications.
 	Children map[string]Observation
+	// Hooks are the results of hook runs that ended since the ledger last saw them.
+	Hooks map[string]HookResult
 }
 
 // ActionKind is what the agent must do after writing the state.
@@ -64,6 +66,7 @@ const (
 	ActRequeue  ActionKind = "Requeue"  // come back at At
 	ActEvent    ActionKind = "Event"    // tell people (an Event on the parent)
 	ActDelete   ActionKind = "Delete"   // delete the child Application Child (a decided removal)
+	ActRunHook  ActionKind = "RunHook"  // make sure hook Key is running (start it unless it is)
 )
 
 // Action is one piece of I/O the engine asks for.
@@ -74,6 +77,12 @@ type Action struct {
 	Event   string // ActEvent: the Event's reason (a constant name)
 	Warning bool   // ActEvent: a Warning, not a Normal Event
 	Child   string // ActDelete
+	// ActRunHook: the ledger key, the hook as declared, the cluster of a per-cluster check
+	// and the phase index.
+	Key     string
+	Hook    spec.Hook
+	Cluster string
+	Phase   int
 }
 
 // Step decides the next state from the current one, the plan and observations, at now. It
@@ -199,9 +208,10 @@ func addChild(st *state.State, c string) {
 	}
 }
 
-// filterRequeue keeps the requeue actions of an unchanged state (nothing else happened).
+// filterRequeue keeps the actions of an unchanged state that still matter: requeues, and
+// hooks the ledger says are running (a new agent starts them again).
 func filterRequeue(acts []Action) []Action {
-	return slices.DeleteFunc(acts, func(a Action) bool { return a.Kind != ActRequeue })
+	return slices.DeleteFunc(acts, func(a Action) bool { return a.Kind != ActRequeue && a.Kind != ActRunHook })
 }
 
 // admittedSet is every child any phase of r admitted.

@@ -126,3 +126,35 @@ func (d *dec) commandHook(n *yaml.Node, path string) *CommandHook {
 	}
 	return c
 }
+
+// PerCluster reports whether a check runs once per admitted cluster: when any of its fields
+// is templated with the cluster ({{name}}, {{server}}, {{metadata.labels.x}}, …); secret
+// references ({{.secrets.<name>.<key>}}) do not count. Otherwise it runs once per phase.
+func (h Hook) PerCluster() bool {
+	var fields []string
+	if h.HTTP != nil {
+		fields = append(fields, h.HTTP.URL, h.HTTP.Body)
+		for k, v := range h.HTTP.Headers {
+			fields = append(fields, k, v)
+		}
+	}
+	if h.Command != nil {
+		fields = append(fields, h.Command.Command...)
+		for _, v := range h.Command.Env {
+			fields = append(fields, v)
+		}
+	}
+	for _, f := range fields {
+		for rest := f; ; {
+			i := strings.Index(rest, "{{")
+			if i < 0 {
+				break
+			}
+			rest = rest[i+2:]
+			if !strings.HasPrefix(strings.TrimSpace(rest), ".secrets.") {
+				return true
+			}
+		}
+	}
+	return false
+}

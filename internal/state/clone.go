@@ -23,7 +23,7 @@ func (s *State) Clone() *State {
 		for i, p := range s.Rollout.Phases {
 			p.Members = slices.Clone(p.Members)
 			p.Admitted = slices.Clone(p.Admitted)
-			p.Clusters = maps.Clone(p.Clusters)
+			p.Clusters, p.Hooks = maps.Clone(p.Clusters), maps.Clone(p.Hooks)
 			p.Returning = slices.Clone(p.Returning)
 			p.RollbackAt, p.DeadlineAt = clonePtr(p.RollbackAt), clonePtr(p.DeadlineAt)
 			p.StartedAt, p.SoakUntil = clonePtr(p.StartedAt), clonePtr(p.SoakUntil)

@@ -60,6 +60,8 @@ type PhaseState struct {
 	RollbackAt *time.Time `json:"rollbackAt,omitempty"`
 	// DeadlineAt is the phase's progressDeadline: members still waiting then are Errored.
 	DeadlineAt *time.Time `json:"deadlineAt,omitempty"`
+	// Hooks is the phase's hook ledger, by key (kind/name[/cluster]).
+	Hooks map[string]HookRun `json:"hooks,omitempty"`
 }
 
 // ClusterState says where one admitted child is and why.

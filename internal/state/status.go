@@ -80,3 +80,29 @@ type Entry struct {
 
 // MaxHistory bounds a rollout's history; the oldest entries go first.
 const MaxHistory = 100
+
+// HookStatus is where one hook run stands in the ledger.
+type HookStatus string
+
+// Hook statuses. A hook whose success is recorded never runs again for its rollout, phase
+// (and cluster).
+const (
+	HookRunning   HookStatus = "Running" // recorded before it starts
+	HookSucceeded HookStatus = "Succeeded"
+	HookFailed    HookStatus = "Failed"  // ran and said no
+	HookErrored   HookStatus = "Errored" // could not run or could not tell
+)
+
+// HookRun is the ledger entry of one pre-hook, check (per cluster, when templated per
+// cluster) or post-hook in one phase: written before it starts and when it ends.
+type HookRun struct {
+	Kind       string        `json:"kind"` // pre | check | post
+	Name       string        `json:"name"`
+	Cluster    string        `json:"cluster,omitempty"`
+	Status     HookStatus    `json:"status"`
+	Attempts   int           `json:"attempts,omitempty"`
+	StartedAt  time.Time     `json:"startedAt"`
+	FinishedAt *time.Time    `json:"finishedAt,omitempty"`
+	Duration   time.Duration `json:"duration,omitempty"`
+	Message    string        `json:"message,omitempty"` // truncated and redacted by the runner
+}

@@ -1,0 +1,161 @@
+package rollout
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/cmp-phase/cmp-phase/internal/spec"
+	"github.com/cmp-phase/cmp-phase/internal/state"
+)
+
+// Hook kinds, the first part of a ledger key.
+const (
+	KindPre   = "pre"
+	KindCheck = "check"
+	KindPost  = "post"
+)
+
+// Concurrency limits of seed 000, per phase.
+const (
+	MaxHooksAtOnce  = 5
+	MaxChecksAtOnce = 10
+)
+
+// HookResult is how a hook run the agent started ended, keyed like the ledger.
+type HookResult struct {
+	Status     state.HookStatus // Succeeded, Failed or Errored
+	Attempts   int
+	FinishedAt time.Time
+	Duration   time.Duration
+	Message    string
+}
+
+// HookKey is a ledger key: kind/name[/cluster].
+func HookKey(kind, name, cluster string) string {
+	if cluster == "" {
+		return kind + "/" + name
+	}
+	return kind + "/" + name + "/" + cluster
+}
+
+// gateVerdict is where a list of hooks stands.
+type gateVerdict int
+
+const (
+	gatePending gateVerdict = iota // some still to run or running
+	gatePassed                     // every one succeeded (or failed under failurePolicy: ignore)
+	gateFailed                     // one failed under fail or retry: onFailure applies
+	gateAborted                    // one failed under abort: the rollout ends now
+)
+
+// gate drives one list of hooks of the current phase: it records results that came back,
+// starts what may start (recorded as Running before it runs, at most limit at once), and
+// asks again for runs the ledger says are running (a new agent restarts them with the same
+// idempotency key). A recorded success is never run again.
+func gate(r *state.Rollout, ph *state.PhaseState, kind string, hooks []spec.Hook, clusters []string, limit int,
+	o Observed, now time.Time, acts *[]Action) (gateVerdict, string, state.HookStatus) {
+	if ph.Hooks == nil {
+		ph.Hooks = map[string]state.HookRun{}
+	}
+	running, pending, verdict, why, status := 0, false, gatePassed, "", state.HookStatus("")
+	for _, key := range slices.Sorted(maps.Keys(ph.Hooks)) { // results first, so ended runs free their slots
+		if run := ph.Hooks[key]; run.Kind == kind && run.Status == state.HookRunning {
+			if run = record(r, ph, run, o.Hooks[key], now, acts); run.Status == state.HookRunning {
+				running++
+			}
+			ph.Hooks[key] = run
+		}
+	}
+	for _, h := range hooks {
+		targets := []string{""}
+		if kind == KindCheck && h.PerCluster() {
+			targets = clusters
+		}
+		for _, c := range targets {
+			key := HookKey(kind, h.Name, c)
+			run, seen := ph.Hooks[key]
+			if !seen && running >= limit {
+				pending = true
+				continue
+			}
+			if !seen {
+				run = state.HookRun{Kind: kind, Name: h.Name, Cluster: c, Status: state.HookRunning, StartedAt: now}
+				running++
+				emit(r, acts, now, EvHookStarted, fmt.Sprintf("phase %s: %s %s started", ph.Name, kind, target(h.Name, c)))
+			}
+			ph.Hooks[key] = run
+			switch {
+			case run.Status == state.HookRunning:
+				pending = true
+				*acts = append(*acts, Action{Kind: ActRunHook, Key: key, Hook: h, Cluster: c, Phase: r.Phase})
+			case run.Status == state.HookSucceeded, h.FailurePolicy == "ignore":
+			case h.FailurePolicy == "abort":
+				return gateAborted, fmt.Sprintf("%s %s %s (failurePolicy abort): %s", kind, target(h.Name, c), run.Status, run.Message), run.Status
+			case verdict == gatePassed:
+				verdict, why, status = gateFailed, fmt.Sprintf("%s %s %s: %s", kind, target(h.Name, c), run.Status, run.Message), run.Status
+			}
+		}
+	}
+	if verdict == gatePassed && pending {
+		verdict = gatePending
+	}
+	return verdict, why, status
+}
+
+// record applies a finished run's result to its ledger entry.
+func record(r *state.Rollout, ph *state.PhaseState, run state.HookRun, res HookResult, now time.Time, acts *[]Action) state.HookRun {
+	if res.Status == "" || res.Status == state.HookRunning {
+		return run
+	}
+	finished := res.FinishedAt
+	run.Status, run.Attempts, run.FinishedAt, run.Duration, run.Message = res.Status, res.Attempts, &finished, res.Duration, res.Message
+	ev := EvHookSucceeded
+	if res.Status != state.HookSucceeded {
+		ev = EvHookFailed
+	}
+	emit(r, acts, now, ev, fmt.Sprintf("phase %s: %s %s %s after %d attempt(s): %s", ph.Name, run.Kind, target(run.Name, run.Cluster), res.Status, res.Attempts, res.Message))
+	return run
+}
+
+func target(name, cluster string) string {
+	if cluster == "" {
+		return name
+	}
+	return name + " on " + cluster
+}
+
+// hookGate runs one kind of the current phase's hooks and applies its verdict: it reports
+// whether the phase may go on; a failure applies onFailure, an abort ends the rollout.
+func hookGate(st *state.State, ph *state.PhaseState, sp spec.Phase, kind string, o Observed, now time.Time, acts *[]Action) bool {
+	r := st.Rollout
+	hooks, limit, clusters := sp.PreHooks, MaxHooksAtOnce, []string(nil)
+	switch kind {
+	case KindCheck:
+		hooks, limit, clusters = sp.Checks, MaxChecksAtOnce, slices.Clone(ph.Admitted)
+	case KindPost:
+		hooks = sp.PostHooks
+	}
+	if len(hooks) == 0 {
+		return true
+	}
+	v, why, status := gate(r, ph, kind, hooks, clusters, limit, o, now, acts)
+	switch {
+	case v == gatePassed:
+		return true
+	case v == gateAborted:
+		ph.Status, r.Status = PhaseFailed, StatusStopped
+		r.Reason = fmt.Sprintf("phase %s aborted: %s", ph.Name, why)
+		emit(r, acts, now, EvRolloutAborted, "rollout aborted: "+r.Reason)
+	case v == gateFailed && sp.OnFailure == "continue":
+		return true // reported when it ended; onFailure: continue goes on
+	case v == gateFailed:
+		phase := PhaseFailed
+		if status == state.HookErrored {
+			phase = PhaseErrored
+		}
+		stopOrRollBack(st, ph, sp, phase, fmt.Sprintf("phase %s %s: %s", ph.Name, phase, why), o, now, acts)
+	}
+	return false
+}
