@@ -33,13 +33,18 @@ func (e *Env) startArgoCD(ctx context.Context) error {
 	if err := WaitTCP(ctx, repo, e.repoAddr); err != nil {
 		return err
 	}
-	if _, err := e.Start(ProcSpec{Name: "argocd-application-controller", Path: e.Tools.ArgoCD, Args: []string{
+	ctrl, err := e.Start(ProcSpec{Name: "argocd-application-controller", Path: e.Tools.ArgoCD, Args: []string{
 		"--repo-server", e.repoAddr, "--repo-server-plaintext", "--redis", e.redisAddr,
 		"--metrics-port", strconv.Itoa(ports[3]),
 		"--app-resync", strconv.Itoa(int(e.opts.AppResync.Seconds())),
 		"--status-processors", "4", "--operation-processors", "4",
 		"--self-heal-timeout-seconds", "2", "--loglevel", "info",
-	}, Env: e.argoEnv("argocd-application-controller")}); err != nil {
+	}, Env: e.argoEnv("argocd-application-controller")})
+	if err != nil {
+		return err
+	}
+	// Its metrics port is the sign it is up (and a start that failed shows here, not later).
+	if err := WaitTCP(ctx, ctrl, "127.0.0.1:"+strconv.Itoa(ports[3])); err != nil {
 		return err
 	}
 	server, err := e.Start(ProcSpec{Name: "argocd-server", Path: e.Tools.ArgoCD, Args: []string{

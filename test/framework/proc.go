@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -126,15 +128,33 @@ func (p *Proc) Tail(n int64) string {
 	return string(b)
 }
 
-// FreePort asks the kernel for a free TCP port on 127.0.0.1.
+// FreePort returns a TCP port free on every address, picked below the kernel's ephemeral
+// range (32768 and up on Linux): a port from that range, once released, can be taken by any
+// outgoing connection before the program meant to listen on it binds (seen: Argo CD's
+// controller failing with "address already in use" on its metrics port).
 func FreePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("find free port: %w", err)
+	portMu.Lock()
+	defer portMu.Unlock()
+	for range 200 {
+		p := 20000 + rand.IntN(12000)
+		if portsGiven[p] {
+			continue
+		}
+		l, err := net.Listen("tcp", ":"+strconv.Itoa(p))
+		if err != nil {
+			continue
+		}
+		_ = l.Close()
+		portsGiven[p] = true
+		return p, nil
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return 0, fmt.Errorf("find free port: no free port in 20000-31999")
 }
+
+var (
+	portMu     sync.Mutex
+	portsGiven = map[int]bool{} // never hand out the same port twice in one test binary
+)
 
 // WaitTCP waits until addr accepts connections, the process dies, or the deadline passes.
 func WaitTCP(ctx context.Context, p *Proc, addr string) error {
