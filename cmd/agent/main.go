@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -59,6 +60,20 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.agent.Workers, "workers", 2, "rollouts reconciled at once")
 	fs.StringVar(&o.agent.Selector, "rollout-selector", "", "label selector over plan ConfigMaps: drive only these rollouts (sharding)")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.Func("hook-command-dir", "a directory command hooks may run executables from (repeatable; none: command hooks are refused)", func(v string) error {
+		if !filepath.IsAbs(v) {
+			return fmt.Errorf("%q is not an absolute path", v)
+		}
+		o.agent.Hooks.CommandDirs = append(o.agent.Hooks.CommandDirs, v)
+		return nil
+	})
+	fs.BoolVar(&o.agent.Hooks.AllowPrivate, "hook-allow-private", false, "let http hooks reach loopback and private addresses (link-local and metadata stay refused)")
+	fs.Func("hook-pass-env", "a variable of the agent's environment command hooks may see (repeatable)", func(v string) error {
+		o.agent.Hooks.PassEnv = append(o.agent.Hooks.PassEnv, v)
+		return nil
+	})
+	fs.StringVar(&o.agent.SecretNamespace, "secret-namespace", "", "where hook secret references are read (default: --namespace)")
+	fs.IntVar(&o.agent.HooksPerHost, "hooks-per-host", 4, "http hooks running at once against one host")
 	fs.BoolVar(&o.election.enabled, "leader-elect", true, "act only while holding the leader Lease")
 	fs.StringVar(&o.election.lease, "lease-name", "cmp-phase-agent", "name of the leader Lease (in --namespace)")
 	fs.StringVar(&o.election.identity, "identity", "", "leader identity (default: hostname and a random suffix)")

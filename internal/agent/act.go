@@ -28,7 +28,13 @@ func (a *Agent) act(ctx context.Context, p *pass, st *state.State, acts []rollou
 			requeue = act.At
 		}
 	}
-	if st == nil || p.plan.Parent == "" {
+	if st == nil {
+		return requeue, nil
+	}
+	if st.Rollout != nil {
+		a.startHooks(ctx, p, st, acts) // hooks need no re-render: they gate what comes next
+	}
+	if p.plan.Parent == "" {
 		return requeue, nil
 	}
 	name, now := p.plan.Rollout, a.now()

@@ -13,8 +13,10 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 
+	"github.com/cmp-phase/cmp-phase/internal/hooks"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
 )
 
@@ -36,6 +38,14 @@ type Options struct {
 	// Selector (a label selector over plan ConfigMaps, e.g. cmp-phase.io/rollout=guestbook)
 	// shards rollouts between agents; empty means every rollout in the namespace.
 	Selector string
+	// Hooks bound what hooks may do (command directories, private addresses, …).
+	Hooks hooks.Limits
+	// Backoff is failurePolicy: retry's (default hooks.DefaultBackoff).
+	Backoff hooks.Backoff
+	// HooksPerHost caps the HTTP hooks running at once against one host (default 4).
+	HooksPerHost int
+	// SecretNamespace is where hook secret references are read (default Namespace).
+	SecretNamespace string
 }
 
 func (o Options) withDefaults() Options {
@@ -50,6 +60,15 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Workers <= 0 {
 		o.Workers = 2
+	}
+	if o.Backoff.Attempts <= 0 {
+		o.Backoff = hooks.DefaultBackoff
+	}
+	if o.HooksPerHost <= 0 {
+		o.HooksPerHost = 4
+	}
+	if o.SecretNamespace == "" {
+		o.SecretNamespace = o.Namespace
 	}
 	return o
 }
@@ -75,11 +94,12 @@ type Agent struct {
 	caches   *caches
 	parents  parentIndex
 	now      func() time.Time
+	hooks    *hooks.Runner
+	runs     hookRuns
 
-	mu       sync.Mutex
-	inv      *inventory.Inventory // last published
-	asked    map[string]time.Time // rollout → when its re-render was last asked for
-	requeued map[string]time.Time // rollout → the earliest deadline it is queued for
+	mu    sync.Mutex
+	inv   *inventory.Inventory // last published
+	asked map[string]time.Time // rollout → when its re-render was last asked for
 }
 
 // New makes an agent. events may be nil (no Kubernetes Events).
@@ -93,7 +113,9 @@ func New(kube kubernetes.Interface, argo argoclient.Interface, opts Options, log
 		renderer: render.New(64), exprs: targets.NewCache(1024), now: time.Now,
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "cmp-phase-agent"}),
-		asked: map[string]time.Time{}, requeued: map[string]time.Time{},
+		asked: map[string]time.Time{},
+		hooks: hooks.New(opts.Hooks),
+		runs:  hookRuns{inFlight: map[string]bool{}, results: map[string]map[string]rollout.HookResult{}, hosts: map[string]chan struct{}{}},
 	}
 }
 

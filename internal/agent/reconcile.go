@@ -126,7 +126,8 @@ func (a *Agent) decide(p *pass, cur *state.State, now time.Time) (*state.State, 
 	if err != nil {
 		return nil, nil, false, err
 	}
-	n, acts, err := rollout.Step(plan, base, rollout.Observed{Subjects: subjects, Changed: changed, Children: p.observed}, now)
+	obs := rollout.Observed{Subjects: subjects, Changed: changed, Children: p.observed, Hooks: a.hookResults(p.plan.Rollout, base)}
+	n, acts, err := rollout.Step(plan, base, obs, now)
 	if err != nil {
 		return nil, nil, false, err
 	}

@@ -1,0 +1,202 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"sync"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/cmp-phase/cmp-phase/internal/hooks"
+	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/rollout"
+	"github.com/cmp-phase/cmp-phase/internal/spec"
+	"github.com/cmp-phase/cmp-phase/internal/state"
+)
+
+// hookRuns are the hook runs of this process: in flight, and ended but not yet recorded in
+// the ledger. A run is identified by its idempotency key (rollout, revision, phase, ledger
+// key), so a result can never be taken for another rollout's run.
+type hookRuns struct {
+	mu       sync.Mutex
+	inFlight map[string]bool
+	results  map[string]map[string]rollout.HookResult // rollout → idempotency key → result
+	hosts    map[string]chan struct{}                 // per-host cap of HTTP hooks
+}
+
+// idempotencyKey is stable per (rollout, revision, phase, hook[, cluster]).
+func idempotencyKey(name string, r *state.Rollout, phase int, key string) string {
+	return fmt.Sprintf("%s/%s/%s/%s", name, r.Revision, r.Phases[phase].Name, key)
+}
+
+// hookResults are this rollout's ended runs for the current phase of cur, by ledger key.
+func (a *Agent) hookResults(name string, cur *state.State) map[string]rollout.HookResult {
+	out := map[string]rollout.HookResult{}
+	if cur == nil || cur.Rollout == nil || cur.Rollout.Phase >= len(cur.Rollout.Phases) {
+		return out
+	}
+	r := cur.Rollout
+	a.runs.mu.Lock()
+	defer a.runs.mu.Unlock()
+	for key := range r.Phases[r.Phase].Hooks {
+		if res, ok := a.runs.results[name][idempotencyKey(name, r, r.Phase, key)]; ok {
+			out[key] = res
+		}
+	}
+	return out
+}
+
+// startHooks starts the runs the engine asks for that this process is not running yet, and
+// forgets results the written ledger has recorded.
+func (a *Agent) startHooks(ctx context.Context, p *pass, st *state.State, acts []rollout.Action) {
+	name, r := p.plan.Rollout, st.Rollout
+	a.runs.mu.Lock()
+	for id := range a.runs.results[name] {
+		if !a.pendingResult(r, name, id) {
+			delete(a.runs.results[name], id)
+		}
+	}
+	a.runs.mu.Unlock()
+	for _, act := range acts {
+		if act.Kind != rollout.ActRunHook {
+			continue
+		}
+		id := idempotencyKey(name, r, act.Phase, act.Key)
+		a.runs.mu.Lock()
+		_, ended := a.runs.results[name][id]
+		busy := a.runs.inFlight[id] || ended
+		if !busy {
+			a.runs.inFlight[id] = true
+		}
+		a.runs.mu.Unlock()
+		if !busy {
+			go a.runHook(ctx, p, r.Revision, act, id)
+		}
+	}
+}
+
+// pendingResult reports whether a kept result is still waiting for the ledger: its run is
+// recorded Running in the current phase.
+func (a *Agent) pendingResult(r *state.Rollout, name, id string) bool {
+	if r == nil || r.Phase >= len(r.Phases) {
+		return false
+	}
+	for key, run := range r.Phases[r.Phase].Hooks {
+		if run.Status == state.HookRunning && idempotencyKey(name, r, r.Phase, key) == id {
+			return true
+		}
+	}
+	return false
+}
+
+// runHook templates and runs one hook in the background, then hands its result to the
+// rollout's next reconcile. A run cut short by the agent's shutdown leaves no result: the
+// ledger still says Running and the next agent runs it again with the same key.
+func (a *Agent) runHook(ctx context.Context, p *pass, revision string, act rollout.Action, id string) {
+	defer func() {
+		a.runs.mu.Lock()
+		delete(a.runs.inFlight, id)
+		a.runs.mu.Unlock()
+		a.queue.Add(p.plan.Rollout)
+	}()
+	res := a.hookAttempts(ctx, p, revision, act, id)
+	if ctx.Err() != nil {
+		return
+	}
+	a.runs.mu.Lock()
+	if a.runs.results[p.plan.Rollout] == nil {
+		a.runs.results[p.plan.Rollout] = map[string]rollout.HookResult{}
+	}
+	a.runs.results[p.plan.Rollout][id] = res
+	a.runs.mu.Unlock()
+	a.log.Info("hook ended", "rollout", p.plan.Rollout, "hook", act.Key, "status", res.Status, "attempts", res.Attempts, "duration", res.Duration)
+}
+
+func (a *Agent) hookAttempts(ctx context.Context, p *pass, revision string, act rollout.Action, id string) rollout.HookResult {
+	start := time.Now()
+	h, secrets, err := hooks.Template(act.Hook, a.clusterVars(p, act.Cluster), a.secret(ctx))
+	if err != nil {
+		return rollout.HookResult{Status: state.HookErrored, Attempts: 1, FinishedAt: time.Now(), Message: err.Error()}
+	}
+	release := a.hostSlot(ctx, h)
+	defer release()
+	call := hooks.Call{Rollout: p.plan.Rollout, Namespace: a.opts.Namespace, Phase: phaseName(p, act.Phase), Revision: revision,
+		Cluster: act.Cluster, Hook: h, IdempotencyKey: id, Secrets: secrets}
+	attempts := 0
+	res := a.hooks.RunAttempts(ctx, call, a.opts.Backoff, func(n int, _ hooks.Result) { attempts = n })
+	status := map[hooks.Outcome]state.HookStatus{hooks.Succeeded: state.HookSucceeded, hooks.Failed: state.HookFailed, hooks.Errored: state.HookErrored}[res.Outcome]
+	return rollout.HookResult{Status: status, Attempts: attempts, FinishedAt: time.Now(), Duration: time.Since(start), Message: res.Message}
+}
+
+func phaseName(p *pass, i int) string {
+	if i < len(p.plan.Phases) {
+		return p.plan.Phases[i].Name
+	}
+	return ""
+}
+
+// clusterVars are the template variables of a per-cluster check: the admitted child's
+// cluster as the inventory has it.
+func (a *Agent) clusterVars(p *pass, child string) map[string]string {
+	vars := map[string]string{}
+	app := p.children[child]
+	if child == "" || app == nil {
+		return vars
+	}
+	inv := a.inventory()
+	for _, c := range inv.Clusters {
+		if c.Name != app.Labels[render.LabelCluster] {
+			continue
+		}
+		vars["name"], vars["server"], vars["project"] = c.Name, c.Server, c.Project
+		for k, v := range c.Labels {
+			vars["metadata.labels."+k] = v
+		}
+		for k, v := range c.Annotations {
+			vars["metadata.annotations."+k] = v
+		}
+	}
+	return vars
+}
+
+// secret resolves secret references from the agent's secret namespace.
+func (a *Agent) secret(ctx context.Context) hooks.SecretLookup {
+	return func(name, key string) (string, error) {
+		s, err := a.kube.CoreV1().Secrets(a.opts.SecretNamespace).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return "", fmt.Errorf("read secret: %w", err)
+		}
+		v, ok := s.Data[key]
+		if !ok {
+			return "", fmt.Errorf("no such key")
+		}
+		return string(v), nil
+	}
+}
+
+// hostSlot waits for one of the per-host slots of an HTTP hook's host (commands take none);
+// it returns the release.
+func (a *Agent) hostSlot(ctx context.Context, h spec.Hook) func() {
+	if h.HTTP == nil {
+		return func() {}
+	}
+	u, err := url.Parse(h.HTTP.URL)
+	if err != nil {
+		return func() {} // the runner reports the bad URL
+	}
+	a.runs.mu.Lock()
+	slots, ok := a.runs.hosts[u.Host]
+	if !ok {
+		slots = make(chan struct{}, a.opts.HooksPerHost)
+		a.runs.hosts[u.Host] = slots
+	}
+	a.runs.mu.Unlock()
+	select {
+	case slots <- struct{}{}:
+		return func() { <-slots }
+	case <-ctx.Done():
+		return func() {}
+	}
+}
