@@ -116,7 +116,7 @@ func (a *Agent) runHook(ctx context.Context, p *pass, revision string, act rollo
 
 func (a *Agent) hookAttempts(ctx context.Context, p *pass, revision string, act rollout.Action, id string) rollout.HookResult {
 	start := time.Now()
-	h, secrets, err := hooks.Template(act.Hook, a.clusterVars(p, act.Cluster), a.secret(ctx))
+	h, secrets, err := hooks.Template(act.Hook, a.clusterVars(p, phaseName(p, act.Phase), act.Cluster), a.secret(ctx))
 	if err != nil {
 		return rollout.HookResult{Status: state.HookErrored, Attempts: 1, FinishedAt: time.Now(), Message: err.Error()}
 	}
@@ -137,10 +137,10 @@ func phaseName(p *pass, i int) string {
 	return ""
 }
 
-// clusterVars are the template variables of a per-cluster check: the admitted child's
-// cluster as the inventory has it.
-func (a *Agent) clusterVars(p *pass, child string) map[string]string {
-	vars := map[string]string{}
+// clusterVars are a hook's template variables: the phase's, and for a per-cluster check
+// the admitted child's cluster as the inventory has it.
+func (a *Agent) clusterVars(p *pass, phase, child string) map[string]string {
+	vars := hooks.PhaseVars(p.plan.Rollout, a.opts.Namespace, phase)
 	app := p.children[child]
 	if child == "" || app == nil {
 		return vars

@@ -73,20 +73,17 @@ func outcome(ctx context.Context, cmd *exec.Cmd, err error, stdout, stderr *capp
 	return Result{Outcome: Succeeded, Message: out}
 }
 
-// resolve finds the executable inside the allowed directories: a bare name is looked up in
-// them (never in PATH); a path must be absolute; either way the real path, symlinks
-// resolved, must lie inside one of them.
+// resolve finds the executable inside the allowed directories: a bare name or a relative
+// path (seed 000's "./scripts/validate.sh") is looked up in each of them (never in PATH);
+// an absolute path is taken as is; either way the real path, symlinks resolved, must lie
+// inside one of them.
 func (r *Runner) resolve(name string) (string, error) {
 	if len(r.limits.CommandDirs) == 0 {
 		return "", fmt.Errorf("command hooks are disabled (fix: give the agent a hook command directory)")
 	}
-	var candidates []string
-	switch {
-	case filepath.IsAbs(name):
-		candidates = []string{name}
-	case strings.ContainsRune(name, '/'):
-		return "", fmt.Errorf("%q is a relative path (fix: give an absolute path or a bare program name)", name)
-	default:
+	candidates := []string{name}
+	if !filepath.IsAbs(name) {
+		candidates = nil
 		for _, d := range r.limits.CommandDirs {
 			candidates = append(candidates, filepath.Join(d, name))
 		}

@@ -43,11 +43,15 @@ func Template(h spec.Hook, vars map[string]string, secret SecretLookup) (spec.Ho
 				return v
 			}
 			v, ok := vars[name]
-			if !ok {
-				err = fmt.Errorf("hook %s: unknown template variable %q (fix: use name, server, metadata.labels.<key> or metadata.annotations.<key>)", h.Name, name)
-				return m
+			switch {
+			case ok:
+				return v
+			case clusterField(name):
+				err = fmt.Errorf("hook %s: %q names a cluster, but this hook runs once per phase (fix: make it a check, which runs once per admitted cluster)", h.Name, name)
+			default:
+				err = fmt.Errorf("hook %s: unknown template variable %q (fix: use .appset.name, .appset.namespace, .phase.name, and in checks name, server, metadata.labels.<key>, metadata.annotations.<key>)", h.Name, name)
 			}
-			return v
+			return m
 		})
 	}
 	out := h
@@ -73,4 +77,13 @@ func Template(h spec.Hook, vars map[string]string, secret SecretLookup) (spec.Ho
 		out.Command = &c
 	}
 	return out, secrets, err
+}
+
+func clusterField(name string) bool {
+	return name == "name" || name == "server" || name == "project" || strings.HasPrefix(name, "metadata.")
+}
+
+// PhaseVars are the variables every hook of a phase may use (seed 000's {{.appset.name}}).
+func PhaseVars(rollout, namespace, phase string) map[string]string {
+	return map[string]string{".appset.name": rollout, ".appset.namespace": namespace, ".phase.name": phase}
 }

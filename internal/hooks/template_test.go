@@ -25,6 +25,14 @@ func TestTemplateFillsClusterFieldsAndSecretsAndNamesNoValue(t *testing.T) {
 	if h.HTTP.Headers["Authorization"] != "Bearer {{.secrets.hook-token.token}}" {
 		t.Fatal("the declared hook was changed")
 	}
+	seedBody := spec.Hook{Name: "notify", Type: "http", HTTP: &spec.HTTPHook{URL: "https://chat.example.com", Body: `{"text": "for {{ .appset.name }} in {{.phase.name}}"}`}}
+	if got, _, err := Template(seedBody, PhaseVars("guestbook", "argocd", "prod"), lookup); err != nil || got.HTTP.Body != `{"text": "for guestbook in prod"}` {
+		t.Fatalf("seed 000's {{ .appset.name }}: %v %v", got.HTTP, err)
+	}
+	perPhase := spec.Hook{Name: "smoke-tests", Type: "command", Command: &spec.CommandHook{Command: []string{"pytest"}, Env: map[string]string{"TARGET_URL": "https://{{name}}.example.com"}}}
+	if _, _, err := Template(perPhase, PhaseVars("guestbook", "argocd", "prod"), lookup); err == nil || !strings.Contains(err.Error(), "runs once per phase (fix: make it a check") {
+		t.Fatalf("a cluster field in a once-per-phase hook: %v", err)
+	}
 	for _, bad := range []string{"{{nope}}", "{{.secrets.other.token}}", "{{.secrets.justname}}"} {
 		h.HTTP.URL = "https://x/" + bad
 		if _, _, err := Template(h, vars, lookup); err == nil || strings.Contains(err.Error(), "s3cr3t") {

@@ -129,7 +129,8 @@ func (d *dec) commandHook(n *yaml.Node, path string) *CommandHook {
 
 // PerCluster reports whether a check runs once per admitted cluster: when any of its fields
 // is templated with the cluster ({{name}}, {{server}}, {{metadata.labels.x}}, …); secret
-// references ({{.secrets.<name>.<key>}}) do not count. Otherwise it runs once per phase.
+// references ({{.secrets.<name>.<key>}}) and the phase's own ({{.appset.name}}) do not
+// count. Otherwise it runs once per phase.
 func (h Hook) PerCluster() bool {
 	var fields []string
 	if h.HTTP != nil {
@@ -151,7 +152,7 @@ func (h Hook) PerCluster() bool {
 				break
 			}
 			rest = rest[i+2:]
-			if !strings.HasPrefix(strings.TrimSpace(rest), ".secrets.") {
+			if !strings.HasPrefix(strings.TrimSpace(rest), ".") { // .secrets.*, .appset.*, .phase.*: not the cluster's
 				return true
 			}
 		}

@@ -171,3 +171,18 @@ func TestParseReadsTheRolloutExtensions(t *testing.T) {
 		})
 	}
 }
+
+func TestAHookRunsPerClusterOnlyWhenTemplatedWithTheCluster(t *testing.T) {
+	for url, want := range map[string]bool{
+		"https://{{name}}.example.com/health":               true,
+		"https://x/{{ metadata.labels.region }}":            true,
+		"https://x/?t={{.secrets.hook.token}}":              false,
+		"https://x/{{ .appset.name }}":                      false,
+		"https://x/{{.secrets.a.b}}/{{server}}":             true,
+		"https://api.servicenow.com/api/now/table/change_r": false,
+	} {
+		if got := (Hook{HTTP: &HTTPHook{URL: url}}).PerCluster(); got != want {
+			t.Errorf("%s: PerCluster = %v", url, got)
+		}
+	}
+}
