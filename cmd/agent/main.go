@@ -74,6 +74,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	})
 	fs.StringVar(&o.agent.SecretNamespace, "secret-namespace", "", "where hook secret references are read (default: --namespace)")
 	fs.IntVar(&o.agent.HooksPerHost, "hooks-per-host", 4, "http hooks running at once against one host")
+	fs.IntVar(&o.agent.MaxHooks, "max-hooks-per-phase", 5, "pre- and post-hooks running at once in a phase")
+	fs.IntVar(&o.agent.MaxChecks, "max-checks-per-phase", 10, "checks running at once in a phase")
 	fs.BoolVar(&o.election.enabled, "leader-elect", true, "act only while holding the leader Lease")
 	fs.StringVar(&o.election.lease, "lease-name", "cmp-phase-agent", "name of the leader Lease (in --namespace)")
 	fs.StringVar(&o.election.identity, "identity", "", "leader identity (default: hostname and a random suffix)")

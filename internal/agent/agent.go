@@ -44,6 +44,9 @@ type Options struct {
 	Backoff hooks.Backoff
 	// HooksPerHost caps the HTTP hooks running at once against one host (default 4).
 	HooksPerHost int
+	// MaxHooks and MaxChecks cap the hooks and checks running at once per phase (default
+	// seed 000's 5 and 10).
+	MaxHooks, MaxChecks int
 	// SecretNamespace is where hook secret references are read (default Namespace).
 	SecretNamespace string
 }

@@ -120,6 +120,9 @@ func (a *Agent) hookAttempts(ctx context.Context, p *pass, revision string, act 
 	if err != nil {
 		return rollout.HookResult{Status: state.HookErrored, Attempts: 1, FinishedAt: time.Now(), Message: err.Error()}
 	}
+	if h.HTTP != nil && h.HTTP.InsecureSkipVerify {
+		a.log.Warn("hook skips TLS verification", "rollout", p.plan.Rollout, "hook", act.Key)
+	}
 	release := a.hostSlot(ctx, h)
 	defer release()
 	call := hooks.Call{Rollout: p.plan.Rollout, Namespace: a.opts.Namespace, Phase: phaseName(p, act.Phase), Revision: revision,

@@ -103,7 +103,8 @@ func (a *Agent) decide(p *pass, cur *state.State, now time.Time) (*state.State, 
 	if inv == nil {
 		return nil, nil, false, fmt.Errorf("the cluster inventory is not published yet")
 	}
-	plan := rollout.Plan{Revision: p.plan.Revision, Body: p.plan.Body, Phases: p.plan.Phases, LateJoiners: p.plan.LateJoiners}
+	plan := rollout.Plan{Revision: p.plan.Revision, Body: p.plan.Body, Phases: p.plan.Phases, LateJoiners: p.plan.LateJoiners,
+		MaxHooks: a.opts.MaxHooks, MaxChecks: a.opts.MaxChecks}
 	base, rebuilt := cur, false
 	if cur == nil && (p.phaseGen > 0 || len(p.children) > 0) {
 		live := map[string]string{}

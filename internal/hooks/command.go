@@ -14,7 +14,7 @@ import (
 
 // runCommand runs the hook's argv (no shell) in a fresh temp directory, in its own process
 // group. Exit 0 is success, another exit status Failed, anything else Errored.
-func (r *Runner) runCommand(ctx context.Context, c Call, red redactor) Result {
+func (r *Runner) runCommand(ctx context.Context, c Call) Result {
 	argv := c.Hook.Command.Command
 	if len(argv) == 0 {
 		return Result{Outcome: Errored, Message: "empty command"}

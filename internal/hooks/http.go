@@ -10,12 +10,32 @@ import (
 )
 
 // runHTTP makes one request. The expected status (default 200) is success; another status
-// is Failed; anything that kept us from an answer is Errored.
-func (r *Runner) runHTTP(ctx context.Context, c Call, red redactor) Result {
+// is Failed; anything that kept us from an answer is Errored. A hook that turns TLS
+// verification off says so in its result.
+func (r *Runner) runHTTP(ctx context.Context, c Call) Result {
 	h := c.Hook.HTTP
 	if len(h.Headers) > r.limits.MaxHeaders {
 		return Result{Outcome: Errored, Message: fmt.Sprintf("%d headers, over the limit of %d", len(h.Headers), r.limits.MaxHeaders)}
 	}
+	req, err := request(ctx, c)
+	if err != nil {
+		return Result{Outcome: Errored, Message: "invalid request: " + err.Error()}
+	}
+	client := r.secure
+	if h.InsecureSkipVerify {
+		client = r.insecure
+	}
+	res := r.send(ctx, client, req, h.ExpectedStatus)
+	if h.InsecureSkipVerify {
+		res.Message = "TLS not verified (insecureSkipVerify): " + res.Message
+	}
+	return res
+}
+
+// request builds the hook's request: its method (POST unless set), headers and body, then
+// the injected headers, which win (a hook cannot pose as another).
+func request(ctx context.Context, c Call) (*http.Request, error) {
+	h := c.Hook.HTTP
 	method := h.Method
 	if method == "" {
 		method = http.MethodPost
@@ -26,18 +46,19 @@ func (r *Runner) runHTTP(ctx context.Context, c Call, red redactor) Result {
 	}
 	req, err := http.NewRequestWithContext(ctx, method, h.URL, body)
 	if err != nil {
-		return Result{Outcome: Errored, Message: "invalid request: " + err.Error()}
+		return nil, err
 	}
 	for k, v := range h.Headers {
 		req.Header.Set(k, v)
 	}
-	for k, v := range injectedHeaders(c) { // ours win: a hook cannot pose as another
+	for k, v := range injectedHeaders(c) {
 		req.Header.Set(k, v)
 	}
-	client := r.secure
-	if h.InsecureSkipVerify {
-		client = r.insecure
-	}
+	return req, nil
+}
+
+// send makes the call and judges the answer against the expected status.
+func (r *Runner) send(ctx context.Context, client *http.Client, req *http.Request, want int) Result {
 	resp, err := client.Do(req)
 	if err != nil {
 		return Result{Outcome: Errored, Message: describeErr(ctx, err)}
@@ -50,7 +71,6 @@ func (r *Runner) runHTTP(ctx context.Context, c Call, red redactor) Result {
 	case err != nil:
 		return Result{Outcome: Errored, Status: resp.StatusCode, Message: "reading the response: " + describeErr(ctx, err)}
 	}
-	want := h.ExpectedStatus
 	if want == 0 {
 		want = http.StatusOK
 	}

@@ -132,7 +132,7 @@ func TestTLSIsVerifiedUnlessTheHookSaysOtherwise(t *testing.T) {
 	}
 	c := httpCall(srv.URL)
 	c.Hook.HTTP.InsecureSkipVerify = true
-	if res := local().Run(context.Background(), c); res.Outcome != Succeeded {
+	if res := local().Run(context.Background(), c); res.Outcome != Succeeded || !strings.HasPrefix(res.Message, "TLS not verified") {
 		t.Fatalf("insecureSkipVerify: %s %q", res.Outcome, res.Message)
 	}
 }

@@ -56,9 +56,9 @@ func (r *Runner) Run(ctx context.Context, c Call) Result {
 	var res Result
 	switch {
 	case c.Hook.Type == "http" && c.Hook.HTTP != nil:
-		res = r.runHTTP(ctx, c, red)
+		res = r.runHTTP(ctx, c)
 	case c.Hook.Type == "command" && c.Hook.Command != nil:
-		res = r.runCommand(ctx, c, red)
+		res = r.runCommand(ctx, c)
 	default:
 		res = Result{Outcome: Errored, Message: fmt.Sprintf("hook %q has no %s block", c.Hook.Name, c.Hook.Type)}
 	}

@@ -17,7 +17,7 @@ const (
 	KindPost  = "post"
 )
 
-// Concurrency limits of seed 000, per phase.
+// Concurrency limits of seed 000, per phase, unless the plan says otherwise.
 const (
 	MaxHooksAtOnce  = 5
 	MaxChecksAtOnce = 10
@@ -128,12 +128,12 @@ func target(name, cluster string) string {
 
 // hookGate runs one kind of the current phase's hooks and applies its verdict: it reports
 // whether the phase may go on; a failure applies onFailure, an abort ends the rollout.
-func hookGate(st *state.State, ph *state.PhaseState, sp spec.Phase, kind string, o Observed, now time.Time, acts *[]Action) bool {
+func hookGate(st *state.State, p Plan, ph *state.PhaseState, sp spec.Phase, kind string, o Observed, now time.Time, acts *[]Action) bool {
 	r := st.Rollout
-	hooks, limit, clusters := sp.PreHooks, MaxHooksAtOnce, []string(nil)
+	hooks, limit, clusters := sp.PreHooks, orDefault(p.MaxHooks, MaxHooksAtOnce), []string(nil)
 	switch kind {
 	case KindCheck:
-		hooks, limit, clusters = sp.Checks, MaxChecksAtOnce, slices.Clone(ph.Admitted)
+		hooks, limit, clusters = sp.Checks, orDefault(p.MaxChecks, MaxChecksAtOnce), slices.Clone(ph.Admitted)
 	case KindPost:
 		hooks = sp.PostHooks
 	}
@@ -158,4 +158,11 @@ func hookGate(st *state.State, ph *state.PhaseState, sp spec.Phase, kind string,
 		stopOrRollBack(st, ph, sp, phase, fmt.Sprintf("phase %s %s: %s", ph.Name, phase, why), o, now, acts)
 	}
 	return false
+}
+
+func orDefault(v, def int) int {
+	if v > 0 {
+		return v
+	}
+	return def
 }

@@ -18,7 +18,7 @@ func progress(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action
 		if ph.Status == PhasePending {
 			startPhase(r, ph, sp, now, acts)
 		}
-		if !hookGate(st, ph, sp, KindPre, o, now, acts) {
+		if !hookGate(st, p, ph, sp, KindPre, o, now, acts) {
 			return // pre-hooks run before anyone is admitted
 		}
 		done, failed := settle(r, ph, o, now, acts) // before admit, so freed batch slots count
@@ -35,7 +35,7 @@ func progress(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action
 			}
 			return // waiting on children or a gate; the agent's watches bring it back
 		}
-		if !hookGate(st, ph, sp, KindCheck, o, now, acts) || !soaked(r, ph, sp, now, acts) || !hookGate(st, ph, sp, KindPost, o, now, acts) {
+		if !hookGate(st, p, ph, sp, KindCheck, o, now, acts) || !soaked(r, ph, sp, now, acts) || !hookGate(st, p, ph, sp, KindPost, o, now, acts) {
 			return // checks once every member is done, then the soak, then post-hooks
 		}
 		ph.Status = PhaseSucceeded

@@ -42,6 +42,9 @@ type Plan struct {
 	Phases   []spec.Phase
 	// LateJoiners is spec.LateJoinersJoin or (default) spec.LateJoinersDefer.
 	LateJoiners string
+	// MaxHooks and MaxChecks bound the hooks and checks running at once in a phase
+	// (0: seed 000's 5 and 10).
+	MaxHooks, MaxChecks int
 }
 
 // Observed is the world as the agent saw it on this pass.
