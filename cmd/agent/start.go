@@ -39,7 +39,12 @@ func start(ctx context.Context, o options, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("argo client: %w", err)
 	}
-	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
+	// client-go's defaults drop a source's Events on one object after a burst of 25 (then
+	// one per 5 minutes) and fold the 11th similar one into an aggregate: a rollout reports
+	// every transition on its parent, so allow a much larger burst and keep them apart.
+	broadcaster := record.NewBroadcaster(record.WithContext(ctx), record.WithCorrelatorOptions(record.CorrelatorOptions{
+		BurstSize: 500, QPS: 1, MaxEvents: 200,
+	}))
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: kube.CoreV1().Events(o.agent.Namespace)})
 	defer broadcaster.Shutdown()
 	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "cmp-phase-agent"})

@@ -175,6 +175,15 @@ func (r *phased) events(ctx context.Context) []string {
 	return out
 }
 
+// eventually waits for an Event with reason on the parent (Events are sent asynchronously).
+func (r *phased) eventually(reason string) {
+	r.t.Helper()
+	env.WaitFor(r.t, 30*time.Second, "a "+reason+" Event on the parent", func(ctx context.Context) (bool, string) {
+		ev := r.events(ctx)
+		return slices.Contains(ev, reason), fmt.Sprint(ev)
+	})
+}
+
 // firstDeployment commits v1 (with the given v2 workload for later), makes the parent and
 // waits for every cluster to run v1.
 func (r *phased) firstDeployment(ctx context.Context, v2 string) string {
@@ -216,11 +225,8 @@ func TestAgentDrivesPhasedRollouts(t *testing.T) {
 		t.Fatalf("the final deployed revision is v3 and nothing else is kept: %s %v", st.Deployed, st.Revisions)
 	}
 	r.loseState(ctx, st.Generation, r3)
-	ev := r.events(ctx)
 	for _, want := range []string{"StateRebuilt", rollout.EvRolloutStarted, rollout.EvPhaseStarted, rollout.EvPhaseSoaking, rollout.EvPhaseSucceeded, rollout.EvRolloutCompleted} {
-		if !slices.Contains(ev, want) {
-			t.Errorf("no %s Event on the parent: %v", want, ev)
-		}
+		r.eventually(want)
 	}
 }
 
@@ -273,9 +279,7 @@ func TestAgentFailurePolicies(t *testing.T) {
 				if !strings.Contains(st.Rollout.Reason, r.name+"-prod-2") || !strings.Contains(st.Rollout.Reason, "Degraded") {
 					t.Fatalf("the reason names the cluster and why: %q", st.Rollout.Reason)
 				}
-				if !slices.Contains(r.events(ctx), rollout.EvRolloutStopped) {
-					t.Fatal("no RolloutStopped Event")
-				}
+				r.eventually(rollout.EvRolloutStopped)
 				return
 			}
 			r.until("the rollout rolls back to v1", r2, rollout.StatusRolledBack, everywhere("v1"))
