@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/cmp-phase/cmp-phase/internal/control"
 	"github.com/cmp-phase/cmp-phase/internal/inputs"
 	"github.com/cmp-phase/cmp-phase/internal/render"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
@@ -39,13 +40,16 @@ func (a *Agent) Reconcile(ctx context.Context, name string) (time.Time, error) {
 	var acts []rollout.Action
 	rebuilt := false
 	store := &state.Store{ConfigMaps: a.kube.CoreV1(), Namespace: a.opts.Namespace, Name: inputs.StateConfigMap(name)}
-	next, wrote, err := store.Update(ctx, func(cur *state.State) (*state.State, error) {
-		n, as, rb, err := a.decide(p, cur, now)
+	next, wrote, err := store.UpdateCM(ctx, func(data map[string]string, cur *state.State) (state.Edit, error) {
+		n, as, rb, err := a.decide(p, cur, controls(data, p.plan, now), now)
 		acts, rebuilt = as, rb
-		if err == nil && n != cur && a.faults.BeforeWrite != nil {
+		if err != nil {
+			return state.Edit{}, err
+		}
+		if n != cur && a.faults.BeforeWrite != nil {
 			a.faults.BeforeWrite(name, n.Generation)
 		}
-		return n, err
+		return state.Edit{Next: n, Data: dataEdits(as, n)}, nil
 	})
 	if err != nil {
 		a.warn(p, "StateWriteFailed", err.Error())
@@ -98,7 +102,7 @@ func (a *Agent) read(name string) (*pass, error) {
 
 // decide is the pure part of a reconcile, given what was read: rebuild a lost state when
 // children exist, then step the engine.
-func (a *Agent) decide(p *pass, cur *state.State, now time.Time) (*state.State, []rollout.Action, bool, error) {
+func (a *Agent) decide(p *pass, cur *state.State, c *control.Controls, now time.Time) (*state.State, []rollout.Action, bool, error) {
 	inv := a.inventory()
 	if inv == nil {
 		return nil, nil, false, fmt.Errorf("the cluster inventory is not published yet")
@@ -127,7 +131,7 @@ func (a *Agent) decide(p *pass, cur *state.State, now time.Time) (*state.State, 
 	if err != nil {
 		return nil, nil, false, err
 	}
-	obs := rollout.Observed{Subjects: subjects, Changed: changed, Children: p.observed, Hooks: a.hookResults(p.plan.Rollout, base)}
+	obs := rollout.Observed{Subjects: subjects, Changed: changed, Children: p.observed, Hooks: a.hookResults(p.plan.Rollout, base), Controls: c}
 	n, acts, err := rollout.Step(plan, base, obs, now)
 	if err != nil {
 		return nil, nil, false, err

@@ -29,7 +29,7 @@ func progress(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action
 		if admit(r, ph, sp, now) > 0 {
 			done = false
 		}
-		if !done || admittedMembers(r, ph) < Count(sizeOf(sp), len(ph.Members)) || gated(sp, ph) {
+		if !done || admittedMembers(r, ph) < Count(sizeOf(sp, ph), len(unskipped(r, ph))) || gated(sp, ph) {
 			if !done && ph.DeadlineAt != nil {
 				*acts = append(*acts, Action{Kind: ActRequeue, At: *ph.DeadlineAt, Reason: "progressDeadline of phase " + ph.Name})
 			}
@@ -55,19 +55,28 @@ func startPhase(r *state.Rollout, ph *state.PhaseState, sp spec.Phase, now time.
 }
 
 // sizeOf is how many of a phase's members must be admitted before it can end: everyone for
-// RollingSync steps (maxUpdate only throttles), the size for phaseDeployment.
-func sizeOf(sp spec.Phase) spec.Size {
-	if sp.MatchAppLabels {
+// RollingSync steps (maxUpdate only throttles) and approved gates, the size for
+// phaseDeployment.
+func sizeOf(sp spec.Phase, ph *state.PhaseState) spec.Size {
+	if sp.MatchAppLabels || (sp.Size.Gate && ph.ApprovedBy != "") {
 		return spec.Size{Kind: spec.SizeAll}
 	}
 	return sp.Size
+}
+
+// unskipped are the phase's members a person has not quarantined.
+func unskipped(r *state.Rollout, ph *state.PhaseState) []string {
+	if len(r.Skipped) == 0 {
+		return ph.Members
+	}
+	return slices.DeleteFunc(slices.Clone(ph.Members), func(m string) bool { return slices.Contains(r.Skipped, m) })
 }
 
 // admittedMembers counts the phase's members admitted by it or an earlier phase
 // (phaseDeployment admission is cumulative across phases sharing targets).
 func admittedMembers(r *state.Rollout, ph *state.PhaseState) int {
 	all, n := admittedSet(r), 0
-	for _, m := range ph.Members {
+	for _, m := range unskipped(r, ph) {
 		if all[m] {
 			n++
 		}
@@ -75,15 +84,19 @@ func admittedMembers(r *state.Rollout, ph *state.PhaseState) int {
 	return n
 }
 
-// gated reports a manual gate that still holds members back (approval is issue 6's).
+// gated reports a manual gate that still holds members back: until a person approves it.
 func gated(sp spec.Phase, ph *state.PhaseState) bool {
-	return sp.Size.Gate && len(ph.Admitted) < len(ph.Members)
+	return sp.Size.Gate && ph.ApprovedBy == "" && len(ph.Admitted) < len(ph.Members)
 }
 
 // admit admits the next members: cumulatively for phaseDeployment, in batches of at most
 // maxUpdate in flight for RollingSync steps.
 func admit(r *state.Rollout, ph *state.PhaseState, sp spec.Phase, now time.Time) int {
 	var next []string
+	size, members := sp.Size, unskipped(r, ph)
+	if size.Gate && ph.ApprovedBy != "" {
+		size = spec.Size{Kind: spec.SizeAll}
+	}
 	if sp.MatchAppLabels {
 		started, updating := map[string]bool{}, 0
 		for _, c := range ph.Admitted {
@@ -92,9 +105,9 @@ func admit(r *state.Rollout, ph *state.PhaseState, sp spec.Phase, now time.Time)
 				updating++
 			}
 		}
-		next = NextBatch(sp.Size, ph.Members, started, updating)
+		next = NextBatch(size, members, started, updating)
 	} else {
-		next = ToAdmit(sp.Size, ph.Members, admittedSet(r))
+		next = ToAdmit(size, members, admittedSet(r))
 	}
 	if len(next) == 0 {
 		return 0
@@ -118,6 +131,11 @@ func settle(r *state.Rollout, ph *state.PhaseState, o Observed, now time.Time, a
 	done = true
 	for _, c := range ph.Admitted {
 		cs := ph.Clusters[c]
+		if slices.Contains(r.Skipped, c) {
+			cs.Status, cs.Reason = state.ClusterSkipped, "skipped by a person: not judged"
+			ph.Clusters[c] = cs
+			continue
+		}
 		v, why := Waiting, "not observed yet"
 		if obs, ok := o.Children[c]; ok {
 			v, why = Settle(obs, r.Revision, cs.AdmittedAt)

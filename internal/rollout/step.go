@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/cmp-phase/cmp-phase/internal/control"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
@@ -58,6 +59,8 @@ type Observed struct {
 	Children map[string]Observation
 	// Hooks are the results of hook runs that ended since the ledger last saw them.
 	Hooks map[string]HookResult
+	// Controls are a person's edits of the ConfigMap (nil: none read).
+	Controls *control.Controls
 }
 
 // ActionKind is what the agent must do after writing the state.
@@ -70,6 +73,7 @@ const (
 	ActEvent    ActionKind = "Event"    // tell people (an Event on the parent)
 	ActDelete   ActionKind = "Delete"   // delete the child Application Child (a decided removal)
 	ActRunHook  ActionKind = "RunHook"  // make sure hook Key is running (start it unless it is)
+	ActConsume  ActionKind = "Consume"  // remove control key Key from the ConfigMap (acted on)
 )
 
 // Action is one piece of I/O the engine asks for.
@@ -97,8 +101,11 @@ func Step(p Plan, cur *state.State, o Observed, now time.Time) (*state.State, []
 		st = &state.State{Schema: state.Schema} // first deployment: no state yet
 	}
 	var acts []Action
+	steer(st, p, o.Controls, now, &acts)
 	r := st.Rollout
 	switch {
+	case st.Paused != nil:
+		// a pause holds everything: phases, new rollouts, removals
 	case p.Revision == st.Deployed && !r.Active():
 		if err := idle(st, p, o, now, &acts); err != nil {
 			return nil, nil, err
@@ -108,7 +115,7 @@ func Step(p Plan, cur *state.State, o Observed, now time.Time) (*state.State, []
 			return nil, nil, err
 		}
 	case r.Status.IsTerminal():
-		return cur, nil, nil
+		// nothing moves by itself (a person's edit above may have changed it)
 	case r.Status == StatusRollingBack:
 		rollBack(st, o, now, &acts)
 	default:
@@ -211,10 +218,12 @@ func addChild(st *state.State, c string) {
 	}
 }
 
-// filterRequeue keeps the actions of an unchanged state that still matter: requeues, and
-// hooks the ledger says are running (a new agent starts them again).
+// filterRequeue keeps the actions of an unchanged state that still matter: requeues, hooks
+// the ledger says are running (a new agent starts them again), and control keys to remove.
 func filterRequeue(acts []Action) []Action {
-	return slices.DeleteFunc(acts, func(a Action) bool { return a.Kind != ActRequeue && a.Kind != ActRunHook })
+	return slices.DeleteFunc(acts, func(a Action) bool {
+		return a.Kind != ActRequeue && a.Kind != ActRunHook && a.Kind != ActConsume
+	})
 }
 
 // admittedSet is every child any phase of r admitted.

@@ -16,9 +16,14 @@ func (s *State) Clone() *State {
 	out.Children = slices.Clone(s.Children)
 	out.Pinned = maps.Clone(s.Pinned)
 	out.Removing = slices.Clone(s.Removing)
+	out.Rejected = maps.Clone(s.Rejected)
+	if s.Paused != nil {
+		p := *s.Paused
+		out.Paused = &p
+	}
 	if s.Rollout != nil {
 		r := *s.Rollout
-		r.Deferred, r.History = slices.Clone(r.Deferred), slices.Clone(r.History)
+		r.Deferred, r.History, r.Skipped = slices.Clone(r.Deferred), slices.Clone(r.History), slices.Clone(r.Skipped)
 		r.Phases = make([]PhaseState, len(s.Rollout.Phases))
 		for i, p := range s.Rollout.Phases {
 			p.Members = slices.Clone(p.Members)

@@ -28,6 +28,19 @@ type State struct {
 	// missing from a render.
 	Removing []string `json:"removing,omitempty"`
 	Rollout  *Rollout `json:"rollout,omitempty"`
+	// Paused holds every rollout (this one and the next) until resumed or Until passes.
+	Paused *Pause `json:"paused,omitempty"`
+	// Rejected are the control edits refused, key → what was wrong, so each is reported once
+	// (and shown in the status key until fixed).
+	Rejected map[string]string `json:"rejected,omitempty"`
+}
+
+// Pause is a person's pause.
+type Pause struct {
+	Reason string     `json:"reason"`
+	By     string     `json:"by,omitempty"`
+	Since  time.Time  `json:"since"`
+	Until  *time.Time `json:"until,omitempty"`
 }
 
 // Rollout is the rollout in progress (or the last one, until the next starts).
@@ -42,6 +55,9 @@ type Rollout struct {
 	// of the same revision takes them through the phases once this one completes.
 	Deferred []string `json:"deferred,omitempty"`
 	History  []Entry  `json:"history,omitempty"`
+	// Skipped are children a person quarantined (the skip key): never admitted, and not
+	// judged when already admitted.
+	Skipped []string `json:"skipped,omitempty"`
 }
 
 // PhaseState is one phase of the rollout: its membership snapshot, who is admitted, and
@@ -62,6 +78,8 @@ type PhaseState struct {
 	DeadlineAt *time.Time `json:"deadlineAt,omitempty"`
 	// Hooks is the phase's hook ledger, by key (kind/name[/cluster]).
 	Hooks map[string]HookRun `json:"hooks,omitempty"`
+	// ApprovedBy is who opened the phase's manual gate (maxUpdate: 0), empty until then.
+	ApprovedBy string `json:"approvedBy,omitempty"`
 }
 
 // ClusterState says where one admitted child is and why.

@@ -60,11 +60,12 @@ const (
 	ClusterFailed    ClusterStatus = "Failed"    // a gate said no
 	ClusterErrored   ClusterStatus = "Errored"   // we could not tell
 	ClusterReturning ClusterStatus = "Returning" // a rollback is taking it back
+	ClusterSkipped   ClusterStatus = "Skipped"   // a person quarantined it: not judged
 )
 
 // IsTerminal reports whether the child has settled one way or the other.
 func (s ClusterStatus) IsTerminal() bool {
-	return s == ClusterDone || s == ClusterFailed || s == ClusterErrored
+	return s == ClusterDone || s == ClusterFailed || s == ClusterErrored || s == ClusterSkipped
 }
 
 // Failure reports whether the status counts against a phase's maxFailures.

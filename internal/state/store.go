@@ -3,6 +3,7 @@ package state
 import (
 	"context"
 	"fmt"
+	"maps"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -25,43 +26,89 @@ type Store struct {
 // cur itself means nothing to write.
 type Decide func(cur *State) (*State, error)
 
-// Update is a read-modify-write: it reads the state, asks decide, and writes the result
-// with the resourceVersion it read; on a conflict it reads again and decides again, so a
-// concurrent edit is never lost. wrote is false when decide changed nothing. A state over
-// the size budget is refused before anything is written.
+// Edit is what a decision changes: Next (cur itself: unchanged) and data keys of the
+// ConfigMap to set (a value) or remove (nil) — the control keys a person wrote and the
+// status the agent shows them live in the same ConfigMap, so both change in one write.
+type Edit struct {
+	Next *State
+	Data map[string]*string
+}
+
+// DecideCM is Decide with the ConfigMap's data (read-only) in view.
+type DecideCM func(data map[string]string, cur *State) (Edit, error)
+
+// Update is UpdateCM for a decision that touches only the state.
 func (s *Store) Update(ctx context.Context, decide Decide) (next *State, wrote bool, err error) {
+	return s.UpdateCM(ctx, func(_ map[string]string, cur *State) (Edit, error) {
+		n, err := decide(cur)
+		return Edit{Next: n}, err
+	})
+}
+
+// UpdateCM is a read-modify-write: it reads the ConfigMap, asks decide, and writes the
+// result with the resourceVersion it read; on a conflict it reads again and decides again,
+// so a concurrent edit (a person's or another writer's) is never lost. wrote is false when
+// nothing changed. A state over the size budget is refused before anything is written.
+func (s *Store) UpdateCM(ctx context.Context, decide DecideCM) (next *State, wrote bool, err error) {
 	err = retry.RetryOnConflict(retry.DefaultBackoff, func() error {
 		cm, cur, err := s.read(ctx)
 		if err != nil {
 			return err
 		}
-		n, err := decide(cur)
+		e, err := decide(maps.Clone(cm.Data), cur)
 		if err != nil {
 			return err
 		}
-		if n == cur {
+		dataChanged := applyData(cm, e.Data)
+		if e.Next == cur && !dataChanged {
 			next, wrote = cur, false
 			return nil
 		}
-		if err := ToConfigMap(n, cm); err != nil {
-			return err
-		}
-		cms := s.ConfigMaps.ConfigMaps(s.Namespace)
-		if cm.ResourceVersion == "" {
-			_, err = cms.Create(ctx, cm, metav1.CreateOptions{})
-			if apierrors.IsAlreadyExists(err) {
-				return apierrors.NewConflict(corev1.Resource("configmaps"), s.Name, err)
+		if e.Next != cur {
+			if err := ToConfigMap(e.Next, cm); err != nil {
+				return err
 			}
-		} else {
-			_, err = cms.Update(ctx, cm, metav1.UpdateOptions{})
 		}
-		next, wrote = n, err == nil
-		return err
+		next, wrote = e.Next, true
+		return s.write(ctx, cm)
 	})
 	if err != nil {
 		return nil, false, fmt.Errorf("update state %s/%s: %w", s.Namespace, s.Name, err)
 	}
 	return next, wrote, nil
+}
+
+// applyData sets and removes data keys; it reports whether anything changed.
+func applyData(cm *corev1.ConfigMap, edits map[string]*string) bool {
+	changed := false
+	for k, v := range edits {
+		old, had := cm.Data[k]
+		switch {
+		case v == nil && had:
+			delete(cm.Data, k)
+			changed = true
+		case v != nil && (!had || old != *v):
+			if cm.Data == nil {
+				cm.Data = map[string]string{}
+			}
+			cm.Data[k] = *v
+			changed = true
+		}
+	}
+	return changed
+}
+
+func (s *Store) write(ctx context.Context, cm *corev1.ConfigMap) error {
+	cms := s.ConfigMaps.ConfigMaps(s.Namespace)
+	if cm.ResourceVersion != "" {
+		_, err := cms.Update(ctx, cm, metav1.UpdateOptions{})
+		return err
+	}
+	_, err := cms.Create(ctx, cm, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		return apierrors.NewConflict(corev1.Resource("configmaps"), s.Name, err)
+	}
+	return err
 }
 
 // read returns the ConfigMap (a new one when missing) and its decoded state (nil when

@@ -1,0 +1,156 @@
+package control
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// The keys of the state ConfigMap's data a person may write; every other key is an error,
+// except Status, which the agent writes.
+const (
+	KeyPause      = "pause"       // why; the rollout holds until resumed (or pause-until passes)
+	KeyPauseUntil = "pause-until" // optional, RFC 3339, in the future
+	KeyResume     = "resume"      // any value; ends a pause
+	KeyApprove    = "approve"     // a phase name: opens its manual gate (maxUpdate: 0)
+	KeyPromote    = "promote"     // a phase name: ends its soak now
+	KeyJump       = "jump"        // a phase name ahead of the current one
+	KeyForce      = "force"       // "true": a jump may pass unfinished gates
+	KeyAbort      = "abort"       // why; stops the rollout where it is
+	KeyRollback   = "rollback"    // why; returns admitted clusters to what they ran before
+	KeySkip       = "skip"        // comma-separated child names to quarantine; remove to un-skip
+	KeyBy         = "by"          // who made the edit (the CLI sets it)
+	KeyStatus     = "status"      // written by the agent: where the rollout is, and rejected edits
+	// KeyGeneration is the state's generation, written by the agent beside the state itself.
+	KeyGeneration = "generation"
+)
+
+// editable are the keys a person may write; agentKeys are the agent's own.
+var (
+	editable  = []string{KeyPause, KeyPauseUntil, KeyResume, KeyApprove, KeyPromote, KeyJump, KeyForce, KeyAbort, KeyRollback, KeySkip, KeyBy}
+	agentKeys = []string{KeyStatus, KeyGeneration}
+)
+
+// OneShot are the keys the agent removes once it acted on them.
+var OneShot = []string{KeyResume, KeyApprove, KeyPromote, KeyJump, KeyForce, KeyAbort, KeyRollback}
+
+// Controls are the valid edits found.
+type Controls struct {
+	Pause      string     // reason; "" when not paused
+	PauseUntil *time.Time // nil: until resumed
+	Resume     bool
+	Approve    string
+	Promote    string
+	Jump       string
+	Force      bool
+	Abort      string
+	Rollback   string
+	Skip       []string
+	By         string
+	Problems   []Problem
+}
+
+// Problem is an edit the agent refuses, with what to do about it.
+type Problem struct {
+	Key     string
+	Value   string
+	Message string
+}
+
+func (p Problem) String() string { return fmt.Sprintf("%s=%q: %s", p.Key, p.Value, p.Message) }
+
+// Parse reads the steering keys of data against the plan's phase names, at now.
+func Parse(data map[string]string, phases []string, now time.Time) Controls {
+	c := Controls{By: strings.TrimSpace(data[KeyBy])}
+	bad := func(k, msg string, args ...any) {
+		c.Problems = append(c.Problems, Problem{Key: k, Value: data[k], Message: fmt.Sprintf(msg, args...)})
+	}
+	for _, k := range sortedKeys(data) {
+		if !slices.Contains(editable, k) && !slices.Contains(agentKeys, k) {
+			bad(k, "unknown key (fix: remove it; the keys are %s)", strings.Join(editable, ", "))
+		}
+	}
+	c.Pause = reason(data, KeyPause, bad)
+	if v, ok := data[KeyPauseUntil]; ok {
+		c.PauseUntil = until(v, now, bad)
+		if c.Pause == "" && c.PauseUntil != nil {
+			bad(KeyPauseUntil, "pause-until without pause (fix: also set pause to the reason)")
+		}
+	}
+	_, c.Resume = data[KeyResume]
+	c.Approve = phase(data, KeyApprove, phases, bad)
+	c.Promote = phase(data, KeyPromote, phases, bad)
+	c.Jump = phase(data, KeyJump, phases, bad)
+	if v, ok := data[KeyForce]; ok {
+		c.Force = strings.TrimSpace(v) == "true"
+		if v := strings.TrimSpace(v); v != "true" && v != "false" {
+			bad(KeyForce, `must be "true" or "false"`)
+		} else if c.Jump == "" {
+			bad(KeyForce, "force only goes with jump (fix: remove it, or set jump)")
+		}
+	}
+	c.Abort = reason(data, KeyAbort, bad)
+	c.Rollback = reason(data, KeyRollback, bad)
+	if c.Abort != "" && c.Rollback != "" {
+		bad(KeyRollback, "abort and rollback at once (fix: keep one)")
+		c.Rollback = ""
+	}
+	c.Skip = skip(data[KeySkip])
+	return c
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// reason reads a key whose value says why; present but empty is an error.
+func reason(data map[string]string, k string, bad func(string, string, ...any)) string {
+	v, ok := data[k]
+	if !ok {
+		return ""
+	}
+	if v = strings.TrimSpace(v); v == "" {
+		bad(k, "needs a reason (fix: write why, e.g. %s: \"error rate up in prod\")", k)
+	}
+	return v
+}
+
+// until reads pause-until. Whether it has passed is the engine's to judge: a pause that ran
+// out is over, a new pause that starts out expired is refused.
+func until(v string, now time.Time, bad func(string, string, ...any)) *time.Time {
+	t, err := time.Parse(time.RFC3339, strings.TrimSpace(v))
+	if err != nil {
+		bad(KeyPauseUntil, "not an RFC 3339 time (fix: e.g. %s)", now.Add(time.Hour).UTC().Format(time.RFC3339))
+		return nil
+	}
+	return &t
+}
+
+func phase(data map[string]string, k string, phases []string, bad func(string, string, ...any)) string {
+	v, ok := data[k]
+	if !ok {
+		return ""
+	}
+	if v = strings.TrimSpace(v); !slices.Contains(phases, v) {
+		bad(k, "no phase %q (fix: one of %s)", v, strings.Join(phases, ", "))
+		return ""
+	}
+	return v
+}
+
+func skip(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	slices.Sort(out)
+	return out
+}

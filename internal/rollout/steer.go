@@ -1,0 +1,215 @@
+package rollout
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/cmp-phase/cmp-phase/internal/control"
+	"github.com/cmp-phase/cmp-phase/internal/state"
+)
+
+// EvControlApplied and EvControlRejected report a person's edits.
+const (
+	EvControlApplied  = "ControlApplied"
+	EvControlRejected = "ControlRejected"
+	EvPaused          = "Paused"
+	EvResumed         = "Resumed"
+)
+
+// steer applies a person's edits of the ConfigMap once: each is recorded in the history
+// with who made it, one-shot keys are consumed (ActConsume), and every edit it refuses is
+// reported once (a Warning Event; the agent also shows it in the status key).
+func steer(st *state.State, p Plan, c *control.Controls, now time.Time, acts *[]Action) {
+	if c == nil {
+		return
+	}
+	problems := slices.Clone(c.Problems)
+	reject := func(key, value, msg string, args ...any) {
+		problems = append(problems, control.Problem{Key: key, Value: value, Message: fmt.Sprintf(msg, args...)})
+	}
+	pause(st, c, now, acts, reject)
+	r := st.Rollout
+	if c.Abort != "" || c.Rollback != "" {
+		endRollout(st, c, now, acts, reject)
+	}
+	if r != nil && r.Status == StatusProgressing && r.Phase < len(r.Phases) && len(p.Phases) == len(r.Phases) {
+		phaseEdits(r, p, c, now, acts, reject)
+	}
+	skips(st, c, acts, now, reject)
+	report(st, problems, now, acts)
+}
+
+func consume(acts *[]Action, keys ...string) {
+	for _, k := range keys {
+		*acts = append(*acts, Action{Kind: ActConsume, Key: k})
+	}
+}
+
+func who(c *control.Controls) string {
+	if c.By == "" {
+		return "someone (no by key)"
+	}
+	return c.By
+}
+
+// pause starts, ends (resume, or pause-until passed) or keeps a pause.
+func pause(st *state.State, c *control.Controls, now time.Time, acts *[]Action, reject func(string, string, string, ...any)) {
+	p := st.Paused
+	switch {
+	case c.Resume || (p != nil && c.Pause == ""):
+		if p != nil {
+			st.Paused = nil
+			emit(st.Rollout, acts, now, EvResumed, fmt.Sprintf("resumed by %s (paused since %s: %s)", who(c), p.Since.UTC().Format(time.RFC3339), p.Reason))
+		}
+		consume(acts, control.KeyResume, control.KeyPause, control.KeyPauseUntil)
+	case p != nil && p.Until != nil && !now.Before(*p.Until):
+		st.Paused = nil
+		emit(st.Rollout, acts, now, EvResumed, fmt.Sprintf("pause by %s ran out at %s: %s", p.By, p.Until.UTC().Format(time.RFC3339), p.Reason))
+		consume(acts, control.KeyPause, control.KeyPauseUntil)
+	case c.Pause != "" && (p == nil || p.Reason != c.Pause || !sameTime(p.Until, c.PauseUntil)):
+		if c.PauseUntil != nil && !c.PauseUntil.After(now) {
+			reject(control.KeyPauseUntil, c.PauseUntil.UTC().Format(time.RFC3339), "expired (fix: a time in the future, or remove it to pause until resumed)")
+			return
+		}
+		st.Paused = &state.Pause{Reason: c.Pause, By: c.By, Since: now, Until: c.PauseUntil}
+		emit(st.Rollout, acts, now, EvPaused, fmt.Sprintf("paused by %s: %s", who(c), c.Pause))
+	}
+	if p := st.Paused; p != nil && p.Until != nil {
+		*acts = append(*acts, Action{Kind: ActRequeue, At: *p.Until, Reason: "pause-until"})
+	}
+}
+
+func sameTime(a, b *time.Time) bool {
+	return (a == nil && b == nil) || (a != nil && b != nil && a.Equal(*b))
+}
+
+// endRollout aborts (stops where it is) or rolls back the rollout; a rollback also works on
+// a stopped rollout, and ends a pause, as a person asked the fleet to move.
+func endRollout(st *state.State, c *control.Controls, now time.Time, acts *[]Action, reject func(string, string, string, ...any)) {
+	r := st.Rollout
+	key, why := control.KeyAbort, c.Abort
+	if why == "" {
+		key, why = control.KeyRollback, c.Rollback
+	}
+	switch {
+	case key == control.KeyRollback && r != nil && (r.Status == StatusRollingBack || r.Status == StatusRolledBack):
+		consume(acts, key) // already done
+	case !r.Active() || (key == control.KeyAbort && r.Status.IsTerminal()):
+		reject(key, why, "no rollout in progress (fix: remove it)")
+	case key == control.KeyAbort:
+		r.Status, r.Reason = StatusStopped, fmt.Sprintf("aborted by %s: %s", who(c), why)
+		if r.Phase < len(r.Phases) {
+			r.Phases[r.Phase].Status = PhaseFailed
+		}
+		emit(r, acts, now, EvRolloutAborted, r.Reason)
+		consume(acts, key)
+	case st.Deployed == "":
+		reject(key, why, "a first deployment has nothing to roll back to (fix: abort instead)")
+	default:
+		r.Status, r.Reason = StatusRollingBack, fmt.Sprintf("rollback asked by %s: %s", who(c), why)
+		if st.Paused != nil {
+			st.Paused = nil
+			consume(acts, control.KeyPause, control.KeyPauseUntil)
+		}
+		emit(r, acts, now, EvRollingBack, "rolling back: "+r.Reason)
+		consume(acts, key)
+	}
+}
+
+// phaseEdits applies approve, promote and jump to the running rollout.
+func phaseEdits(r *state.Rollout, p Plan, c *control.Controls, now time.Time, acts *[]Action, reject func(string, string, string, ...any)) {
+	cur := &r.Phases[r.Phase]
+	if c.Approve != "" {
+		if c.Approve != cur.Name || cur.ApprovedBy != "" || !p.Phases[r.Phase].Size.Gate {
+			reject(control.KeyApprove, c.Approve, "phase %s is not waiting for approval; the rollout is at %s (fix: remove it)", c.Approve, cur.Name)
+		} else {
+			cur.ApprovedBy = who(c)
+			emit(r, acts, now, EvControlApplied, fmt.Sprintf("phase %s approved by %s", cur.Name, who(c)))
+			consume(acts, control.KeyApprove)
+		}
+	}
+	if c.Promote != "" {
+		if c.Promote != cur.Name || cur.Status != PhaseSoaking {
+			reject(control.KeyPromote, c.Promote, "phase %s is not soaking; the rollout is at %s, %s (fix: remove it)", c.Promote, cur.Name, cur.Status)
+		} else {
+			cur.SoakUntil = &now
+			emit(r, acts, now, EvControlApplied, fmt.Sprintf("phase %s promoted by %s: soak ended early", cur.Name, who(c)))
+			consume(acts, control.KeyPromote)
+		}
+	}
+	if c.Jump != "" {
+		jump(r, p, c, now, acts, reject)
+	}
+}
+
+// jump moves the rollout ahead to a later phase; the phases between are marked succeeded by
+// the jump (their members not admitted yet stay where they are). A phase still holding a
+// manual gate stops it unless force.
+func jump(r *state.Rollout, p Plan, c *control.Controls, now time.Time, acts *[]Action, reject func(string, string, string, ...any)) {
+	to := slices.IndexFunc(r.Phases, func(p state.PhaseState) bool { return p.Name == c.Jump })
+	if to <= r.Phase {
+		reject(control.KeyJump, c.Jump, "jumps go forward only; the rollout is at %s (fix: rollback to go back)", r.Phases[r.Phase].Name)
+		return
+	}
+	for i := r.Phase; i < to; i++ {
+		if ph := r.Phases[i]; p.Phases[i].Size.Gate && ph.ApprovedBy == "" && !c.Force {
+			reject(control.KeyJump, c.Jump, "it passes the unfinished gate of phase %s (fix: approve %s first, or add force: \"true\")", ph.Name, ph.Name)
+			return
+		}
+	}
+	for i := r.Phase; i < to; i++ {
+		r.Phases[i].Status = PhaseSucceeded
+		emit(r, acts, now, EvPhaseSucceeded, fmt.Sprintf("phase %s skipped by a jump to %s", r.Phases[i].Name, c.Jump))
+	}
+	r.Phase = to
+	emit(r, acts, now, EvControlApplied, fmt.Sprintf("jumped to phase %s by %s", c.Jump, who(c)))
+	consume(acts, control.KeyJump, control.KeyForce)
+}
+
+// skips keeps the rollout's quarantine list equal to the skip key (children it knows).
+func skips(st *state.State, c *control.Controls, acts *[]Action, now time.Time, reject func(string, string, string, ...any)) {
+	r := st.Rollout
+	if r == nil {
+		return
+	}
+	var valid []string
+	for _, s := range c.Skip {
+		if _, deployed := slices.BinarySearch(st.Children, s); deployed || isMember(r, s) {
+			valid = append(valid, s)
+		} else {
+			reject(control.KeySkip, s, "no child %s in this rollout (fix: use a child Application's name)", s)
+		}
+	}
+	if !slices.Equal(valid, r.Skipped) {
+		r.Skipped = valid
+		emit(r, acts, now, EvControlApplied, fmt.Sprintf("skipped children now %v (by %s)", valid, who(c)))
+	}
+}
+
+func isMember(r *state.Rollout, c string) bool {
+	for _, ph := range r.Phases {
+		if _, ok := slices.BinarySearch(ph.Members, c); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// report emits a Warning for each refused edit not reported yet, and remembers them.
+func report(st *state.State, problems []control.Problem, now time.Time, acts *[]Action) {
+	seen := map[string]string{}
+	for _, p := range problems {
+		seen[p.Key] = p.String()
+		if old, ok := st.Rejected[p.Key]; !ok || old != p.String() {
+			emit(st.Rollout, acts, now, EvControlRejected, "refused "+p.String())
+		}
+	}
+	if len(seen) == 0 {
+		seen = nil
+	}
+	if !maps.Equal(seen, st.Rejected) {
+		st.Rejected = seen
+	}
+}
