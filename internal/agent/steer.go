@@ -89,4 +89,3 @@ func orUnknown(s string) string {
 	}
 	return s
 }
-
