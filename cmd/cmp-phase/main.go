@@ -4,6 +4,9 @@
 //	cmp-phase serve     in-process CMP gRPC server on the plugin socket (sidecar)
 //	cmp-phase generate  render once to stdout (stock argocd-cmp-server, local use)
 //	cmp-phase validate  check a spec without any cluster
+//	cmp-phase status    a rollout's status (table, json, yaml; --watch)
+//	cmp-phase pause|resume|approve|promote|jump|abort|rollback|skip|unskip
+//	                    steer a rollout: a validated edit of its ConfigMap
 package main
 
 import (
@@ -21,6 +24,10 @@ commands:
   serve      serve the CMP gRPC API on <socket-dir>/<name>-<version>.sock
   generate   render the children of the spec in --dir to stdout
   validate   validate the spec(s) in the given files or directories
+  status     show a rollout: cmp-phase status <rollout> [-o table|json|yaml] [--watch]
+  pause, resume, approve, promote, jump, abort, rollback, skip, unskip
+             steer a rollout, e.g. cmp-phase pause guestbook --reason "error rate up"
+             (kubectl flags: --kubeconfig, --context, -n)
 `
 
 func main() {
@@ -41,10 +48,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return runGenerate(ctx, args[1:], stdout, stderr)
 	case "validate":
 		return runValidate(args[1:], stdout, stderr)
+	case "status":
+		return runStatus(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0
 	default:
+		if _, ok := verbs[args[0]]; ok {
+			return runVerb(ctx, args[0], args[1:], stdout, stderr)
+		}
 		fmt.Fprintf(stderr, "cmp-phase: unknown command %q\n%s", args[0], usage)
 		return 2
 	}

@@ -55,3 +55,21 @@ func TestValidateExitCodesAndLines(t *testing.T) {
 		t.Fatalf("unknown command: want 2, got %d", code)
 	}
 }
+
+func TestSteeringCommandsRefuseBadFlagsBeforeTouchingAnything(t *testing.T) {
+	for name, args := range map[string][]string{
+		"pause without a reason":      {"pause", "guestbook"},
+		"approve without a phase":     {"approve", "guestbook", "--reason", "ok"},
+		"skip without a child":        {"skip", "guestbook", "--reason", "flaky"},
+		"jump with two phases":        {"jump", "guestbook", "prod", "staging", "--reason", "x"},
+		"status in an unknown format": {"status", "guestbook", "-o", "xml"},
+		"status of no rollout":        {"status"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			if code := run(context.Background(), args, &out, &errb); code != 2 || !strings.Contains(errb.String(), "usage: cmp-phase") {
+				t.Fatalf("exit %d, stderr %q", code, errb.String())
+			}
+		})
+	}
+}

@@ -21,6 +21,7 @@ const (
 	KeyRollback   = "rollback"    // why; returns admitted clusters to what they ran before
 	KeySkip       = "skip"        // comma-separated child names to quarantine; remove to un-skip
 	KeyBy         = "by"          // who made the edit (the CLI sets it)
+	KeyReason     = "reason"      // why, for edits that carry no reason of their own (the CLI sets it)
 	KeyStatus     = "status"      // written by the agent: where the rollout is, and rejected edits
 	// KeyGeneration is the state's generation, written by the agent beside the state itself.
 	KeyGeneration = "generation"
@@ -28,7 +29,7 @@ const (
 
 // editable are the keys a person may write; agentKeys are the agent's own.
 var (
-	editable  = []string{KeyPause, KeyPauseUntil, KeyResume, KeyApprove, KeyPromote, KeyJump, KeyForce, KeyAbort, KeyRollback, KeySkip, KeyBy}
+	editable  = []string{KeyPause, KeyPauseUntil, KeyResume, KeyApprove, KeyPromote, KeyJump, KeyForce, KeyAbort, KeyRollback, KeySkip, KeyBy, KeyReason}
 	agentKeys = []string{KeyStatus, KeyGeneration}
 )
 
@@ -48,6 +49,7 @@ type Controls struct {
 	Rollback   string
 	Skip       []string
 	By         string
+	Reason     string
 	Problems   []Problem
 }
 
@@ -62,7 +64,7 @@ func (p Problem) String() string { return fmt.Sprintf("%s=%q: %s", p.Key, p.Valu
 
 // Parse reads the steering keys of data against the plan's phase names, at now.
 func Parse(data map[string]string, phases []string, now time.Time) Controls {
-	c := Controls{By: strings.TrimSpace(data[KeyBy])}
+	c := Controls{By: strings.TrimSpace(data[KeyBy]), Reason: strings.TrimSpace(data[KeyReason])}
 	bad := func(k, msg string, args ...any) {
 		c.Problems = append(c.Problems, Problem{Key: k, Value: data[k], Message: fmt.Sprintf(msg, args...)})
 	}

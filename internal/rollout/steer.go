@@ -47,11 +47,16 @@ func consume(acts *[]Action, keys ...string) {
 	}
 }
 
+// who names the person behind an edit, with their reason when they gave one.
 func who(c *control.Controls) string {
-	if c.By == "" {
-		return "someone (no by key)"
+	by := c.By
+	if by == "" {
+		by = "someone (no by key)"
 	}
-	return c.By
+	if c.Reason != "" {
+		by += fmt.Sprintf(" (%q)", c.Reason)
+	}
+	return by
 }
 
 // pause starts, ends (resume, or pause-until passed) or keeps a pause.

@@ -1,0 +1,161 @@
+package status
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cmp-phase/cmp-phase/internal/state"
+)
+
+// Doc is the status of one rollout. Its JSON field names are stable (documented in the
+// README); fields are only ever added.
+type Doc struct {
+	Rollout    string   `json:"rollout"`
+	Generation int64    `json:"generation"`
+	Deployed   string   `json:"deployed,omitempty"`
+	Revision   string   `json:"revision,omitempty"` // of the current (or last) rollout
+	Status     string   `json:"status"`             // the rollout's, or Idle
+	Reason     string   `json:"reason,omitempty"`
+	Phase      string   `json:"phase,omitempty"` // the current phase
+	Paused     *Pause   `json:"paused,omitempty"`
+	Skipped    []string `json:"skipped,omitempty"`
+	Phases     []Phase  `json:"phases,omitempty"`
+	Rejected   []string `json:"rejected,omitempty"` // refused edits, each with its fix
+}
+
+// Pause is a person's pause.
+type Pause struct {
+	Reason string     `json:"reason"`
+	By     string     `json:"by,omitempty"`
+	Since  time.Time  `json:"since"`
+	Until  *time.Time `json:"until,omitempty"`
+}
+
+// Phase is one phase of the rollout.
+type Phase struct {
+	Name       string     `json:"name"`
+	Status     string     `json:"status"`
+	Members    int        `json:"members"`
+	Admitted   int        `json:"admitted"`
+	SoakUntil  *time.Time `json:"soakUntil,omitempty"`
+	ApprovedBy string     `json:"approvedBy,omitempty"`
+	Clusters   []Cluster  `json:"clusters,omitempty"`
+	Hooks      []Hook     `json:"hooks,omitempty"`
+}
+
+// Cluster is one admitted child.
+type Cluster struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// Hook is one run of the phase's hook ledger.
+type Hook struct {
+	Key      string `json:"key"` // kind/name[/cluster]
+	Status   string `json:"status"`
+	Attempts int    `json:"attempts,omitempty"`
+	Message  string `json:"message,omitempty"`
+}
+
+// Of builds the status document of a rollout from its state.
+func Of(rollout string, st *state.State) Doc {
+	d := Doc{Rollout: rollout, Generation: st.Generation, Deployed: st.Deployed, Status: "Idle"}
+	if p := st.Paused; p != nil {
+		d.Paused = &Pause{Reason: p.Reason, By: p.By, Since: p.Since, Until: p.Until}
+	}
+	for _, k := range slices.Sorted(maps.Keys(st.Rejected)) {
+		d.Rejected = append(d.Rejected, st.Rejected[k])
+	}
+	r := st.Rollout
+	if r == nil {
+		return d
+	}
+	d.Revision, d.Status, d.Reason, d.Skipped = r.Revision, string(r.Status), r.Reason, r.Skipped
+	if r.Phase < len(r.Phases) {
+		d.Phase = r.Phases[r.Phase].Name
+	}
+	for _, ph := range r.Phases {
+		p := Phase{Name: ph.Name, Status: string(ph.Status), Members: len(ph.Members), Admitted: len(ph.Admitted), SoakUntil: ph.SoakUntil, ApprovedBy: ph.ApprovedBy}
+		for _, c := range slices.Sorted(maps.Keys(ph.Clusters)) {
+			cs := ph.Clusters[c]
+			p.Clusters = append(p.Clusters, Cluster{Name: c, Status: string(cs.Status), Reason: cs.Reason})
+		}
+		for _, k := range slices.Sorted(maps.Keys(ph.Hooks)) {
+			h := ph.Hooks[k]
+			p.Hooks = append(p.Hooks, Hook{Key: k, Status: string(h.Status), Attempts: h.Attempts, Message: h.Message})
+		}
+		d.Phases = append(d.Phases, p)
+	}
+	return d
+}
+
+// Width is the table's limit.
+const Width = 100
+
+// Table writes the document as a table no wider than Width columns, at now (for the soak
+// countdown).
+func Table(w io.Writer, d Doc, now time.Time) error {
+	var b strings.Builder
+	line := func(format string, args ...any) { b.WriteString(fit(fmt.Sprintf(format, args...)) + "\n") }
+	line("ROLLOUT %s  generation %d  deployed %s", d.Rollout, d.Generation, short(d.Deployed))
+	head := d.Status
+	if d.Revision != "" {
+		head = fmt.Sprintf("%s of %s", d.Status, short(d.Revision))
+	}
+	if d.Phase != "" {
+		head += " at " + d.Phase
+	}
+	line("STATUS  %s", head)
+	if d.Reason != "" {
+		line("REASON  %s", d.Reason)
+	}
+	if p := d.Paused; p != nil {
+		line("PAUSED  by %s since %s: %s", p.By, p.Since.UTC().Format(time.RFC3339), p.Reason)
+	}
+	if len(d.Skipped) > 0 {
+		line("SKIPPED %s", strings.Join(d.Skipped, ", "))
+	}
+	if len(d.Phases) > 0 {
+		line("%-16s %-12s %-9s %s", "PHASE", "STATUS", "ADMITTED", "GATE")
+	}
+	for _, p := range d.Phases {
+		line("%-16s %-12s %-9s %s", p.Name, p.Status, fmt.Sprintf("%d/%d", p.Admitted, p.Members), gate(p, now))
+		for _, c := range p.Clusters {
+			line("  %-30s %-10s %s", c.Name, c.Status, c.Reason)
+		}
+		for _, h := range p.Hooks {
+			line("  hook %-25s %-10s %s", h.Key, h.Status, h.Message)
+		}
+	}
+	for _, r := range d.Rejected {
+		line("REFUSED %s", r)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func gate(p Phase, now time.Time) string {
+	switch {
+	case p.SoakUntil != nil && p.Status == string(state.PhaseSoaking):
+		return "soak ends in " + max(p.SoakUntil.Sub(now), 0).Round(time.Second).String()
+	case p.ApprovedBy != "":
+		return "approved by " + p.ApprovedBy
+	}
+	return ""
+}
+
+// fit cuts a line to Width columns (runes), marking the cut.
+func fit(s string) string {
+	r := []rune(s)
+	if len(r) <= Width {
+		return s
+	}
+	return string(r[:Width-1]) + "…"
+}
+
+func short(rev string) string { return rev[:min(12, len(rev))] }

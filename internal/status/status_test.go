@@ -1,0 +1,58 @@
+package status
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/cmp-phase/cmp-phase/internal/state"
+)
+
+func sample() *state.State {
+	now := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
+	soak := now.Add(90 * time.Second)
+	return &state.State{Generation: 12, Deployed: "4b083a5117d658f7", Rejected: map[string]string{"jump": `jump="qa": no phase "qa" (fix: one of dev, prod)`},
+		Paused: &state.Pause{Reason: "error budget", By: "alice", Since: now},
+		Rollout: &state.Rollout{Revision: "f508e54d2325e19a", Status: state.RolloutProgressing, Phase: 1, Phases: []state.PhaseState{
+			{Name: "dev", Status: state.PhaseSucceeded, Members: []string{"guestbook-dev-1"}, Admitted: []string{"guestbook-dev-1"},
+				Clusters: map[string]state.ClusterState{"guestbook-dev-1": {Status: state.ClusterDone, Reason: "synced and Healthy"}}},
+			{Name: "prod", Status: state.PhaseSoaking, SoakUntil: &soak, Members: []string{"guestbook-prod-1", "guestbook-prod-2"}, Admitted: []string{"guestbook-prod-1"},
+				Clusters: map[string]state.ClusterState{"guestbook-prod-1": {Status: state.ClusterWaiting, Reason: strings.Repeat("a very long reason ", 20)}},
+				Hooks:    map[string]state.HookRun{"check/health/guestbook-prod-1": {Status: state.HookSucceeded, Attempts: 1, Message: "status 200: ok"}}},
+		}}}
+}
+
+func TestTheTableFitsOneHundredColumns(t *testing.T) {
+	var b bytes.Buffer
+	if err := Table(&b, Of("guestbook", sample()), time.Date(2026, 11, 22, 3, 0, 30, 0, time.UTC)); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(b.String()), "\n") {
+		if n := utf8.RuneCountInString(l); n > Width {
+			t.Errorf("%d columns: %q", n, l)
+		}
+	}
+	for _, want := range []string{"STATUS  Progressing of f508e54d2325 at prod", "soak ends in 1m0s", "PAUSED  by alice", "REFUSED jump=", "hook check/health/guestbook-prod-1"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("no %q in\n%s", want, b.String())
+		}
+	}
+}
+
+// TestTheJSONIsStable pins the documented field names.
+func TestTheJSONIsStable(t *testing.T) {
+	b, err := json.Marshal(Of("guestbook", sample()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, field := range []string{`"rollout":"guestbook"`, `"generation":12`, `"deployed":`, `"revision":`, `"status":"Progressing"`, `"phase":"prod"`,
+		`"paused":{"reason":"error budget","by":"alice"`, `"phases":[{"name":"dev","status":"Succeeded","members":1,"admitted":1`, `"soakUntil":`,
+		`"clusters":[{"name":"guestbook-prod-1","status":"Waiting"`, `"hooks":[{"key":"check/health/guestbook-prod-1","status":"Succeeded","attempts":1`, `"rejected":[`} {
+		if !strings.Contains(string(b), field) {
+			t.Errorf("no %s in %s", field, b)
+		}
+	}
+}
