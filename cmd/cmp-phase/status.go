@@ -27,7 +27,10 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	k.register(fs)
 	output := fs.String("o", "table", "table, json or yaml")
 	watch := fs.Bool("watch", false, "redraw whenever the state changes")
-	fs.Usage = func() { fmt.Fprintln(stderr, "usage: cmp-phase status <rollout> [-o table|json|yaml] [--watch] [flags]"); fs.PrintDefaults() }
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: cmp-phase status <rollout> [-o table|json|yaml] [--watch] [flags]")
+		fs.PrintDefaults()
+	}
 	if err := parseInterleaved(fs, args); err != nil {
 		return 2
 	}

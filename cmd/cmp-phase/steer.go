@@ -144,7 +144,10 @@ func runVerb(ctx context.Context, name string, args []string, stdout, stderr io.
 	reason := fs.String("reason", "", "why (recorded in the rollout's history)")
 	until := fs.String("until", "", "pause only: RFC 3339 time the pause ends by itself")
 	force := fs.Bool("force", false, "jump only: pass unfinished gates")
-	fs.Usage = func() { fmt.Fprintf(stderr, "usage: cmp-phase %s <rollout> %s --reason <why> [flags]\n", name, v.args); fs.PrintDefaults() }
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: cmp-phase %s <rollout> %s --reason <why> [flags]\n", name, v.args)
+		fs.PrintDefaults()
+	}
 	if err := parseInterleaved(fs, args); err != nil {
 		return 2
 	}
