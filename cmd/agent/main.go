@@ -26,10 +26,11 @@ import (
 
 // options are the agent's flags; defaults are set in parse.
 type options struct {
-	agent      agent.Options
-	kubeconfig string
-	logLevel   string
-	election   election
+	agent       agent.Options
+	kubeconfig  string
+	logLevel    string
+	metricsAddr string
+	election    election
 }
 
 // election configures leader election on a Lease.
@@ -60,6 +61,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.agent.Workers, "workers", 2, "rollouts reconciled at once")
 	fs.StringVar(&o.agent.Selector, "rollout-selector", "", "label selector over plan ConfigMaps: drive only these rollouts (sharding)")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.StringVar(&o.metricsAddr, "metrics-addr", ":9402", "serve Prometheus metrics on this address at /metrics (empty: off)")
 	fs.Func("hook-command-dir", "a directory command hooks may run executables from (repeatable; none: command hooks are refused)", func(v string) error {
 		if !filepath.IsAbs(v) {
 			return fmt.Errorf("%q is not an absolute path", v)

@@ -46,6 +46,9 @@ func (a *Agent) act(ctx context.Context, p *pass, st *state.State, acts []rollou
 		a.log.Info("re-render requested", "rollout", name, "parent", p.plan.Parent, "generation", st.Generation)
 		return earliest(requeue, now.Add(a.opts.ConfirmAfter)), nil
 	}
+	if asked, ok := a.confirmed(name, p.planGen, st.ViewGeneration); ok {
+		a.metrics.rerender.WithLabelValues(name).Observe(now.Sub(asked).Seconds())
+	}
 	if p.planGen < st.ViewGeneration {
 		asked := a.askedAt(name, now)
 		if !now.Before(asked.Add(a.opts.ConfirmAfter)) {
@@ -121,6 +124,18 @@ func (a *Agent) askedAt(name string, now time.Time) time.Time {
 		a.asked[name] = now
 	}
 	return a.asked[name]
+}
+
+// confirmed reports, once, that the render asked for at the returned time has arrived.
+func (a *Agent) confirmed(name string, planGen, view int64) (time.Time, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	asked, ok := a.asked[name]
+	if !ok || planGen < view {
+		return time.Time{}, false
+	}
+	delete(a.asked, name)
+	return asked, true
 }
 
 // PhaseGen is the generation a parent's PHASE_GEN names, 0 when unset or unreadable.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	argoclient "github.com/argoproj/argo-cd/v3/pkg/client/clientset/versioned"
+	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
@@ -49,6 +50,8 @@ type Options struct {
 	MaxHooks, MaxChecks int
 	// SecretNamespace is where hook secret references are read (default Namespace).
 	SecretNamespace string
+	// Metrics is where the agent registers its Prometheus metrics (nil: not registered).
+	Metrics prometheus.Registerer
 }
 
 func (o Options) withDefaults() Options {
@@ -99,6 +102,7 @@ type Agent struct {
 	now      func() time.Time
 	hooks    *hooks.Runner
 	runs     hookRuns
+	metrics  *metrics
 
 	mu    sync.Mutex
 	inv   *inventory.Inventory // last published
@@ -117,7 +121,7 @@ func New(kube kubernetes.Interface, argo argoclient.Interface, opts Options, log
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "cmp-phase-agent"}),
 		asked: map[string]time.Time{},
-		hooks: hooks.New(opts.Hooks),
+		hooks: hooks.New(opts.Hooks), metrics: newMetrics(opts.Metrics),
 		runs:  hookRuns{inFlight: map[string]bool{}, results: map[string]map[string]rollout.HookResult{}, hosts: map[string]chan struct{}{}},
 	}
 }

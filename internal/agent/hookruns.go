@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -130,6 +131,7 @@ func (a *Agent) hookAttempts(ctx context.Context, p *pass, revision string, act 
 	attempts := 0
 	res := a.hooks.RunAttempts(ctx, call, a.opts.Backoff, func(n int, _ hooks.Result) { attempts = n })
 	status := map[hooks.Outcome]state.HookStatus{hooks.Succeeded: state.HookSucceeded, hooks.Failed: state.HookFailed, hooks.Errored: state.HookErrored}[res.Outcome]
+	a.metrics.hook(strings.SplitN(act.Key, "/", 2)[0], status, time.Since(start))
 	return rollout.HookResult{Status: status, Attempts: attempts, FinishedAt: time.Now(), Duration: time.Since(start), Message: res.Message}
 }
 

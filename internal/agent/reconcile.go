@@ -39,7 +39,8 @@ func (a *Agent) Reconcile(ctx context.Context, name string) (time.Time, error) {
 	now := a.now()
 	var acts []rollout.Action
 	rebuilt := false
-	store := &state.Store{ConfigMaps: a.kube.CoreV1(), Namespace: a.opts.Namespace, Name: inputs.StateConfigMap(name)}
+	store := &state.Store{ConfigMaps: a.kube.CoreV1(), Namespace: a.opts.Namespace, Name: inputs.StateConfigMap(name),
+		OnConflict: func() { a.metrics.conflicts.WithLabelValues(name).Inc() }}
 	next, wrote, err := store.UpdateCM(ctx, func(data map[string]string, cur *state.State) (state.Edit, error) {
 		n, as, rb, err := a.decide(p, cur, controls(data, p.plan, now), now)
 		acts, rebuilt = as, rb
@@ -55,7 +56,11 @@ func (a *Agent) Reconcile(ctx context.Context, name string) (time.Time, error) {
 		a.warn(p, "StateWriteFailed", err.Error())
 		return time.Time{}, err
 	}
+	if next != nil {
+		a.metrics.observe(name, next)
+	}
 	if wrote {
+		a.metrics.writes.WithLabelValues(name).Inc()
 		a.log.Info("state written", "rollout", name, "generation", next.Generation, "view", next.ViewGeneration)
 		if rebuilt {
 			a.warn(p, "StateRebuilt", fmt.Sprintf("state ConfigMap %s was missing: rebuilt at generation %d from the live children's revision annotations", store.Name, next.Generation))

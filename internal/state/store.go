@@ -20,6 +20,7 @@ type Store struct {
 	ConfigMaps corev1client.ConfigMapsGetter
 	Namespace  string
 	Name       string
+	OnConflict func() // called when a write met a concurrent change (optional)
 }
 
 // Decide computes the next state from the current one (nil when there is none). Returning
@@ -70,7 +71,11 @@ func (s *Store) UpdateCM(ctx context.Context, decide DecideCM) (next *State, wro
 			}
 		}
 		next, wrote = e.Next, true
-		return s.write(ctx, cm)
+		err = s.write(ctx, cm)
+		if apierrors.IsConflict(err) && s.OnConflict != nil {
+			s.OnConflict()
+		}
+		return err
 	})
 	if err != nil {
 		return nil, false, fmt.Errorf("update state %s/%s: %w", s.Namespace, s.Name, err)

@@ -65,7 +65,7 @@ func run(ctx context.Context, keep bool) error {
 	defer func() { say("stopping everything the demo started"); env.Stop() }()
 	say(fmt.Sprintf("stack up in %s: API server %s, argocd-server http://%s (admin / %s)", time.Since(start).Round(time.Second), env.APIServerURL, env.ArgoServer, env.AdminPassword))
 	if _, err := env.Start(framework.ProcSpec{Name: "agent", Path: agentBin, Args: []string{
-		"--namespace", framework.ArgoNamespace, "--kubeconfig", env.Kubeconfig}}); err != nil {
+		"--namespace", framework.ArgoNamespace, "--kubeconfig", env.Kubeconfig, "--metrics-addr", "127.0.0.1:0"}}); err != nil {
 		return err
 	}
 	d := &demo{env: env}

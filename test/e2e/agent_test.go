@@ -3,8 +3,12 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,6 +29,7 @@ type phased struct {
 	name     string
 	onFail   string // the prod phases' onFailure action
 	versions map[string]string
+	metrics  string // the last started agent's metrics address
 }
 
 func newPhased(t *testing.T, name, onFail string) *phased {
@@ -50,10 +55,16 @@ func (r *phased) commit(version string, workloads map[string]string) string {
 	return rev
 }
 
-// agent starts an agent for this rollout only; extraEnv and args are added.
+// agent starts an agent for this rollout only, serving metrics on r.metrics; extraEnv and
+// args are added.
 func (r *phased) agent(proc string, extraEnv []string, args ...string) *framework.Proc {
 	r.t.Helper()
-	p, err := env.Start(framework.ProcSpec{Name: proc, Path: agentBin, Env: extraEnv, Args: append([]string{
+	port, err := framework.FreePort()
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.metrics = "127.0.0.1:" + strconv.Itoa(port)
+	p, err := env.Start(framework.ProcSpec{Name: proc, Path: agentBin, Env: extraEnv, Args: append([]string{"--metrics-addr", r.metrics,
 		"--namespace", "argocd", "--kubeconfig", env.Kubeconfig, "--log-level", "debug",
 		"--rollout-selector", render.LabelRollout + "=" + r.name, "--lease-name", "cmp-phase-agent-" + r.name}, args...)})
 	if err != nil {
@@ -175,6 +186,39 @@ func (r *phased) events(ctx context.Context) []string {
 	return out
 }
 
+// scrapePhases samples the agent's /metrics until the test ends; the returned func gives
+// the values the rollout's phase gauge took (besides 0), in order of first sight.
+func (r *phased) scrapePhases(ctx context.Context) func() []string {
+	var mu sync.Mutex
+	var seen []string
+	ctx, cancel := context.WithCancel(ctx)
+	r.t.Cleanup(cancel)
+	prefix := `cmp_phase_rollout_phase{rollout="` + r.name + `"} `
+	go func() {
+		for ctx.Err() == nil {
+			if resp, err := http.Get("http://" + r.metrics + "/metrics"); err == nil {
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				for _, line := range strings.Split(string(b), "\n") {
+					if v, ok := strings.CutPrefix(line, prefix); ok && v != "0" {
+						mu.Lock()
+						if !slices.Contains(seen, v) {
+							seen = append(seen, v)
+						}
+						mu.Unlock()
+					}
+				}
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}()
+	return func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(seen)
+	}
+}
+
 // eventually waits for an Event with reason on the parent (Events are sent asynchronously).
 func (r *phased) eventually(reason string) {
 	r.t.Helper()
@@ -204,6 +248,7 @@ func TestAgentDrivesPhasedRollouts(t *testing.T) {
 	ctx := context.Background()
 	r := newPhased(t, "agented", "rollback")
 	defer r.agent("agent-agented", nil).Stop(5 * time.Second)
+	phases := r.scrapePhases(ctx)
 	r.firstDeployment(ctx, framework.Workload("agented", "v2"))
 	r.syncedOnce(ctx, "v1")
 
@@ -223,6 +268,9 @@ func TestAgentDrivesPhasedRollouts(t *testing.T) {
 	}
 	if st.Deployed != r3 || len(st.Revisions) != 1 {
 		t.Fatalf("the final deployed revision is v3 and nothing else is kept: %s %v", st.Deployed, st.Revisions)
+	}
+	if seen := phases(); !slices.Equal(seen, []string{"1", "2", "3", "4"}) {
+		t.Errorf("the phase gauge on /metrics went through %v, want every phase 1-4", seen)
 	}
 	r.loseState(ctx, st.Generation, r3)
 	for _, want := range []string{"StateRebuilt", rollout.EvRolloutStarted, rollout.EvPhaseStarted, rollout.EvPhaseSoaking, rollout.EvPhaseSucceeded, rollout.EvRolloutCompleted} {

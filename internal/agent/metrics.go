@@ -1,0 +1,75 @@
+package agent
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/cmp-phase/cmp-phase/internal/state"
+)
+
+// metrics are the agent's Prometheus metrics (served by cmd/agent on --metrics-addr).
+type metrics struct {
+	phase      *prometheus.GaugeVec
+	status     *prometheus.GaugeVec
+	clusters   *prometheus.GaugeVec
+	hooks      *prometheus.HistogramVec
+	writes     *prometheus.CounterVec
+	conflicts  *prometheus.CounterVec
+	rerender   *prometheus.HistogramVec
+	rolloutSts map[string]string // rollout → the status label last set
+}
+
+func newMetrics(reg prometheus.Registerer) *metrics {
+	m := &metrics{
+		phase: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "cmp_phase_rollout_phase",
+			Help: "The current phase of a rollout, 1-based; 0 when no rollout is in progress."}, []string{"rollout"}),
+		status: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "cmp_phase_rollout_status",
+			Help: "1 for the status a rollout is in (Idle, Progressing, Completed, Stopped, RollingBack, RolledBack, Abandoned)."}, []string{"rollout", "status"}),
+		clusters: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "cmp_phase_clusters",
+			Help: "Admitted children of the current rollout by status."}, []string{"rollout", "status"}),
+		hooks: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "cmp_phase_hook_duration_seconds",
+			Help: "Hook and check runs, by kind and outcome.", Buckets: prometheus.ExponentialBuckets(0.05, 4, 8)}, []string{"kind", "outcome"}),
+		writes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cmp_phase_state_writes_total",
+			Help: "State ConfigMap writes."}, []string{"rollout"}),
+		conflicts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cmp_phase_state_conflicts_total",
+			Help: "State writes that met a concurrent change and decided again."}, []string{"rollout"}),
+		rerender: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "cmp_phase_rerender_seconds",
+			Help: "From asking the parent to re-render to seeing its render of the new state.", Buckets: prometheus.ExponentialBuckets(0.25, 2, 10)}, []string{"rollout"}),
+		rolloutSts: map[string]string{},
+	}
+	if reg != nil {
+		reg.MustRegister(m.phase, m.status, m.clusters, m.hooks, m.writes, m.conflicts, m.rerender)
+	}
+	return m
+}
+
+// observe sets a rollout's gauges from its state.
+func (m *metrics) observe(name string, st *state.State) {
+	phase, status := 0, "Idle"
+	counts := map[state.ClusterStatus]int{}
+	if r := st.Rollout; r != nil {
+		status = string(r.Status)
+		if r.Active() && !r.Status.IsTerminal() && r.Phase < len(r.Phases) {
+			phase = r.Phase + 1
+		}
+		for _, ph := range r.Phases {
+			for _, cs := range ph.Clusters {
+				counts[cs.Status]++
+			}
+		}
+	}
+	m.phase.WithLabelValues(name).Set(float64(phase))
+	if old, ok := m.rolloutSts[name]; ok && old != status {
+		m.status.DeleteLabelValues(name, old)
+	}
+	m.rolloutSts[name] = status
+	m.status.WithLabelValues(name, status).Set(1)
+	for _, s := range []state.ClusterStatus{state.ClusterWaiting, state.ClusterDone, state.ClusterFailed, state.ClusterErrored, state.ClusterReturning, state.ClusterSkipped} {
+		m.clusters.WithLabelValues(name, string(s)).Set(float64(counts[s]))
+	}
+}
+
+func (m *metrics) hook(kind string, outcome state.HookStatus, d time.Duration) {
+	m.hooks.WithLabelValues(kind, string(outcome)).Observe(d.Seconds())
+}
