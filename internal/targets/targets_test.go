@@ -93,3 +93,10 @@ func TestSelectors(t *testing.T) {
 		t.Fatal("an empty selector matches everything")
 	}
 }
+
+func TestANilCacheCompilesWithoutCaching(t *testing.T) {
+	var c *Cache
+	if _, err := c.Compile(`labels.env == "prod"`); err != nil {
+		t.Fatal(err)
+	}
+}
