@@ -49,6 +49,12 @@ func (a *Agent) act(ctx context.Context, p *pass, st *state.State, acts []rollou
 	if asked, ok := a.confirmed(name, p.planGen, st.ViewGeneration); ok {
 		a.metrics.rerender.WithLabelValues(name).Observe(now.Sub(asked).Seconds())
 	}
+	if p.planGen < st.ViewGeneration && awaitsManualSync(p.parent, st.ViewGeneration) {
+		// A parent without automated sync shows the change (argocd app diff) until a person
+		// syncs it: that is the preview, not a lost re-render.
+		a.log.Debug("waiting for the parent's sync", "rollout", name, "parent", p.plan.Parent)
+		return earliest(requeue, now.Add(a.opts.ConfirmAfter)), nil
+	}
 	if p.planGen < st.ViewGeneration {
 		asked := a.askedAt(name, now)
 		if !now.Before(asked.Add(a.opts.ConfirmAfter)) {
@@ -68,6 +74,15 @@ func (a *Agent) act(ctx context.Context, p *pass, st *state.State, acts []rollou
 		}
 	}
 	return requeue, a.startSyncs(ctx, p, st)
+}
+
+// awaitsManualSync reports a parent without automated sync that has rendered generation
+// view (its PHASE_GEN names it) and is OutOfSync: it waits for a person's sync.
+func awaitsManualSync(parent *v1alpha1.Application, view int64) bool {
+	if parent == nil || (parent.Spec.SyncPolicy != nil && parent.Spec.SyncPolicy.IsAutomatedSyncEnabled()) {
+		return false
+	}
+	return PhaseGen(parent) >= view && parent.Status.Sync.Status == v1alpha1.SyncStatusCodeOutOfSync
 }
 
 // askAgain re-requests a re-render that did not arrive: PHASE_GEN again (a no-op when it is
