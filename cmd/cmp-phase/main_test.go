@@ -73,3 +73,20 @@ func TestSteeringCommandsRefuseBadFlagsBeforeTouchingAnything(t *testing.T) {
 		})
 	}
 }
+
+func TestTheExamplesValidate(t *testing.T) {
+	entries, err := filepath.Glob("../../examples/*")
+	var dirs []string
+	for _, e := range entries {
+		if fi, err := os.Stat(e); err == nil && fi.IsDir() {
+			dirs = append(dirs, e)
+		}
+	}
+	if err != nil || len(dirs) < 4 {
+		t.Fatalf("examples: %v %v", dirs, err)
+	}
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), append([]string{"validate"}, dirs...), &out, &errb); code != 0 {
+		t.Fatalf("exit %d:\n%s%s", code, out.String(), errb.String())
+	}
+}
