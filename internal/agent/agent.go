@@ -122,7 +122,7 @@ func New(kube kubernetes.Interface, argo argoclient.Interface, opts Options, log
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "cmp-phase-agent"}),
 		asked: map[string]time.Time{},
 		hooks: hooks.New(opts.Hooks), metrics: newMetrics(opts.Metrics),
-		runs:  hookRuns{inFlight: map[string]bool{}, results: map[string]map[string]rollout.HookResult{}, hosts: map[string]chan struct{}{}},
+		runs: hookRuns{inFlight: map[string]bool{}, results: map[string]map[string]rollout.HookResult{}, hosts: map[string]chan struct{}{}},
 	}
 }
 
