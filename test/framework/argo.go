@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -244,3 +245,21 @@ if obj.data ~= nil and obj.data.degradedIn ~= nil and obj.data.degradedIn == obj
 end
 return hs
 `
+
+// ArgoCDCLI runs the real argocd CLI (the multi-call binary under its own name) with its own
+// config file under the environment's directory; Login first.
+func (e *Env) ArgoCDCLI(ctx context.Context, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, filepath.Join(e.Tools.ArgoDir, "argocd"), append(args, "--config", filepath.Join(e.Dir, "argocd-cli.config"))...)
+	cmd.Env = append(baseEnv(), "HOME="+filepath.Join(e.Dir, "tmp"))
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// Login logs the argocd CLI in to argocd-server as admin.
+func (e *Env) Login(ctx context.Context) error {
+	out, err := e.ArgoCDCLI(ctx, "login", e.ArgoServer, "--plaintext", "--username", "admin", "--password", e.AdminPassword)
+	if err != nil {
+		return fmt.Errorf("argocd login: %w: %s", err, out)
+	}
+	return nil
+}

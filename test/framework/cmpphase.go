@@ -84,6 +84,16 @@ func (e *Env) SetPhaseGen(ctx context.Context, parent string, gen int64) error {
 
 // NewParent creates an auto-synced parent Application rendered by cmp-phase from path.
 func (e *Env) NewParent(ctx context.Context, name, path string, gen int64) error {
+	return e.newParent(ctx, name, path, gen, true)
+}
+
+// NewManualParent is NewParent without automated sync: a person syncs it (after
+// argocd app diff shows what the next phase changes).
+func (e *Env) NewManualParent(ctx context.Context, name, path string) error {
+	return e.newParent(ctx, name, path, 0, false)
+}
+
+func (e *Env) newParent(ctx context.Context, name, path string, gen int64, automated bool) error {
 	plugin := &v1alpha1.ApplicationSourcePlugin{Name: "cmp-phase-v1"}
 	if gen > 0 {
 		plugin.Env = v1alpha1.Env{{Name: "PHASE_GEN", Value: fmt.Sprint(gen)}}
@@ -96,6 +106,9 @@ func (e *Env) NewParent(ctx context.Context, name, path string, gen int64) error
 			Destination: v1alpha1.ApplicationDestination{Server: "https://kubernetes.default.svc", Namespace: ArgoNamespace},
 			SyncPolicy:  &v1alpha1.SyncPolicy{Automated: &v1alpha1.SyncPolicyAutomated{}},
 		},
+	}
+	if !automated {
+		parent.Spec.SyncPolicy = nil
 	}
 	if _, err := e.Argo.ArgoprojV1alpha1().Applications(ArgoNamespace).Create(ctx, parent, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("create parent %s: %w", name, err)
