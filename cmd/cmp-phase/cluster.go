@@ -17,14 +17,15 @@ import (
 
 // readFromCluster GETs the state and inventory ConfigMaps once (generate under the stock
 // argocd-cmp-server; serve uses informers instead).
-func readFromCluster(ctx context.Context, o generateOptions, rollout string) (*state.State, *inventory.Inventory, error) {
-	cfg, err := kubeclient.Config(o.kubeconfig)
-	if err != nil {
-		return nil, nil, err
-	}
-	kc, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return nil, nil, fmt.Errorf("kube client: %w", err)
+func readFromCluster(ctx context.Context, o generateOptions, rollout string, kc kubernetes.Interface) (*state.State, *inventory.Inventory, error) {
+	if kc == nil {
+		cfg, err := kubeclient.Config(o.kubeconfig)
+		if err != nil {
+			return nil, nil, err
+		}
+		if kc, err = kubernetes.NewForConfig(cfg); err != nil {
+			return nil, nil, fmt.Errorf("kube client: %w", err)
+		}
 	}
 	cms := kc.CoreV1().ConfigMaps(o.stateNamespace)
 	icm, err := cms.Get(ctx, inputs.InventoryConfigMap, metav1.GetOptions{})

@@ -10,6 +10,7 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/inputs"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
@@ -63,12 +64,15 @@ func generate(ctx context.Context, o generateOptions) ([][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if inputs.Preview(os.Getenv("ARGOCD_APP_REVISION"), o.dir) {
+		st = rollout.PreviewNext(st, s.Phases)
+	}
 	return render.New(4).Render(render.Input{Spec: s, Inventory: inv, State: st, Env: env})
 }
 
 func loadStateAndInventory(ctx context.Context, o generateOptions, rollout string) (*state.State, *inventory.Inventory, error) {
 	if o.fromCluster {
-		return readFromCluster(ctx, o, rollout)
+		return readFromCluster(ctx, o, rollout, nil)
 	}
 	if o.inventoryFile == "" {
 		return nil, nil, fmt.Errorf("no inventory: pass --inventory-file or --from-cluster")

@@ -5,6 +5,7 @@
 //	cmp-phase generate  render once to stdout (stock argocd-cmp-server, local use)
 //	cmp-phase validate  check a spec without any cluster
 //	cmp-phase status    a rollout's status (table, json, yaml; --watch)
+//	cmp-phase preview   the next batch, rendered locally, diffed against the live children
 //	cmp-phase pause|resume|approve|promote|jump|abort|rollback|skip|unskip
 //	                    steer a rollout: a validated edit of its ConfigMap
 package main
@@ -25,6 +26,8 @@ commands:
   generate   render the children of the spec in --dir to stdout
   validate   validate the spec(s) in the given files or directories
   status     show a rollout: cmp-phase status <rollout> [-o table|json|yaml] [--watch]
+  preview    the next batch rendered locally and diffed against the live children:
+             cmp-phase preview <rollout> --dir <app dir>
   pause, resume, approve, promote, jump, abort, rollback, skip, unskip
              steer a rollout, e.g. cmp-phase pause guestbook --reason "error rate up"
              (kubectl flags: --kubeconfig, --context, -n)
@@ -50,6 +53,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return runValidate(args[1:], stdout, stderr)
 	case "status":
 		return runStatus(ctx, args[1:], stdout, stderr)
+	case "preview":
+		return runPreview(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/util/retry"
 
@@ -34,12 +35,17 @@ func (k *kubeFlags) register(fs *flag.FlagSet) {
 
 // connect returns a client, the namespace, and who is acting (the context's user).
 func (k *kubeFlags) connect() (kubernetes.Interface, string, string, error) {
+	kc, _, ns, who, err := k.connectConfig()
+	return kc, ns, who, err
+}
+
+func (k *kubeFlags) connectConfig() (kubernetes.Interface, *rest.Config, string, string, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = k.kubeconfig
 	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: k.context})
 	cfg, err := cc.ClientConfig()
 	if err != nil {
-		return nil, "", "", fmt.Errorf("kubeconfig: %w", err)
+		return nil, nil, "", "", fmt.Errorf("kubeconfig: %w", err)
 	}
 	ns := k.namespace
 	if ns == "" {
@@ -61,9 +67,9 @@ func (k *kubeFlags) connect() (kubernetes.Interface, string, string, error) {
 	}
 	kc, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
-		return nil, "", "", fmt.Errorf("kube client: %w", err)
+		return nil, nil, "", "", fmt.Errorf("kube client: %w", err)
 	}
-	return kc, ns, who, nil
+	return kc, cfg, ns, who, nil
 }
 
 // verb is one steering command: which keys it sets (or removes) from its arguments.

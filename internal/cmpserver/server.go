@@ -24,6 +24,7 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/inputs"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
@@ -109,9 +110,10 @@ func (s *Server) render(ctx context.Context, appPath string, env map[string]stri
 	if err != nil {
 		return nil, err
 	}
+	preview := inputs.Preview(env["ARGOCD_APP_REVISION"], appPath)
 	deadline := time.Now().Add(s.opts.StaleWait)
 	for {
-		docs, err := s.renderOnce(sp, renv)
+		docs, err := s.renderOnce(sp, renv, preview)
 		if err == nil || !errors.Is(err, render.ErrStale) || time.Now().After(deadline) {
 			return docs, err
 		}
@@ -123,10 +125,15 @@ func (s *Server) render(ctx context.Context, appPath string, env map[string]stri
 	}
 }
 
-func (s *Server) renderOnce(sp *spec.Spec, env render.Env) ([][]byte, error) {
+// renderOnce renders with the state the informer has; a preview renders the next batch as
+// if admitted (nothing is written: the render only feeds argocd app diff).
+func (s *Server) renderOnce(sp *spec.Spec, env render.Env, preview bool) ([][]byte, error) {
 	st, err := s.store.State(sp.Name)
 	if err != nil {
 		return nil, err
+	}
+	if preview {
+		st = rollout.PreviewNext(st, sp.Phases)
 	}
 	inv, err := s.store.Inventory()
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -25,6 +26,22 @@ func StateConfigMap(rollout string) string { return rollout + "-state" }
 func RolloutOfState(name string) (string, bool) {
 	r, ok := strings.CutSuffix(name, "-state")
 	return r, ok && r != ""
+}
+
+// PreviewMarker is the file that, in an app directory sent by
+// `argocd app diff --local <dir> --server-side-generate`, asks for a render of the next phase
+// as if admitted. A YAML name, so the CLI's default --local-include sends it.
+const PreviewMarker = "cmp-phase-preview.yaml"
+
+// Preview reports whether a render is a preview: the files were streamed from a person's
+// machine (ARGOCD_APP_REVISION=streamed) and hold the marker as a regular file. A marker
+// committed to git is ignored: it never admits anyone.
+func Preview(revision, dir string) bool {
+	if revision != "streamed" {
+		return false
+	}
+	fi, err := os.Lstat(filepath.Join(dir, PreviewMarker))
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // maxFile bounds files read here.

@@ -3,6 +3,8 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/cmp-phase/cmp-phase/internal/inputs"
 	"github.com/cmp-phase/cmp-phase/internal/render"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/state"
@@ -115,4 +118,58 @@ func (r *phased) childVersions(ctx context.Context) map[string]string {
 		out[a.Name] = a.Annotations[render.AnnotationRevision] + " " + string(a.Status.Sync.Status)
 	}
 	return out
+}
+
+// TestPreviewTheNextPhaseFromLocalFiles: for any parent, `argocd app diff <parent> --local
+// <dir> --server-side-generate` with the preview marker in <dir> renders the next phase as
+// if admitted: while the rollout is paused in staging's soak, the diff names exactly prod's
+// first half, and nothing live changes.
+func TestPreviewTheNextPhaseFromLocalFiles(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	if err := env.Login(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r := newPhased(t, "previewlocal", "rollback")
+	defer r.agent("agent-"+r.name, nil).Stop(5 * time.Second)
+	rev := r.commit("v1", map[string]string{"v1": framework.Workload(r.name, "v1")})
+	newParent(ctx, t, r.name, r.name+"/app", 0)
+	r.waitState("staging soaks", func(st *state.State) bool { return st.Rollout.Phases[1].Status == state.PhaseSoaking })
+	r.cli("pause", r.name, "--reason", "preview prod first")
+	r.waitState("the pause is recorded", func(st *state.State) bool { return st.Paused != nil })
+	local := t.TempDir() // the repository root, as argocd app diff --local takes it
+	appDir := filepath.Join(local, r.name, "app")
+	if err := os.MkdirAll(appDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(appDir, "appset.yaml"), []byte(r.spec("v1")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := r.childVersions(ctx)
+	plain, _ := env.ArgoCDCLI(ctx, "app", "diff", r.name, "--local", local, "--server-side-generate")
+	if diffHeader.MatchString(plain) {
+		t.Fatalf("without the marker the local render is the live one:\n%s", plain)
+	}
+	if err := os.WriteFile(filepath.Join(appDir, inputs.PreviewMarker), []byte("# cmp-phase: preview the next phase\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := env.ArgoCDCLI(ctx, "app", "diff", r.name, "--local", local, "--server-side-generate")
+	if err == nil || !strings.Contains(err.Error(), "exit status 1") {
+		t.Fatalf("argocd app diff --local: %v\n%s", err, out)
+	}
+	var got []string
+	for _, m := range diffHeader.FindAllStringSubmatch(out, -1) {
+		got = append(got, strings.TrimPrefix(m[1], r.name+"-"))
+	}
+	if !slices.Equal(got, []string{"prod-1"}) {
+		t.Fatalf("the preview names %v, want exactly the next batch [prod-1]:\n%s", got, out)
+	}
+	if after := r.childVersions(ctx); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Fatalf("a live child changed while previewing: %v → %v", before, after)
+	}
+	if out := r.cli("preview", r.name, "--dir", appDir); !strings.Contains(out, "+ "+r.name+"-prod-1 (new") || !strings.Contains(out, "1 children change") {
+		t.Fatalf("cmp-phase preview:\n%s", out)
+	}
+	r.cli("resume", r.name, "--reason", "looks right")
+	r.until("the rollout completes", rev, rollout.StatusCompleted, everywhere("v1"))
 }
