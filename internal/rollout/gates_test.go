@@ -37,6 +37,15 @@ func (w *world) ends(s int, status state.HookStatus, keys ...string) {
 	}
 }
 
+// toChecks takes hookedPhases through dev's pre-hook and sync until its checks run (t0+10s).
+func (w *world) toChecks(t *testing.T) {
+	w.step(t, 0)
+	w.ends(1, state.HookSucceeded, "pre/open-change")
+	w.step(t, 2)
+	w.syncs(5, "r2", "dev-1", "dev-2")
+	w.step(t, 10)
+}
+
 func hookedPhases(checkPolicy string) []spec.Phase {
 	phases := threePhases()
 	phases[0].PreHooks = []spec.Hook{httpHook("open-change", "https://itsm.example.com/changes", "fail")}
@@ -96,11 +105,7 @@ func TestChecksRunPerClusterOnceEveryMemberIsDoneThenPostHooks(t *testing.T) {
 
 func TestAFailedCheckOnOneClusterStopsTheRolloutAndNamesIt(t *testing.T) {
 	w := newWorld(hookedPhases("fail")...)
-	w.step(t, 0)
-	w.ends(1, state.HookSucceeded, "pre/open-change")
-	w.step(t, 2)
-	w.syncs(5, "r2", "dev-1", "dev-2")
-	w.step(t, 10)
+	w.toChecks(t)
 	w.ends(11, state.HookSucceeded, "check/health/dev-1", "check/slo")
 	w.ends(11, state.HookFailed, "check/health/dev-2")
 	w.step(t, 12)
@@ -112,11 +117,7 @@ func TestAFailedCheckOnOneClusterStopsTheRolloutAndNamesIt(t *testing.T) {
 
 func TestAnIgnoredCheckFailureLetsThePhaseGoOn(t *testing.T) {
 	w := newWorld(hookedPhases("ignore")...)
-	w.step(t, 0)
-	w.ends(1, state.HookSucceeded, "pre/open-change")
-	w.step(t, 2)
-	w.syncs(5, "r2", "dev-1", "dev-2")
-	w.step(t, 10)
+	w.toChecks(t)
 	w.ends(11, state.HookSucceeded, "check/health/dev-1", "check/slo")
 	w.ends(11, state.HookErrored, "check/health/dev-2")
 	w.step(t, 12)
