@@ -183,3 +183,10 @@ func TestTheGuardDialsTheAddressItChecked(t *testing.T) {
 		t.Fatalf("the second answer is checked like the first: %v", err)
 	}
 }
+
+func TestAURLFromAnAnnotationMustStillBeHTTP(t *testing.T) {
+	res := local().Run(context.Background(), httpCall("file:///etc/passwd"))
+	if res.Outcome != Errored || !strings.Contains(res.Message, "unsupported protocol scheme") {
+		t.Fatalf("%s %q", res.Outcome, res.Message)
+	}
+}

@@ -100,8 +100,13 @@ func (d *dec) httpHook(n *yaml.Node, path, defaultMethod string) *HTTPHook {
 }
 
 // validURL accepts absolute http(s) URLs; a templated URL ({{name}} and the like) is
-// checked for its scheme only, as the rest is known per cluster.
+// checked for its scheme only, as the rest is known per cluster; one that starts with a
+// template (the whole URL from a cluster annotation) is checked when it runs (the runner
+// speaks http and https only).
 func validURL(s string) bool {
+	if strings.HasPrefix(strings.TrimSpace(s), "{{") {
+		return true
+	}
 	if strings.Contains(s, "{{") {
 		return strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://")
 	}

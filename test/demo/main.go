@@ -11,7 +11,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -72,15 +74,29 @@ func run(ctx context.Context, keep bool) error {
 	if err := d.rollout(ctx); err != nil {
 		return err
 	}
+	say("summary: cmp-phase status demo")
+	out, err := exec.CommandContext(ctx, bin, "status", "demo", "--kubeconfig", env.Kubeconfig, "-n", framework.ArgoNamespace).CombinedOutput()
+	fmt.Print(string(out))
+	if err != nil {
+		return fmt.Errorf("cmp-phase status: %w", err)
+	}
 	if keep {
-		say("left running. Try:")
-		fmt.Printf("  KUBECONFIG=%s %s get applications -n argocd\n", env.Kubeconfig, env.Tools.Kubectl)
-		fmt.Printf("  KUBECONFIG=%s %s get configmap demo-state demo-plan -n argocd -o yaml\n", env.Kubeconfig, env.Tools.Kubectl)
-		fmt.Printf("  %s login %s --plaintext --username admin --password %s && %s app list\n", env.Tools.ArgoCD, env.ArgoServer, env.AdminPassword, env.Tools.ArgoCD)
+		hints(env, bin)
 		say("press Ctrl-C to stop")
 		<-ctx.Done()
 	}
 	return nil
+}
+
+// hints says how to poke at the stack left running.
+func hints(env *framework.Env, bin string) {
+	argocd := filepath.Join(env.Tools.ArgoDir, "argocd")
+	say("left running. Try:")
+	fmt.Printf("  KUBECONFIG=%s %s get applications -n argocd\n", env.Kubeconfig, env.Tools.Kubectl)
+	fmt.Printf("  KUBECONFIG=%s %s get configmap demo-state -n argocd -o yaml\n", env.Kubeconfig, env.Tools.Kubectl)
+	fmt.Printf("  %s status demo --kubeconfig %s -n argocd --watch\n", bin, env.Kubeconfig)
+	fmt.Printf("  %s pause demo --reason 'a look around' --kubeconfig %s -n argocd\n", bin, env.Kubeconfig)
+	fmt.Printf("  %s login %s --plaintext --username admin --password %s && %s app list\n", argocd, env.ArgoServer, env.AdminPassword, argocd)
 }
 
 type demo struct {

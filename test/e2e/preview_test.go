@@ -44,7 +44,7 @@ func TestPreviewEachPhaseWithArgoCDAppDiff(t *testing.T) {
 		st := r.waitState("the next phase is admitted", func(st *state.State) bool {
 			return st.Rollout.Phase < len(st.Rollout.Phases) && len(st.Rollout.Phases[st.Rollout.Phase].Admitted) > 0 && !r.childrenExist(ctx, want)
 		})
-		r.waitOutOfSync(ctx, st.Generation)
+		r.waitOutOfSync(ctx, st.ViewGeneration)
 		before := r.childVersions(ctx)
 		out, err := env.ArgoCDCLI(ctx, "app", "diff", r.name)
 		if err == nil || !strings.Contains(err.Error(), "exit status 1") { // 1: there are differences
@@ -74,7 +74,8 @@ func (r *phased) sync(ctx context.Context) {
 	}
 }
 
-// waitOutOfSync waits until the parent has rendered generation gen and shows the change.
+// waitOutOfSync waits until the parent has rendered (at least) the render-relevant
+// generation gen and shows the change.
 func (r *phased) waitOutOfSync(ctx context.Context, gen int64) {
 	r.t.Helper()
 	env.WaitFor(r.t, time.Minute, "the parent shows the admitted phase", func(ctx context.Context) (bool, string) {
