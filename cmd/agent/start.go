@@ -48,7 +48,7 @@ func start(ctx context.Context, o options, log *slog.Logger) error {
 	// client-go's defaults drop a source's Events on one object after a burst of 25 (then
 	// one per 5 minutes) and fold the 11th similar one into an aggregate: a rollout reports
 	// every transition on its parent, so allow a much larger burst and keep them apart.
-	broadcaster := record.NewBroadcaster(record.WithContext(ctx), record.WithCorrelatorOptions(record.CorrelatorOptions{
+	broadcaster := record.NewBroadcaster(record.WithCorrelatorOptions(record.CorrelatorOptions{
 		BurstSize: 500, QPS: 1, MaxEvents: 200,
 	}))
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: kube.CoreV1().Events(o.agent.Namespace)})
