@@ -75,7 +75,13 @@ func planDoc(in Input, body []byte, id string) ([]byte, error) {
 	var gen int64
 	data := map[string]string{PlanSpecKey: string(body), PlanPhasesKey: string(pb), PlanRevisionKey: id}
 	if in.State != nil {
+		// The last render-relevant generation: renders of states that differ only in
+		// statuses are then identical (no spurious OutOfSync); the agent confirms a
+		// re-render against this one.
 		gen = in.State.Generation
+		if in.State.ViewGeneration > 0 {
+			gen = in.State.ViewGeneration
+		}
 		if others := maps.Clone(in.State.Revisions); len(others) > 0 {
 			delete(others, id)
 			if len(others) > 0 {

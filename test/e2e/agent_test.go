@@ -272,16 +272,21 @@ func TestAgentDrivesPhasedRollouts(t *testing.T) {
 	if seen := phases(); !slices.Equal(seen, []string{"1", "2", "3", "4"}) {
 		t.Errorf("the phase gauge on /metrics went through %v, want every phase 1-4", seen)
 	}
-	r.loseState(ctx, st.Generation, r3)
+	parent, err := env.App(ctx, r.name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.loseState(ctx, phaseGenOf(parent), r3)
 	for _, want := range []string{"StateRebuilt", rollout.EvRolloutStarted, rollout.EvPhaseStarted, rollout.EvPhaseSoaking, rollout.EvPhaseSucceeded, rollout.EvRolloutCompleted} {
 		r.eventually(want)
 	}
 }
 
 // loseState deletes the state ConfigMap and waits for the agent to rebuild it from the live
-// children: the same deployed revision, nobody pinned, a newer generation, and the parent
-// rendering again (the renderer fails closed meanwhile: PHASE_GEN names a missing state).
-func (r *phased) loseState(ctx context.Context, gen int64, deployed string) {
+// children: the same deployed revision, nobody pinned, a generation past the one the
+// parent names (phaseGen), and the parent rendering again (the renderer fails closed
+// meanwhile: PHASE_GEN names a missing state).
+func (r *phased) loseState(ctx context.Context, phaseGen int64, deployed string) {
 	r.t.Helper()
 	if err := env.Kube.CoreV1().ConfigMaps("argocd").Delete(ctx, inputs.StateConfigMap(r.name), metav1.DeleteOptions{}); err != nil {
 		r.t.Fatal(err)
@@ -299,7 +304,7 @@ func (r *phased) loseState(ctx context.Context, gen int64, deployed string) {
 			return false, err.Error()
 		}
 		ok, s := framework.AppSyncedHealthy(parent)
-		return st.Generation > gen && ok, fmt.Sprintf("generation %d; parent %s", st.Generation, s)
+		return st.Generation > phaseGen && ok, fmt.Sprintf("generation %d; parent %s", st.Generation, s)
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"slices"
 	"strings"
 	"testing"
@@ -40,9 +41,9 @@ func TestPreviewEachPhaseWithArgoCDAppDiff(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.sync(ctx) // the first sync applies the plan; the agent takes it from there
-	for _, want := range [][]string{{"dev-1", "dev-2"}, {"staging-1", "staging-2"}, {"prod-1"}, {"prod-2"}} {
-		st := r.waitState("the next phase is admitted", func(st *state.State) bool {
-			return st.Rollout.Phase < len(st.Rollout.Phases) && len(st.Rollout.Phases[st.Rollout.Phase].Admitted) > 0 && !r.childrenExist(ctx, want)
+	for phase, want := range [][]string{{"dev-1", "dev-2"}, {"staging-1", "staging-2"}, {"prod-1"}, {"prod-2"}} {
+		st := r.waitState("phase "+strconv.Itoa(phase)+" is admitted", func(st *state.State) bool {
+			return st.Rollout.Phase == phase && len(st.Rollout.Phases[phase].Admitted) > 0
 		})
 		r.waitOutOfSync(ctx, st.ViewGeneration)
 		before := r.childVersions(ctx)
