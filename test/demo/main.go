@@ -10,6 +10,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -67,15 +69,20 @@ func run(ctx context.Context, keep bool) error {
 	defer func() { say("stopping everything the demo started"); env.Stop() }()
 	say(fmt.Sprintf("stack up in %s: API server %s, argocd-server http://%s (admin / %s)", time.Since(start).Round(time.Second), env.APIServerURL, env.ArgoServer, env.AdminPassword))
 	if _, err := env.Start(framework.ProcSpec{Name: "agent", Path: agentBin, Args: []string{
-		"--namespace", framework.ArgoNamespace, "--kubeconfig", env.Kubeconfig, "--metrics-addr", "127.0.0.1:0"}}); err != nil {
+		"--namespace", framework.ArgoNamespace, "--kubeconfig", env.Kubeconfig, "--metrics-addr", "127.0.0.1:0", "--hook-allow-private"}}); err != nil {
 		return err
 	}
 	d := &demo{env: env}
+	defer func() {
+		if d.health != nil {
+			d.health.Close()
+		}
+	}()
 	if err := d.rollout(ctx); err != nil {
 		return err
 	}
-	say("summary: cmp-phase status demo")
-	out, err := exec.CommandContext(ctx, bin, "status", "demo", "--kubeconfig", env.Kubeconfig, "-n", framework.ArgoNamespace).CombinedOutput()
+	say("summary: cmp-phase status " + demoName)
+	out, err := exec.CommandContext(ctx, bin, "status", demoName, "--kubeconfig", env.Kubeconfig, "-n", framework.ArgoNamespace).CombinedOutput()
 	fmt.Print(string(out))
 	if err != nil {
 		return fmt.Errorf("cmp-phase status: %w", err)
@@ -84,7 +91,9 @@ func run(ctx context.Context, keep bool) error {
 		hints(env, bin)
 		say("press Ctrl-C to stop")
 		<-ctx.Done()
+		return nil
 	}
+	say("run hack/demo.sh --keep to leave the stack running and poke at it with kubectl, argocd and cmp-phase (Ctrl-C stops it)")
 	return nil
 }
 
@@ -93,47 +102,66 @@ func hints(env *framework.Env, bin string) {
 	argocd := filepath.Join(env.Tools.ArgoDir, "argocd")
 	say("left running. Try:")
 	fmt.Printf("  KUBECONFIG=%s %s get applications -n argocd\n", env.Kubeconfig, env.Tools.Kubectl)
-	fmt.Printf("  KUBECONFIG=%s %s get configmap demo-state -n argocd -o yaml\n", env.Kubeconfig, env.Tools.Kubectl)
-	fmt.Printf("  %s status demo --kubeconfig %s -n argocd --watch\n", bin, env.Kubeconfig)
-	fmt.Printf("  %s pause demo --reason 'a look around' --kubeconfig %s -n argocd\n", bin, env.Kubeconfig)
+	fmt.Printf("  KUBECONFIG=%s %s get configmap %s-state -n argocd -o yaml\n", env.Kubeconfig, env.Tools.Kubectl, demoName)
+	fmt.Printf("  %s status %s --kubeconfig %s -n argocd --watch\n", bin, demoName, env.Kubeconfig)
+	fmt.Printf("  %s pause %s --reason 'a look around' --kubeconfig %s -n argocd\n", bin, demoName, env.Kubeconfig)
 	fmt.Printf("  %s login %s --plaintext --username admin --password %s && %s app list\n", argocd, env.ArgoServer, env.AdminPassword, argocd)
 }
 
+// demoName is the rollout: the progressive example's name.
+const demoName = "guestbook"
+
 type demo struct {
-	env *framework.Env
+	env    *framework.Env
+	health *httptest.Server // the clusters' health endpoint the example checks
 }
 
+// rollout applies examples/progressive (dev → staging → prod, a health check per cluster,
+// soaks of 30s and 1m), then commits a change to it and shows that rollout too.
 func (d *demo) rollout(ctx context.Context) error {
 	e := d.env
-	files := map[string]string{"demo/app/appset.yaml": framework.PhasedSpec("demo", "v1", e.Git.URL),
-		"demo/v1/cm.yaml": framework.Workload("demo", "v1"), "demo/v2/cm.yaml": framework.Workload("demo", "v2")}
-	if _, err := e.Git.Commit("demo: v1", files); err != nil {
+	health := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	d.health = health
+	if err := e.AnnotateHealth(ctx, health.URL); err != nil {
 		return err
 	}
-	if err := e.NewParent(ctx, "demo", "demo/app", 0); err != nil {
+	v1, err := framework.ProgressiveExample(e.Git.URL, "v1")
+	if err != nil {
 		return err
 	}
-	say("first deployment of v1: the agent admits dev, then staging (10s soak), then prod in two halves")
+	files := map[string]string{"guestbook/app/appset.yaml": v1,
+		"guestbook/v1/cm.yaml": framework.Workload(demoName, "v1"), "guestbook/v2/cm.yaml": framework.Workload(demoName, "v2")}
+	if _, err := e.Git.Commit("guestbook: the progressive example", files); err != nil {
+		return err
+	}
+	if err := e.NewParent(ctx, demoName, "guestbook/app", 0); err != nil {
+		return err
+	}
+	say("applied examples/progressive: the agent admits dev, checks each cluster's health, soaks 30s, then staging (1m soak), then prod")
 	if err := d.watch(ctx, "v1"); err != nil {
 		return err
 	}
-	if _, err := e.Git.Commit("demo: v2", map[string]string{"demo/app/appset.yaml": framework.PhasedSpec("demo", "v2", e.Git.URL)}); err != nil {
+	v2, err := framework.ProgressiveExample(e.Git.URL, "v2")
+	if err != nil {
 		return err
 	}
-	if err := e.Refresh(ctx, "demo", false); err != nil {
+	if _, err := e.Git.Commit("guestbook: v2", map[string]string{"guestbook/app/appset.yaml": v2}); err != nil {
 		return err
 	}
-	say("committed v2 of the spec: the same phases again; clusters not admitted keep running v1")
+	if err := e.Refresh(ctx, demoName, false); err != nil {
+		return err
+	}
+	say("committed a change (the app's v2): the same phases again; clusters not admitted keep running v1")
 	if err := d.watch(ctx, "v2"); err != nil {
 		return err
 	}
-	say("rollout complete: every cluster runs v2; each phase waited for its clusters to sync the new spec and be Healthy")
+	say("rollout complete: every cluster runs v2; each phase waited for its clusters to sync the new spec, be Healthy and pass their checks")
 	return nil
 }
 
 // watch redraws the fleet whenever it changes until the rollout of version completed.
 func (d *demo) watch(ctx context.Context, version string) error {
-	deadline, last := time.Now().Add(6*time.Minute), ""
+	deadline, last := time.Now().Add(8*time.Minute), ""
 	for {
 		done, table := d.table(ctx, version)
 		if table != last {
@@ -144,7 +172,7 @@ func (d *demo) watch(ctx context.Context, version string) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the rollout of %s did not complete in 6 minutes", version)
+			return fmt.Errorf("the rollout of %s did not complete in 8 minutes", version)
 		}
 		select {
 		case <-ctx.Done():
@@ -174,14 +202,14 @@ func (d *demo) table(ctx context.Context, version string) (bool, string) {
 	allOn := true
 	for _, c := range fleet {
 		runs, sync, health := "-", "-", "-"
-		if a, err := d.env.App(ctx, "demo-"+c.Name); err == nil {
+		if a, err := d.env.App(ctx, demoName+"-"+c.Name); err == nil {
 			sync, health = string(a.Status.Sync.Status), string(a.Status.Health.Status)
 		}
-		if cm, err := d.env.Kube.CoreV1().ConfigMaps(c.Name).Get(ctx, "demo", metav1.GetOptions{}); err == nil {
+		if cm, err := d.env.Kube.CoreV1().ConfigMaps(c.Name).Get(ctx, demoName, metav1.GetOptions{}); err == nil {
 			runs = cm.Data["version"]
 		}
 		allOn = allOn && runs == version && sync == "Synced" && health == "Healthy"
-		fmt.Fprintf(&b, "  %-10s %-5s %-10s %-9s %s\n", c.Name, runs, sync, health, clusterState(phases, "demo-"+c.Name))
+		fmt.Fprintf(&b, "  %-10s %-5s %-10s %-9s %s\n", c.Name, runs, sync, health, clusterState(phases, demoName+"-"+c.Name))
 	}
 	done := allOn && st != nil && st.Rollout != nil && st.Rollout.Status == "Completed"
 	return done, b.String()
@@ -197,7 +225,7 @@ func clusterState(phases []state.PhaseState, child string) string {
 }
 
 func (d *demo) readState(ctx context.Context) (*state.State, error) {
-	cm, err := d.env.Kube.CoreV1().ConfigMaps(framework.ArgoNamespace).Get(ctx, inputs.StateConfigMap("demo"), metav1.GetOptions{})
+	cm, err := d.env.Kube.CoreV1().ConfigMaps(framework.ArgoNamespace).Get(ctx, inputs.StateConfigMap(demoName), metav1.GetOptions{})
 	if err != nil {
 		return nil, err
 	}

@@ -4,13 +4,8 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"strings"
 	"testing"
 	"time"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/test/framework"
@@ -24,28 +19,14 @@ import (
 func TestTheProgressiveExampleRunsToCompletion(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	b, err := os.ReadFile("../../examples/progressive/appset.yaml")
+	spec, err := framework.ProgressiveExample(env.Git.URL, "v1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec := string(b)
-	for from, to := range map[string]string{
-		"repoURL: https://github.com/argoproj/argocd-example-apps.git": "repoURL: " + env.Git.URL,
-		"path: guestbook":      "path: guestbook/v1",
-		"namespace: guestbook": "namespace: '{{name}}'",
-	} {
-		if strings.Count(spec, from) != 1 {
-			t.Fatalf("the example no longer has %q once", from)
-		}
-		spec = strings.Replace(spec, from, to, 1)
-	}
 	health := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	defer health.Close()
-	for _, c := range env.Clusters {
-		patch := `{"metadata":{"annotations":{"guestbook-health-url":"` + health.URL + `/` + c.Name + `"}}}`
-		if _, err := env.Kube.CoreV1().Secrets("argocd").Patch(ctx, "cluster-"+c.Name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
-			t.Fatal(err)
-		}
+	if err := env.AnnotateHealth(ctx, health.URL); err != nil {
+		t.Fatal(err)
 	}
 	r := newPhased(t, "guestbook", "rollback")
 	if _, err := env.Git.Commit("guestbook: the progressive example", map[string]string{
