@@ -115,8 +115,3 @@ func parseInterleaved(fs *flag.FlagSet, args []string) error {
 	}
 	return fs.Parse(pos)
 }
-
-func sorted(s []string) []string {
-	slices.Sort(s)
-	return s
-}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -135,7 +136,8 @@ func skipEdit(add bool) func([]string, string, string, bool, map[string]string) 
 		if len(out) == 0 {
 			return map[string]*string{control.KeySkip: nil}, nil
 		}
-		return map[string]*string{control.KeySkip: set(strings.Join(sorted(out), ","))}, nil
+		slices.Sort(out)
+		return map[string]*string{control.KeySkip: set(strings.Join(out, ","))}, nil
 	}
 }
 

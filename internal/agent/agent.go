@@ -104,9 +104,10 @@ type Agent struct {
 	runs     hookRuns
 	metrics  *metrics
 
-	mu    sync.Mutex
-	inv   *inventory.Inventory // last published
-	asked map[string]time.Time // rollout → when its re-render was last asked for
+	mu       sync.Mutex
+	inv      *inventory.Inventory // last published
+	invBytes []byte               // its encoding, to tell a change
+	asked    map[string]time.Time // rollout → when its re-render was last asked for
 }
 
 // New makes an agent. events may be nil (no Kubernetes Events).

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -17,6 +18,7 @@ type metrics struct {
 	writes     *prometheus.CounterVec
 	conflicts  *prometheus.CounterVec
 	rerender   *prometheus.HistogramVec
+	mu         sync.Mutex        // observe runs on every worker
 	rolloutSts map[string]string // rollout → the status label last set
 }
 
@@ -60,6 +62,8 @@ func (m *metrics) observe(name string, st *state.State) {
 		}
 	}
 	m.phase.WithLabelValues(name).Set(float64(phase))
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	if old, ok := m.rolloutSts[name]; ok && old != status {
 		m.status.DeleteLabelValues(name, old)
 	}

@@ -15,8 +15,8 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/render"
 )
 
-// publish writes the inventory ConfigMap from the cached cluster Secrets when it changed,
-// then wakes every rollout (a cluster's labels decide its phases).
+// publish writes the inventory ConfigMap from the cached cluster Secrets when it differs,
+// and when the inventory changed wakes every rollout (a cluster's labels decide its phases).
 func (a *Agent) publish(ctx context.Context) error {
 	secrets, err := a.caches.secrets.List(labels.Everything())
 	if err != nil {
@@ -42,12 +42,13 @@ func (a *Agent) publish(ctx context.Context) error {
 		return fmt.Errorf("publish inventory: %w", err)
 	}
 	a.mu.Lock()
-	changed := a.inv == nil || !bytes.Equal(mustEncode(a.inv), b)
-	a.inv = inv
+	changed := a.inv == nil || !bytes.Equal(a.invBytes, b)
+	a.inv, a.invBytes = inv, b
 	a.mu.Unlock()
-	if changed {
-		a.log.Info("inventory published", "clusters", len(inv.Clusters))
+	if !changed {
+		return nil // a Secret changed in what the inventory does not carry (credentials)
 	}
+	a.log.Info("inventory published", "clusters", len(inv.Clusters))
 	plans, err := a.caches.plans.List(labels.Everything())
 	if err != nil {
 		return fmt.Errorf("list plans: %w", err)
@@ -58,11 +59,6 @@ func (a *Agent) publish(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-func mustEncode(inv *inventory.Inventory) []byte {
-	b, _ := inv.Encode()
-	return b
 }
 
 // inventory is the last published inventory, nil before the first.

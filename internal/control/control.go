@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
 // The keys of the state ConfigMap's data a person may write; every other key is an error,
@@ -23,14 +25,12 @@ const (
 	KeyBy         = "by"          // who made the edit (the CLI sets it)
 	KeyReason     = "reason"      // why, for edits that carry no reason of their own (the CLI sets it)
 	KeyStatus     = "status"      // written by the agent: where the rollout is, and rejected edits
-	// KeyGeneration is the state's generation, written by the agent beside the state itself.
-	KeyGeneration = "generation"
 )
 
 // editable are the keys a person may write; agentKeys are the agent's own.
 var (
 	editable  = []string{KeyPause, KeyPauseUntil, KeyResume, KeyApprove, KeyPromote, KeyJump, KeyForce, KeyAbort, KeyRollback, KeySkip, KeyBy, KeyReason}
-	agentKeys = []string{KeyStatus, KeyGeneration}
+	agentKeys = []string{KeyStatus, state.GenerationKey} // the generation beside the state itself
 )
 
 // OneShot are the keys the agent removes once it acted on them.
