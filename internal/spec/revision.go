@@ -18,6 +18,21 @@ type Revision struct {
 	GoTemplate                  bool            `json:"goTemplate,omitempty"`
 	GoTemplateOptions           []string        `json:"goTemplateOptions,omitempty"`
 	PreserveResourcesOnDeletion bool            `json:"preserveResourcesOnDeletion,omitempty"`
+	// Content is set when children deploy from the parent's repository (pinCommits): what
+	// they deploy and the commit they are pinned to. Always the last field (see WithContent).
+	Content *Content `json:"content,omitempty"`
+}
+
+// Content is the part of a revision that comes from the parent's repository: a digest of
+// the files the children deploy from it, and the commit the children are pinned to.
+type Content struct {
+	// Digest covers every file the children deploy from the parent's repository.
+	Digest string `json:"digest"`
+	// Commit is the full SHA every pinned source of a child at this revision deploys.
+	Commit string `json:"commit"`
+	// RepoURL is the parent's repository; a child source from it at one of Refs is pinned.
+	RepoURL string   `json:"repoURL"`
+	Refs    []string `json:"refs"`
 }
 
 // Revision returns the spec's revision, its canonical JSON and its id (a content hash).
@@ -40,6 +55,76 @@ func (s *Spec) computeRevision() (*Revision, []byte, string, error) {
 		return nil, nil, "", fmt.Errorf("encode revision: %w", err)
 	}
 	return r, b, RevisionID(b), nil
+}
+
+// WithContent returns the revision of a spec-only revision body (from Revision) whose
+// children deploy c: its canonical JSON and id. The id covers the spec and c.Digest, not
+// the commit: a commit that changes nothing a child deploys is the same revision, and its
+// children stay pinned to the commit they run.
+func WithContent(specBody []byte, c Content) ([]byte, string, error) {
+	cb, err := json.Marshal(c)
+	if err != nil {
+		return nil, "", fmt.Errorf("encode revision: %w", err)
+	}
+	if len(specBody) < 2 || specBody[len(specBody)-1] != '}' {
+		return nil, "", fmt.Errorf("encode revision: not a JSON object")
+	}
+	body := make([]byte, 0, len(specBody)+len(cb)+16)
+	body = append(append(append(body, specBody[:len(specBody)-1]...), `,"content":`...), cb...)
+	return append(body, '}'), contentID(specBody, c.Digest), nil
+}
+
+func contentID(specBody []byte, digest string) string {
+	return RevisionID(append(append(bytes.Clone(specBody), "\ncontent:"...), digest...))
+}
+
+// SplitContent separates a revision body into its spec-only body (the id of a revision
+// without content) and its content, nil when it has none.
+func SplitContent(body []byte) ([]byte, *Content, error) {
+	var r struct {
+		Content *Content `json:"content"`
+	}
+	if err := json.Unmarshal(body, &r); err != nil {
+		return nil, nil, fmt.Errorf("decode revision: %w", err)
+	}
+	if r.Content == nil {
+		return body, nil, nil
+	}
+	i := bytes.LastIndex(body, []byte(`,"content":`))
+	if i < 0 {
+		return nil, nil, fmt.Errorf("decode revision: content is not the last field")
+	}
+	specBody := append(bytes.Clone(body[:i]), '}')
+	if again, _, err := WithContent(specBody, *r.Content); err != nil || !bytes.Equal(again, body) {
+		return nil, nil, fmt.Errorf("decode revision: content is not in canonical form")
+	}
+	return specBody, r.Content, nil
+}
+
+// CommitOf is the commit a revision body pins its children to, "" when it has no content.
+// It reads only the body's tail (content is its last field).
+func CommitOf(body []byte) string {
+	i := bytes.LastIndex(body, []byte(`,"content":`))
+	if i < 0 {
+		return ""
+	}
+	var c Content
+	if err := json.Unmarshal(body[i+len(`,"content":`):len(body)-1], &c); err != nil {
+		return ""
+	}
+	return c.Commit
+}
+
+// IDOf is the id of a stored revision body (spec-only or with content).
+func IDOf(body []byte) (string, error) {
+	specBody, c, err := SplitContent(body)
+	if err != nil {
+		return "", err
+	}
+	if c == nil {
+		return RevisionID(specBody), nil
+	}
+	return contentID(specBody, c.Digest), nil
 }
 
 // RevisionID is the id of a revision's canonical JSON.

@@ -25,14 +25,15 @@ func (d *dec) strategy(s *Spec, st *yaml.Node, gen *yaml.Node, genPath string, e
 	case st != nil:
 		d.rolling(s, st)
 	default:
-		s.Dialect, s.LateJoiners = DialectAllAtOnce, LateJoinersDefer
+		s.Dialect, s.LateJoiners, s.PinCommits = DialectAllAtOnce, LateJoinersDefer, true
 		s.Phases = []Phase{{Name: "all", Size: Size{Kind: SizeAll}, OnFailure: "stop"}}
 	}
 }
 
 func (d *dec) phaseDeployment(s *Spec, n *yaml.Node, path string, exprs *targets.Cache) {
-	f := d.fields(n, path, "type", "phases", "lateJoiners")
+	f := d.fields(n, path, "type", "phases", "lateJoiners", "pinCommits")
 	s.LateJoiners = d.lateJoiners(f["lateJoiners"], path+".lateJoiners")
+	s.PinCommits = d.pinCommits(f["pinCommits"], path+".pinCommits")
 	if t := d.str(d.required(f, n, path, "type", "write type: phaseDeployment"), path+".type"); t != "phaseDeployment" && t != "" {
 		d.fail(f["type"], path+".type", "write type: phaseDeployment", "unknown strategy type %q", t)
 	}
@@ -82,6 +83,11 @@ func (d *dec) limits(p *Phase, f map[string]*yaml.Node, path string) {
 		}
 		p.MaxFailures = max(v, 0)
 	}
+}
+
+// pinCommits reads the extension pinCommits (default true).
+func (d *dec) pinCommits(n *yaml.Node, path string) bool {
+	return n == nil || d.boolean(n, path)
 }
 
 func (d *dec) lateJoiners(n *yaml.Node, path string) string {
@@ -181,8 +187,9 @@ func (d *dec) requirements(n *yaml.Node, path string) []targets.Requirement {
 
 // rolling parses spec.strategy: RollingSync (seed 003), RollingUpdate (seed 001), AllAtOnce.
 func (d *dec) rolling(s *Spec, n *yaml.Node) {
-	f := d.fields(n, "spec.strategy", "type", "rollingSync", "rollingUpdate", "deletionOrder", "lateJoiners")
+	f := d.fields(n, "spec.strategy", "type", "rollingSync", "rollingUpdate", "deletionOrder", "lateJoiners", "pinCommits")
 	s.LateJoiners = d.lateJoiners(f["lateJoiners"], "spec.strategy.lateJoiners")
+	s.PinCommits = d.pinCommits(f["pinCommits"], "spec.strategy.pinCommits")
 	t := d.oneOf(d.required(f, n, "spec.strategy", "type", "write type: RollingSync"), "spec.strategy.type", "AllAtOnce", "AllAtOnce", "RollingSync", "RollingUpdate")
 	s.Dialect = Dialect(t)
 	s.DeletionOrder = d.oneOf(f["deletionOrder"], "spec.strategy.deletionOrder", "AllAtOnce", "AllAtOnce", "Reverse")

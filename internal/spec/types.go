@@ -39,6 +39,9 @@ type Spec struct {
 	Phases        []Phase
 	DeletionOrder string
 	LateJoiners   string // LateJoinersDefer (default) or LateJoinersJoin
+	// PinCommits (extension `pinCommits`, default true) makes the content children deploy
+	// from the parent's repository part of the revision, and pins them to its commit.
+	PinCommits bool
 
 	// The revision, computed once by Parse (see Revision).
 	revision     *Revision
