@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 
+	"github.com/cmp-phase/cmp-phase/internal/content"
 	"github.com/cmp-phase/cmp-phase/internal/inputs"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/render"
@@ -23,6 +26,7 @@ type generateOptions struct {
 	fromCluster    bool
 	stateNamespace string
 	kubeconfig     string
+	repoRoot       string
 }
 
 // runGenerate renders once. stdout gets manifests only, and only on success.
@@ -36,6 +40,7 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs.BoolVar(&o.fromCluster, "from-cluster", false, "read state and inventory ConfigMaps from the API server (in-cluster or --kubeconfig)")
 	fs.StringVar(&o.stateNamespace, "state-namespace", envOr("CMP_PHASE_STATE_NAMESPACE", "argocd"), "namespace of the state, inventory and plan ConfigMaps")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig for --from-cluster (default: in-cluster)")
+	fs.StringVar(&o.repoRoot, "repo-root", "", "root of the parent's repository checkout (default: --dir less ARGOCD_APP_SOURCE_PATH)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -64,10 +69,41 @@ func generate(ctx context.Context, o generateOptions) ([][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if inputs.Preview(os.Getenv("ARGOCD_APP_REVISION"), o.dir) {
+	preview := inputs.Preview(os.Getenv("ARGOCD_APP_REVISION"), o.dir)
+	if preview {
 		st = rollout.PreviewNext(st, s.Phases)
 	}
-	return render.New(4).Render(render.Input{Spec: s, Inventory: inv, State: st, Env: env})
+	root, err := repoRoot(o)
+	if err != nil {
+		return nil, err
+	}
+	r := render.New(4)
+	in := render.Input{Spec: s, Inventory: inv, State: st, Env: env}
+	if in.Content, in.Unphased, err = inputs.Content(r, content.NewDigester(1, content.Limits{}), in, root, preview); err != nil {
+		return nil, err
+	}
+	return r.Render(in)
+}
+
+// repoRoot is the root of the repository checkout: --repo-root, or the app directory less
+// the app's path in the repository (the stock CMP server runs the command in the app dir).
+func repoRoot(o generateOptions) (string, error) {
+	if o.repoRoot != "" {
+		return filepath.Abs(o.repoRoot)
+	}
+	dir, err := filepath.Abs(o.dir)
+	if err != nil {
+		return "", fmt.Errorf("repository root: %w", err)
+	}
+	rel := filepath.Clean(os.Getenv("ARGOCD_APP_SOURCE_PATH"))
+	if rel == "." {
+		return dir, nil
+	}
+	root, ok := strings.CutSuffix(dir, string(filepath.Separator)+rel)
+	if !ok {
+		return "", fmt.Errorf("repository root: --dir %s does not end with ARGOCD_APP_SOURCE_PATH %s (fix: pass --repo-root)", dir, rel)
+	}
+	return root, nil
 }
 
 func loadStateAndInventory(ctx context.Context, o generateOptions, rollout string) (*state.State, *inventory.Inventory, error) {

@@ -21,6 +21,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/emptypb"
 
+	"github.com/cmp-phase/cmp-phase/internal/content"
 	"github.com/cmp-phase/cmp-phase/internal/inputs"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/render"
@@ -53,6 +54,7 @@ type Server struct {
 	renderer *render.Renderer
 	exprs    *targets.Cache
 	specs    *lru.Cache[string, *spec.Spec]
+	digests  *content.Digester
 }
 
 // New makes a server.
@@ -61,7 +63,8 @@ func New(opts Options, store Store, log *slog.Logger) *Server {
 		opts.StaleWait = 10 * time.Second
 	}
 	specs, _ := lru.New[string, *spec.Spec](64)
-	return &Server{opts: opts, store: store, log: log, renderer: render.New(64), exprs: targets.NewCache(1024), specs: specs}
+	return &Server{opts: opts, store: store, log: log, renderer: render.New(64), exprs: targets.NewCache(1024), specs: specs,
+		digests: content.NewDigester(256, content.Limits{})}
 }
 
 // GenerateManifest receives the repository and renders the app directory.
@@ -85,7 +88,7 @@ func (s *Server) GenerateManifest(stream apiclient.ConfigManagementPluginService
 	for _, e := range md.GetEnv() {
 		env[e.GetName()] = e.GetValue()
 	}
-	docs, err := s.render(ctx, appPath, env)
+	docs, err := s.render(ctx, dir, appPath, env)
 	if err != nil {
 		s.log.Warn("render failed", "app", env["ARGOCD_APP_NAME"], "error", oneLine(err), "duration", time.Since(start))
 		return status.Error(codeOf(err), oneLine(err))
@@ -100,7 +103,7 @@ func (s *Server) GenerateManifest(stream apiclient.ConfigManagementPluginService
 
 // render loads the spec (cached by content) and renders; a stale state is retried until the
 // informer catches up or StaleWait passes.
-func (s *Server) render(ctx context.Context, appPath string, env map[string]string) ([][]byte, error) {
+func (s *Server) render(ctx context.Context, root, appPath string, env map[string]string) ([][]byte, error) {
 	sp, err := s.loadSpec(appPath)
 	if err != nil {
 		return nil, err
@@ -113,7 +116,7 @@ func (s *Server) render(ctx context.Context, appPath string, env map[string]stri
 	preview := inputs.Preview(env["ARGOCD_APP_REVISION"], appPath)
 	deadline := time.Now().Add(s.opts.StaleWait)
 	for {
-		docs, err := s.renderOnce(sp, renv, preview)
+		docs, err := s.renderOnce(sp, renv, root, preview)
 		if err == nil || !errors.Is(err, render.ErrStale) || time.Now().After(deadline) {
 			return docs, err
 		}
@@ -127,7 +130,7 @@ func (s *Server) render(ctx context.Context, appPath string, env map[string]stri
 
 // renderOnce renders with the state the informer has; a preview renders the next batch as
 // if admitted (nothing is written: the render only feeds argocd app diff).
-func (s *Server) renderOnce(sp *spec.Spec, env render.Env, preview bool) ([][]byte, error) {
+func (s *Server) renderOnce(sp *spec.Spec, env render.Env, root string, preview bool) ([][]byte, error) {
 	st, err := s.store.State(sp.Name)
 	if err != nil {
 		return nil, err
@@ -139,7 +142,11 @@ func (s *Server) renderOnce(sp *spec.Spec, env render.Env, preview bool) ([][]by
 	if err != nil {
 		return nil, err
 	}
-	return s.renderer.Render(render.Input{Spec: sp, Inventory: inv, State: st, Env: env})
+	in := render.Input{Spec: sp, Inventory: inv, State: st, Env: env}
+	if in.Content, in.Unphased, err = inputs.Content(s.renderer, s.digests, in, root, preview); err != nil {
+		return nil, err
+	}
+	return s.renderer.Render(in)
 }
 
 // loadSpec parses the app directory's spec, reusing the parse of identical content.

@@ -37,7 +37,7 @@ const PreviewMarker = "cmp-phase-preview.yaml"
 // machine (ARGOCD_APP_REVISION=streamed) and hold the marker as a regular file. A marker
 // committed to git is ignored: it never admits anyone.
 func Preview(revision, dir string) bool {
-	if revision != "streamed" {
+	if revision != Streamed {
 		return false
 	}
 	fi, err := os.Lstat(filepath.Join(dir, PreviewMarker))
@@ -139,5 +139,8 @@ func Env(lookup func(string) (string, bool), stateNamespace string) (render.Env,
 	if v, ok := lookup("ARGOCD_ENV_SYNC_OPTIONS"); ok && v != "" {
 		env.SyncOptions = v
 	}
+	env.Source.RepoURL, _ = lookup("ARGOCD_APP_SOURCE_REPO_URL")
+	env.Source.TargetRevision, _ = lookup("ARGOCD_APP_SOURCE_TARGET_REVISION")
+	env.Source.Commit, _ = lookup("ARGOCD_APP_REVISION")
 	return env, nil
 }

@@ -39,12 +39,21 @@ func New(size int) *Renderer {
 type compiledRev struct {
 	rev  *spec.Revision
 	tmpl *tmpl.Template
+	// pinEach: the revision pins children to a commit, but the template decides per child
+	// (a templated repoURL or targetRevision, or a templatePatch), so each rendered child
+	// is pinned; otherwise the compiled template already is.
+	pinEach bool
 
 	// The parameters of the last inventory seen, by child name: Generate is pure in
 	// (revision, inventory), and serve reuses an inventory object until it changes.
 	mu     sync.Mutex
 	inv    *inventory.Inventory
 	byName map[string]Params
+
+	// What the children deploy for the last inventory and source seen (Deploys).
+	depsInv *inventory.Inventory
+	depsKey string
+	deps    *Deploys
 }
 
 // paramsFor returns the revision's parameter sets by child name for inv.
@@ -67,7 +76,8 @@ func (c *compiledRev) paramsFor(inv *inventory.Inventory) (map[string]Params, er
 }
 
 func (r *Renderer) compiled(id string, body []byte, rollout string) (*compiledRev, error) {
-	key := rollout + "/" + id
+	// The same revision may come with another commit until the state records one.
+	key := rollout + "/" + id + "@" + spec.CommitOf(body)
 	if c, ok := r.cache.Get(key); ok {
 		return c, nil
 	}
@@ -80,11 +90,15 @@ func (r *Renderer) compiled(id string, body []byte, rollout string) (*compiledRe
 		return nil, fmt.Errorf("revision %s: %w", id, err)
 	}
 	addSlots(tree, rev.PreserveResourcesOnDeletion)
+	pinEach := false
+	if rev.Content != nil {
+		pinEach = pinTree(tree, rev.Content) || rev.TemplatePatch != ""
+	}
 	t, err := tmpl.Compile(tree, rev.TemplatePatch, tmpl.Options{GoTemplate: rev.GoTemplate, GoTemplateOptions: rev.GoTemplateOptions})
 	if err != nil {
 		return nil, fmt.Errorf("revision %s: %w", id, err)
 	}
-	c := &compiledRev{rev: rev, tmpl: t}
+	c := &compiledRev{rev: rev, tmpl: t, pinEach: pinEach}
 	r.cache.Add(key, c)
 	return c, nil
 }

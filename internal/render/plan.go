@@ -21,7 +21,10 @@ const (
 	// PlanRevisionsKey backs up the other revisions the state keeps (id → body), so the
 	// agent can rebuild a lost state from the live children's revision annotations.
 	PlanRevisionsKey = "revisions.json"
-	LabelPlan        = "cmp-phase.io/plan"
+	// PlanUnphasedKey lists children whose sources follow a moving ref the plugin cannot
+	// see (child → repoURL@ref): their changes are not phased.
+	PlanUnphasedKey = "unphased.json"
+	LabelPlan       = "cmp-phase.io/plan"
 	// AnnotationParent names the parent Application that rendered the plan (the agent bumps
 	// its PHASE_GEN).
 	AnnotationParent = "cmp-phase.io/parent"
@@ -74,6 +77,13 @@ func planDoc(in Input, body []byte, id string) ([]byte, error) {
 	}
 	var gen int64
 	data := map[string]string{PlanSpecKey: string(body), PlanPhasesKey: string(pb), PlanRevisionKey: id}
+	if len(in.Unphased) > 0 {
+		ub, err := json.Marshal(in.Unphased)
+		if err != nil {
+			return nil, fmt.Errorf("encode plan: %w", err)
+		}
+		data[PlanUnphasedKey] = string(ub)
+	}
 	if in.State != nil {
 		// The last render-relevant generation: renders of states that differ only in
 		// statuses are then identical (no spurious OutOfSync); the agent confirms a
@@ -124,6 +134,8 @@ type Plan struct {
 	Others map[string]json.RawMessage
 	// LateJoiners is spec.LateJoinersDefer or spec.LateJoinersJoin.
 	LateJoiners string
+	// Unphased are children following a moving ref the plugin cannot see (child → repo@ref).
+	Unphased map[string]string
 }
 
 // DecodePlan reads a plan ConfigMap back, compiling the phases' targets.
@@ -133,7 +145,7 @@ func DecodePlan(cm *corev1.ConfigMap, exprs *targets.Cache) (*Plan, error) {
 	if p.Rollout == "" || p.Revision == "" || len(p.Body) == 0 {
 		return nil, fmt.Errorf("plan %s/%s is incomplete (fix: let the parent re-render it)", cm.Namespace, cm.Name)
 	}
-	if spec.RevisionID(p.Body) != p.Revision {
+	if id, err := spec.IDOf(p.Body); err != nil || id != p.Revision {
 		return nil, fmt.Errorf("plan %s/%s: revision %s does not match its spec (fix: let the parent re-render it)", cm.Namespace, cm.Name, p.Revision)
 	}
 	var doc struct {
@@ -163,6 +175,11 @@ func DecodePlan(cm *corev1.ConfigMap, exprs *targets.Cache) (*Plan, error) {
 	if b := cm.Data[PlanRevisionsKey]; b != "" {
 		if err := json.Unmarshal([]byte(b), &p.Others); err != nil {
 			return nil, fmt.Errorf("plan %s/%s %s: %w", cm.Namespace, cm.Name, PlanRevisionsKey, err)
+		}
+	}
+	if b := cm.Data[PlanUnphasedKey]; b != "" {
+		if err := json.Unmarshal([]byte(b), &p.Unphased); err != nil {
+			return nil, fmt.Errorf("plan %s/%s %s: %w", cm.Namespace, cm.Name, PlanUnphasedKey, err)
 		}
 	}
 	p.LateJoiners = spec.LateJoinersDefer

@@ -42,6 +42,9 @@ type Env struct {
 	// AppNamespace is ARGOCD_APP_NAMESPACE, the parent's destination namespace: where
 	// children go when the spec names no namespace.
 	AppNamespace string
+	// Source is the parent's repository and the commit rendered (ARGOCD_APP_SOURCE_*,
+	// ARGOCD_APP_REVISION).
+	Source Source
 }
 
 func childNamespace(in Input) string {
@@ -61,12 +64,18 @@ type Input struct {
 	Inventory *inventory.Inventory
 	State     *state.State // nil when there is none yet
 	Env       Env
+	// Content is what the children deploy from the parent's repository (spec.pinCommits):
+	// part of the revision, and the commit they are pinned to. nil: the spec alone.
+	Content *spec.Content
+	// Unphased are children that follow a moving ref the plugin cannot see (Deploys), for
+	// the plan: the agent warns about them.
+	Unphased map[string]string
 }
 
 // Render returns the plan ConfigMap and the children sorted by name, each one JSON document
 // (valid YAML). It returns documents only when the whole render succeeds.
 func (r *Renderer) Render(in Input) ([][]byte, error) {
-	_, body, id, err := in.Spec.Revision()
+	body, id, err := revisionOf(in)
 	if err != nil {
 		return nil, err
 	}
@@ -94,6 +103,26 @@ func WriteStream(w io.Writer, docs [][]byte) error {
 		}
 	}
 	return nil
+}
+
+// revisionOf is the revision the input renders: the spec's, with the content the children
+// deploy when given. The state's copy of the same revision wins: it holds the commit the
+// children were pinned to when it started, so a later commit that changes nothing they
+// deploy moves nobody.
+func revisionOf(in Input) ([]byte, string, error) {
+	_, body, id, err := in.Spec.Revision()
+	if err != nil || in.Content == nil {
+		return body, id, err
+	}
+	if body, id, err = spec.WithContent(body, *in.Content); err != nil {
+		return nil, "", err
+	}
+	if in.State != nil {
+		if stored, ok := in.State.Revisions[id]; ok {
+			return stored, id, nil
+		}
+	}
+	return body, id, nil
 }
 
 func checkState(in Input) error {
@@ -143,10 +172,10 @@ func (r *Renderer) children(docs [][]byte, in Input, body []byte, id string) ([]
 }
 
 func revisionBody(st *state.State, rev, id string, body []byte) []byte {
-	if rev == id {
-		return body
+	if stored, ok := st.Revisions[rev]; ok || rev != id {
+		return stored
 	}
-	return st.Revisions[rev]
+	return body
 }
 
 // renderRevision renders the children in keys with revision rev into rendered.
@@ -191,6 +220,11 @@ func (r *Renderer) renderRevision(rendered map[string][]byte, in Input, rev stri
 		}
 		end := arena.Len()
 		rendered[k] = arena.Bytes()[start:end:end]
+		if c.pinEach {
+			if rendered[k], err = pin(rendered[k], c.rev.Content); err != nil {
+				return fmt.Errorf("render %s at revision %s: %w", k, rev, err)
+			}
+		}
 	}
 	if len(missing) > 0 {
 		return fmt.Errorf("state deploys %d children that revision %s no longer generates (%s) and no removal is recorded (fix: restore the clusters in the inventory, or let the agent record their removal)", len(missing), rev, strings.Join(head(missing, 5), ", "))

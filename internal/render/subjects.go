@@ -118,5 +118,8 @@ func (r *Renderer) renderOne(in Input, rev string, body []byte, key string) ([]b
 	if err := c.tmpl.Render(&b, p.Values, map[string]string{slotNS: childNamespace(in)}); err != nil {
 		return nil, fmt.Errorf("render %s at revision %s: %w", key, rev, err)
 	}
-	return b.Bytes(), nil
+	if !c.pinEach {
+		return b.Bytes(), nil
+	}
+	return pin(b.Bytes(), c.rev.Content) // a new commit changes what a pinned child deploys
 }
