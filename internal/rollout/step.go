@@ -43,6 +43,9 @@ type Plan struct {
 	Phases   []spec.Phase
 	// LateJoiners is spec.LateJoinersJoin or (default) spec.LateJoinersDefer.
 	LateJoiners string
+	// Unphased are children following a moving ref the renderer cannot see (child →
+	// repo@ref): each rollout warns about them.
+	Unphased map[string]string
 	// MaxHooks and MaxChecks bound the hooks and checks running at once in a phase
 	// (0: seed 000's 5 and 10).
 	MaxHooks, MaxChecks int
@@ -102,6 +105,7 @@ func Step(p Plan, cur *state.State, o Observed, now time.Time) (*state.State, []
 	}
 	var acts []Action
 	steer(st, p, o.Controls, now, &acts)
+	adopt(st, p, now, &acts)
 	r := st.Rollout
 	switch {
 	case st.Paused != nil:
@@ -182,6 +186,7 @@ func start(st *state.State, p Plan, o Observed, only map[string]bool, now time.T
 	st.Revisions[p.Revision] = p.Body
 	st.Rollout = r
 	emit(r, acts, now, EvRolloutStarted, fmt.Sprintf("rollout of revision %s started: %d children take part", p.Revision, len(taking)))
+	notPhased(r, p, now, acts)
 	progress(st, p, o, now, acts)
 	return nil
 }

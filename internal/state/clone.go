@@ -24,6 +24,7 @@ func (s *State) Clone() *State {
 	if s.Rollout != nil {
 		r := *s.Rollout
 		r.Deferred, r.History, r.Skipped = slices.Clone(r.Deferred), slices.Clone(r.History), slices.Clone(r.Skipped)
+		r.Unphased = maps.Clone(r.Unphased)
 		r.Phases = make([]PhaseState, len(s.Rollout.Phases))
 		for i, p := range s.Rollout.Phases {
 			p.Members = slices.Clone(p.Members)

@@ -58,6 +58,9 @@ type Rollout struct {
 	// Skipped are children a person quarantined (the skip key): never admitted, and not
 	// judged when already admitted.
 	Skipped []string `json:"skipped,omitempty"`
+	// Unphased are children that follow a moving ref the renderer cannot see (child →
+	// repoURL@ref), as the plan named them when the rollout started: not phased.
+	Unphased map[string]string `json:"unphased,omitempty"`
 }
 
 // PhaseState is one phase of the rollout: its membership snapshot, who is admitted, and

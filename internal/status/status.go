@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
@@ -25,6 +26,20 @@ type Doc struct {
 	Skipped    []string `json:"skipped,omitempty"`
 	Phases     []Phase  `json:"phases,omitempty"`
 	Rejected   []string `json:"rejected,omitempty"` // refused edits, each with its fix
+	// Commits maps each revision in use to the commit its children are pinned to (only
+	// revisions with pinned commits).
+	Commits map[string]string `json:"commits,omitempty"`
+	// Children are the deployed and admitted children with the revision and commit each runs.
+	Children []Child `json:"children,omitempty"`
+	// Unphased are children following a moving ref cmp-phase cannot see (child → repo@ref).
+	Unphased map[string]string `json:"unphased,omitempty"`
+}
+
+// Child is one deployed or admitted child and what it runs.
+type Child struct {
+	Name     string `json:"name"`
+	Revision string `json:"revision"`
+	Commit   string `json:"commit,omitempty"`
 }
 
 // Pause is a person's pause.
@@ -71,11 +86,12 @@ func Of(rollout string, st *state.State) Doc {
 	for _, k := range slices.Sorted(maps.Keys(st.Rejected)) {
 		d.Rejected = append(d.Rejected, st.Rejected[k])
 	}
+	d.Commits, d.Children = children(st)
 	r := st.Rollout
 	if r == nil {
 		return d
 	}
-	d.Revision, d.Status, d.Reason, d.Skipped = r.Revision, string(r.Status), r.Reason, r.Skipped
+	d.Revision, d.Status, d.Reason, d.Skipped, d.Unphased = r.Revision, string(r.Status), r.Reason, r.Skipped, r.Unphased
 	if r.Phase < len(r.Phases) {
 		d.Phase = r.Phases[r.Phase].Name
 	}
@@ -94,6 +110,40 @@ func Of(rollout string, st *state.State) Doc {
 	return d
 }
 
+// children lists what every deployed or admitted child runs.
+func children(st *state.State) (map[string]string, []Child) {
+	commits := map[string]string{}
+	for id, body := range st.Revisions {
+		if c := spec.CommitOf(body); c != "" {
+			commits[id] = c
+		}
+	}
+	keys := slices.Clone(st.Children)
+	for c := range st.Rollout.AdmittedPhases() {
+		keys = append(keys, c)
+	}
+	slices.Sort(keys)
+	revisionOf := st.Assignments()
+	var out []Child
+	for _, k := range slices.Compact(keys) {
+		if rev, _, ok := revisionOf(k); ok {
+			out = append(out, Child{Name: k, Revision: rev, Commit: commits[rev]})
+		}
+	}
+	if len(commits) == 0 {
+		commits = nil
+	}
+	return commits, out
+}
+
+// at names the commit a revision's children are pinned to, if any.
+func at(d Doc, rev string) string {
+	if c := d.Commits[rev]; c != "" {
+		return " at commit " + short(c)
+	}
+	return ""
+}
+
 // Width is the table's limit.
 const Width = 100
 
@@ -102,10 +152,10 @@ const Width = 100
 func Table(w io.Writer, d Doc, now time.Time) error {
 	var b strings.Builder
 	line := func(format string, args ...any) { b.WriteString(fit(fmt.Sprintf(format, args...)) + "\n") }
-	line("ROLLOUT %s  generation %d  deployed %s", d.Rollout, d.Generation, short(d.Deployed))
+	line("ROLLOUT %s  generation %d  deployed %s%s", d.Rollout, d.Generation, short(d.Deployed), at(d, d.Deployed))
 	head := d.Status
 	if d.Revision != "" {
-		head = fmt.Sprintf("%s of %s", d.Status, short(d.Revision))
+		head = fmt.Sprintf("%s of %s%s", d.Status, short(d.Revision), at(d, d.Revision))
 	}
 	if d.Phase != "" {
 		head += " at " + d.Phase
@@ -119,6 +169,9 @@ func Table(w io.Writer, d Doc, now time.Time) error {
 	}
 	if len(d.Skipped) > 0 {
 		line("SKIPPED %s", strings.Join(d.Skipped, ", "))
+	}
+	for _, c := range slices.Sorted(maps.Keys(d.Unphased)) {
+		line("NOT PHASED %s follows %s (pin targetRevision in the spec)", c, d.Unphased[c])
 	}
 	if len(d.Phases) > 0 {
 		line("%-16s %-12s %-9s %s", "PHASE", "STATUS", "ADMITTED", "GATE")

@@ -1,0 +1,61 @@
+package rollout
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cmp-phase/cmp-phase/internal/spec"
+	"github.com/cmp-phase/cmp-phase/internal/state"
+)
+
+// adopt is the upgrade to pinned commits: when the plan is a revision with content whose
+// spec is a revision the state keeps without content (children following the parent's
+// moving ref), that revision becomes the plan's everywhere the state names it. Its
+// children are then pinned to the plan's commit all at once and without a rollout: what
+// they deploy does not change (they were following the commit the parent rendered).
+func adopt(st *state.State, p Plan, now time.Time, acts *[]Action) {
+	specBody, c, err := spec.SplitContent(p.Body)
+	if err != nil || c == nil {
+		return
+	}
+	old := spec.RevisionID(specBody)
+	if _, kept := st.Revisions[old]; !kept || old == p.Revision {
+		return
+	}
+	delete(st.Revisions, old)
+	st.Revisions[p.Revision] = p.Body
+	if st.Deployed == old {
+		st.Deployed = p.Revision
+	}
+	for child, rev := range st.Pinned {
+		if rev == old {
+			st.Pinned[child] = p.Revision
+		}
+	}
+	var r *state.Rollout
+	if st.Rollout != nil && st.Rollout.Revision == old {
+		r = st.Rollout
+		r.Revision = p.Revision
+	}
+	emit(r, acts, now, EvRevisionPinned, fmt.Sprintf("revision %s is now %s: its children are pinned to commit %s without a rollout (what they deploy is unchanged)", old, p.Revision, c.Commit))
+}
+
+// notPhased warns about children whose sources follow a moving ref the plugin cannot see.
+func notPhased(r *state.Rollout, p Plan, now time.Time, acts *[]Action) {
+	if len(p.Unphased) == 0 {
+		return
+	}
+	r.Unphased = maps.Clone(p.Unphased)
+	keys := slices.Sorted(maps.Keys(p.Unphased))
+	var list []string
+	for _, k := range keys[:min(len(keys), 5)] {
+		list = append(list, k+" ("+p.Unphased[k]+")")
+	}
+	if len(keys) > 5 {
+		list = append(list, fmt.Sprintf("and %d more", len(keys)-5))
+	}
+	emit(r, acts, now, EvNotPhased, fmt.Sprintf("%d children deploy from a moving ref cmp-phase cannot see, so changes there are not phased: %s (fix: pin targetRevision in the spec, e.g. from generator values, and bump it by a commit)", len(keys), strings.Join(list, ", ")))
+}

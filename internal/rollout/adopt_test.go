@@ -1,0 +1,70 @@
+package rollout
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/cmp-phase/cmp-phase/internal/spec"
+)
+
+// TestUpgradePinsWithoutARollout: a state from before pinned commits deploys a spec-only
+// revision; the plan is the same spec with content. Every child is pinned to the plan's
+// commit all at once (one re-render), no rollout starts, and the old id is gone.
+func TestUpgradePinsWithoutARollout(t *testing.T) {
+	specBody := []byte(`{"generators":[],"template":{}}`)
+	old := spec.RevisionID(specBody)
+	body, id, err := spec.WithContent(specBody, spec.Content{Digest: "d1", Commit: strings.Repeat("a", 40), RepoURL: "https://git/x", Refs: []string{"", "HEAD"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWorld(spec.Phase{Name: "all", OnFailure: "stop"})
+	w.st.Deployed, w.st.Revisions = old, map[string]json.RawMessage{old: specBody}
+	w.st.Pinned = map[string]string{"dev-1": old}
+	w.plan.Revision, w.plan.Body = id, body
+	acts := w.step(t, 0)
+	if w.st.Rollout != nil || w.st.Deployed != id || len(w.st.Revisions) != 1 || string(w.st.Revisions[id]) != string(body) {
+		t.Fatalf("adopted in place, no rollout: deployed %s rollout %+v revisions %d", w.st.Deployed, w.st.Rollout, len(w.st.Revisions))
+	}
+	if w.st.Pinned["dev-1"] != id {
+		t.Fatalf("pins follow: %v", w.st.Pinned)
+	}
+	if !hasAct(acts, ActRerender) || !hasEvent(acts, EvRevisionPinned) {
+		t.Fatalf("one re-render and an Event: %+v", acts)
+	}
+	if _, again, _ := Step(w.plan, w.st, w.obs, at(1)); len(again) != 0 && hasAct(again, ActRerender) {
+		t.Fatalf("nothing more to do: %+v", again)
+	}
+}
+
+// TestUnphasedSourcesAreWarnedAbout: a rollout whose plan names children following a moving
+// ref the renderer cannot see says so in a Warning Event.
+func TestUnphasedSourcesAreWarnedAbout(t *testing.T) {
+	w := newWorld(spec.Phase{Name: "all", OnFailure: "stop"})
+	w.plan.Unphased = map[string]string{"prod-1": "https://git/other@main"}
+	acts := w.step(t, 0)
+	for _, a := range acts {
+		if a.Event == EvNotPhased && a.Warning && strings.Contains(a.Reason, "prod-1 (https://git/other@main)") && strings.Contains(a.Reason, "fix:") {
+			return
+		}
+	}
+	t.Fatalf("a NotPhased Warning names the child and the fix: %+v", acts)
+}
+
+func hasAct(acts []Action, k ActionKind) bool {
+	for _, a := range acts {
+		if a.Kind == k {
+			return true
+		}
+	}
+	return false
+}
+
+func hasEvent(acts []Action, ev string) bool {
+	for _, a := range acts {
+		if a.Kind == ActEvent && a.Event == ev {
+			return true
+		}
+	}
+	return false
+}
