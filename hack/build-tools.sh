@@ -55,6 +55,10 @@ build "$kube_dir" kube kubectl k8s.io/kubernetes/cmd/kubectl "$kube_ld"
 etcd_dir=$cache/etcd-$ETCD_VERSION
 build "$etcd_dir" etcd etcd go.etcd.io/etcd/server/v3 "-X go.etcd.io/etcd/api/v3/version.GitSHA=cmp-phase"
 
+# Argo CD's repo-server runs kustomize for kustomize sources; the harness puts it on its PATH.
+kustomize_dir=$cache/kustomize-$KUSTOMIZE_VERSION
+build "$kustomize_dir" kustomize kustomize sigs.k8s.io/kustomize/kustomize/v5
+
 argo_dir=$cache/argocd-$ARGOCD_VERSION
 build "$argo_dir" argocd argocd github.com/argoproj/argo-cd/v3/cmd "-X github.com/argoproj/argo-cd/v3/common.version=${ARGOCD_VERSION#v} -X github.com/argoproj/argo-cd/v3/common.gitCommit=module-build"
 # The repo-server runs git through Argo CD's verify wrapper; it must be on PATH.

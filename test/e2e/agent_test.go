@@ -30,6 +30,9 @@ type phased struct {
 	onFail   string // the prod phases' onFailure action
 	versions map[string]string
 	metrics  string // the last started agent's metrics address
+	// fresh, when set, is a workload version no cluster outside the admitted set may run
+	// while a rollout is active (read from the workload in each cluster).
+	fresh string
 }
 
 func newPhased(t *testing.T, name, onFail string) *phased {
@@ -116,6 +119,7 @@ func (r *phased) until(what string, rev string, status state.RolloutStatus, want
 			if a.Annotations[render.AnnotationRevision] == rev && rev != st.Deployed && st.Rollout.Active() && admitted[name] == "" {
 				r.t.Fatalf("%s carries revision %s but the state does not admit it", name, rev)
 			}
+			r.checkFresh(ctx, st, c.Name, name, admitted)
 			if ok, s := framework.AppSyncedHealthy(a); !ok && want[c.Name] != "" {
 				seen = append(seen, s)
 			}
@@ -132,6 +136,17 @@ func (r *phased) until(what string, rev string, status state.RolloutStatus, want
 		done := st.Rollout != nil && st.Rollout.Revision == rev && st.Rollout.Status == status && len(seen) == 0
 		return done, fmt.Sprintf("generation %d: %s; %s", st.Generation, desc, strings.Join(seen, "; "))
 	})
+}
+
+// checkFresh fails the test when cluster runs r.fresh while the active rollout does not
+// admit its child (the state is read before the workload, and admission precedes the render).
+func (r *phased) checkFresh(ctx context.Context, st *state.State, cluster, child string, admitted map[string]string) {
+	if r.fresh == "" || !st.Rollout.Active() || admitted[child] != "" {
+		return
+	}
+	if got, err := env.Kube.CoreV1().ConfigMaps(cluster).Get(ctx, r.name, metav1.GetOptions{}); err == nil && got.Data["version"] == r.fresh {
+		r.t.Fatalf("cluster %s runs %s but the state does not admit %s", cluster, r.fresh, child)
+	}
 }
 
 // everywhere is version on every cluster.

@@ -6,12 +6,18 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/cmp-phase/cmp-phase/internal/content"
+	"github.com/cmp-phase/cmp-phase/internal/inputs"
+	"github.com/cmp-phase/cmp-phase/internal/render"
+
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
 )
 
-// revisionOf parses a spec and returns its revision id and body.
+// revisionOf parses a spec committed to the test repository and returns its revision id
+// and body as a render of the repository's head computes them: with the content its
+// children deploy from the repository (pinCommits), pinned to the head commit.
 func revisionOf(t *testing.T, yaml string) (string, []byte) {
 	t.Helper()
 	s, err := spec.Parse("appset.yaml", []byte(yaml), targets.NewCache(8))
@@ -19,6 +25,22 @@ func revisionOf(t *testing.T, yaml string) (string, []byte) {
 		t.Fatal(err)
 	}
 	_, body, id, err := s.Revision()
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := env.Git.Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := render.Input{Spec: s, Inventory: env.Inventory(), Env: render.Env{Source: render.Source{RepoURL: env.Git.URL, TargetRevision: "HEAD", Commit: head}}}
+	c, _, err := inputs.Content(render.New(1), content.NewDigester(1, content.Limits{}), in, env.Git.WorkDir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c == nil {
+		return id, body
+	}
+	body, id, err = spec.WithContent(body, *c)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,13 +30,7 @@ func CmpPhaseSidecar(bin string) func(e *Env) ProcSpec {
 // PublishInventory writes the inventory ConfigMap from the clusters, as the agent does from
 // the cluster Secrets.
 func (e *Env) PublishInventory(ctx context.Context) error {
-	inv := &inventory.Inventory{}
-	for _, c := range e.Clusters {
-		labels := map[string]string{"argocd.argoproj.io/secret-type": "cluster"}
-		maps.Copy(labels, c.Labels)
-		inv.Clusters = append(inv.Clusters, inventory.Cluster{Name: c.Name, Server: c.Server, Labels: labels})
-	}
-	b, err := inv.Encode()
+	b, err := e.Inventory().Encode()
 	if err != nil {
 		return err
 	}
@@ -44,6 +38,17 @@ func (e *Env) PublishInventory(ctx context.Context) error {
 		ObjectMeta: metav1.ObjectMeta{Name: inputs.InventoryConfigMap, Namespace: ArgoNamespace},
 		Data:       map[string]string{inventory.Key: string(b)},
 	})
+}
+
+// Inventory is the clusters' inventory, as the agent publishes it from the cluster Secrets.
+func (e *Env) Inventory() *inventory.Inventory {
+	inv := &inventory.Inventory{}
+	for _, c := range e.Clusters {
+		labels := map[string]string{"argocd.argoproj.io/secret-type": "cluster"}
+		maps.Copy(labels, c.Labels)
+		inv.Clusters = append(inv.Clusters, inventory.Cluster{Name: c.Name, Server: c.Server, Labels: labels})
+	}
+	return inv
 }
 
 // PutState writes a rollout's state ConfigMap.

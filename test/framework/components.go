@@ -20,7 +20,7 @@ func (e *Env) startArgoCD(ctx context.Context) error {
 	e.repoAddr = "127.0.0.1:" + strconv.Itoa(ports[0])
 	e.ArgoServer = "127.0.0.1:" + strconv.Itoa(ports[2])
 	// The repo-server runs git through Argo CD's git-verify-wrapper.sh, which must be on PATH.
-	path := "PATH=" + e.Tools.ArgoDir + ":" + os.Getenv("PATH")
+	path := "PATH=" + e.Tools.ArgoDir + ":" + e.Tools.KustomizeDir + ":" + os.Getenv("PATH")
 	repo, err := e.Start(ProcSpec{Name: "argocd-repo-server", Path: e.Tools.ArgoCD, Args: []string{
 		"--port", strconv.Itoa(ports[0]), "--address", "127.0.0.1",
 		"--metrics-port", strconv.Itoa(ports[1]), "--metrics-address", "127.0.0.1",

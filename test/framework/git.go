@@ -97,3 +97,18 @@ func (g *GitServer) Commit(msg string, files map[string]string) (string, error) 
 
 // Close stops serving.
 func (g *GitServer) Close() { _ = g.srv.Close() }
+
+// Head is the commit the repository is at.
+func (g *GitServer) Head() (string, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.git("rev-parse", "HEAD")
+}
+
+// IsAncestor reports whether commit is an ancestor of head.
+func (g *GitServer) IsAncestor(commit, head string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	_, err := g.git("merge-base", "--is-ancestor", commit, head)
+	return err == nil
+}

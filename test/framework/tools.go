@@ -14,6 +14,7 @@ type Tools struct {
 	Etcd, KubeAPIServer, KubeControllerManager, Kubectl string
 	ArgoCD                                              string // multi-call binary
 	ArgoDir                                             string // holds git-verify-wrapper.sh and crds/
+	KustomizeDir                                        string // holds kustomize (the repo-server runs it)
 	Versions                                            map[string]string
 }
 
@@ -44,9 +45,10 @@ func LoadTools() (Tools, error) {
 		Kubectl:               filepath.Join(kube, "kubectl"),
 		ArgoCD:                filepath.Join(argo, "argocd"),
 		ArgoDir:               argo,
+		KustomizeDir:          filepath.Join(cache, "kustomize-"+versions["KUSTOMIZE_VERSION"]),
 		Versions:              versions,
 	}
-	for _, p := range []string{t.Etcd, t.KubeAPIServer, t.KubeControllerManager, t.Kubectl, t.ArgoCD} {
+	for _, p := range []string{t.Etcd, t.KubeAPIServer, t.KubeControllerManager, t.Kubectl, t.ArgoCD, filepath.Join(t.KustomizeDir, "kustomize")} {
 		if _, err := os.Stat(p); err != nil {
 			return Tools{}, fmt.Errorf("missing %s: run hack/build-tools.sh first: %w", p, err)
 		}

@@ -1,0 +1,181 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cmp-phase/cmp-phase/internal/rollout"
+	"github.com/cmp-phase/cmp-phase/internal/spec"
+	"github.com/cmp-phase/cmp-phase/test/framework"
+)
+
+// overlaySpec is framework.PhasedSpec with children that deploy one kustomize overlay at
+// HEAD, ROLLOUT/deploy, whose base ROLLOUT/base lies outside the child's path and is named
+// in Argo CD's manifest-generate-paths annotation. The spec never changes: every rollout
+// below comes from a commit to what the children deploy.
+func overlaySpec(rollout string) string {
+	s := framework.PhasedSpec(rollout, "unused", env.Git.URL)
+	s = strings.Replace(s, "path: '"+rollout+"/{{values.version}}'", "path: "+rollout+"/deploy", 1)
+	return strings.Replace(s, "      name: '"+rollout+"-{{name}}'\n", "      name: '"+rollout+"-{{name}}'\n      annotations:\n        argocd.argoproj.io/manifest-generate-paths: .;../base\n", 1)
+}
+
+// commitContent commits files under the rollout's directory and returns the revision a
+// render of the new head computes, and the commit.
+func (r *phased) commitContent(label string, files map[string]string) (string, string) {
+	r.t.Helper()
+	full := map[string]string{}
+	for p, body := range files {
+		full[r.name+"/"+p] = body
+	}
+	sha, err := env.Git.Commit(r.name+": "+label, full)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	rev, _ := revisionOf(r.t, overlaySpec(r.name))
+	r.versions[rev] = label
+	return rev, sha
+}
+
+func base(rollout, version, degradedIn string) map[string]string {
+	cm := framework.Workload(rollout, version)
+	if degradedIn != "" {
+		cm = framework.DegradedWorkload(rollout, version, degradedIn)
+	}
+	return map[string]string{"base/kustomization.yaml": "resources: [cm.yaml]\n", "base/cm.yaml": cm}
+}
+
+// pinnedTo is the commit every child's source is pinned to; it fails unless all agree with
+// the state's revision of each.
+func (r *phased) pinnedTo(ctx context.Context) map[string]string {
+	r.t.Helper()
+	st, err := r.state(ctx)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, c := range env.Clusters {
+		a, err := env.App(ctx, r.name+"-"+c.Name)
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		rev, _, _ := st.RevisionOf(a.Name)
+		if want := spec.CommitOf(st.Revisions[rev]); a.Spec.Source.TargetRevision != want || want == "" {
+			r.t.Fatalf("%s is at %q, its revision %s pins %q", a.Name, a.Spec.Source.TargetRevision, rev, want)
+		}
+		out[a.Name] = a.Spec.Source.TargetRevision
+	}
+	return out
+}
+
+// syncedCommitOnce checks every child synced commit exactly once.
+func (r *phased) syncedCommitOnce(ctx context.Context, commit string) {
+	r.t.Helper()
+	for _, c := range env.Clusters {
+		a, err := env.App(ctx, r.name+"-"+c.Name)
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		n := 0
+		for _, h := range a.Status.History {
+			if h.Revision == commit {
+				n++
+			}
+		}
+		if n != 1 {
+			r.t.Errorf("%s synced commit %.7s %d times, want exactly once: %s", a.Name, commit, n, historyOf(a))
+		}
+	}
+}
+
+// TestEveryCommitIsPhased: children deploy a kustomize overlay at HEAD from the parent's
+// repository. A commit that changes only the base (outside the children's path, named in
+// manifest-generate-paths) rolls out dev → staging → prod like a spec change, and at every
+// observation no cluster outside the admitted set runs the new content; an unrelated commit
+// starts no rollout and moves nobody; a content commit that makes prod-2 Degraded rolls
+// every admitted cluster back to the previous commit's content. Each child syncs each
+// commit it is pinned to exactly once.
+func TestEveryCommitIsPhased(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	r := newPhased(t, "content", "rollback")
+	defer r.agent("agent-content", nil).Stop(5 * time.Second)
+	files := base(r.name, "v1", "")
+	files["app/appset.yaml"] = overlaySpec(r.name)
+	files["deploy/kustomization.yaml"] = "resources: [../base]\n"
+	r1, _ := r.commitContent("v1", files)
+	newParent(ctx, t, r.name, r.name+"/app", 0)
+	r.until("the first deployment completes with every cluster on v1", r1, rollout.StatusCompleted, everywhere("v1"))
+	pins := r.pinnedTo(ctx)
+
+	// An unrelated commit: the parent renders it, nothing moves.
+	gen := r.generation(ctx)
+	_, unrelated := r.commitContent("docs", map[string]string{"docs/README.md": "how to deploy\n"})
+	r.renders(ctx, unrelated)
+	if st, _ := r.state(ctx); st.Generation != gen || st.Deployed != r1 || st.Rollout.Revision != r1 {
+		t.Fatalf("an unrelated commit starts no rollout: generation %d→%d, deployed %s", gen, st.Generation, st.Deployed)
+	}
+	if now := r.pinnedTo(ctx); fmt.Sprint(now) != fmt.Sprint(pins) {
+		t.Fatalf("an unrelated commit moves nobody: %v → %v", pins, now)
+	}
+
+	// Only the base changes: a rollout, phase by phase, the new content nowhere early.
+	r.fresh = "v2"
+	r2, _ := r.commitContent("v2", base(r.name, "v2", ""))
+	if r2 == r1 {
+		t.Fatal("a change to the base is a new revision")
+	}
+	if err := env.Refresh(ctx, r.name, false); err != nil {
+		t.Fatal(err)
+	}
+	r.until("the base change (v2) rolls out", r2, rollout.StatusCompleted, everywhere("v2"))
+	r.syncedCommitOnce(ctx, pins[r.name+"-dev-1"])
+	r.syncedCommitOnce(ctx, r.pinnedTo(ctx)[r.name+"-dev-1"])
+
+	// A content commit that makes prod-2 Degraded: every admitted cluster returns to v2.
+	r.fresh = "v3"
+	r3, _ := r.commitContent("v3", base(r.name, "v3", "prod-2"))
+	if err := env.Refresh(ctx, r.name, false); err != nil {
+		t.Fatal(err)
+	}
+	r.until("the Degraded content rolls back to v2", r3, rollout.StatusRolledBack, everywhere("v2"))
+	st, _ := r.state(ctx)
+	for child, c := range r.pinnedTo(ctx) {
+		if want := spec.CommitOf(st.Revisions[st.Deployed]); c != want {
+			t.Fatalf("%s is pinned to %.7s after the rollback, want the previous commit %.7s", child, c, want)
+		}
+	}
+}
+
+func (r *phased) generation(ctx context.Context) int64 {
+	r.t.Helper()
+	st, err := r.state(ctx)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return st.Generation
+}
+
+// renders refreshes the parent and waits until it has rendered commit (or a later one) and is
+// Synced.
+func (r *phased) renders(ctx context.Context, commit string) {
+	r.t.Helper()
+	if err := env.Refresh(ctx, r.name, false); err != nil {
+		r.t.Fatal(err)
+	}
+	env.WaitFor(r.t, 2*time.Minute, "the parent renders "+commit[:7], func(ctx context.Context) (bool, string) {
+		p, err := env.App(ctx, r.name)
+		if err != nil {
+			return false, err.Error()
+		}
+		ok, s := framework.AppSyncedHealthy(p)
+		return ok && p.Status.Sync.Revision != "" && isAncestor(commit, p.Status.Sync.Revision), s + " at " + p.Status.Sync.Revision
+	})
+}
+
+// isAncestor reports whether the repository has commit at or before head.
+func isAncestor(commit, head string) bool {
+	return commit == head || env.Git.IsAncestor(commit, head)
+}
