@@ -2,13 +2,19 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
+	"github.com/cmp-phase/cmp-phase/internal/state"
+	"github.com/cmp-phase/cmp-phase/internal/targets"
 	"github.com/cmp-phase/cmp-phase/test/framework"
 )
 
@@ -178,4 +184,86 @@ func (r *phased) renders(ctx context.Context, commit string) {
 // isAncestor reports whether the repository has commit at or before head.
 func isAncestor(commit, head string) bool {
 	return commit == head || env.Git.IsAncestor(commit, head)
+}
+
+// TestUpgradePinsEveryChildWithoutARollout: a rollout from before pinned commits — its
+// state deploys the spec-only revision, its children follow HEAD and run v1 — meets the
+// agent: every child is pinned to the commit the parent rendered, all at once, with no
+// rollout and no sync (the manifests do not change), and keeps running v1.
+func TestUpgradePinsEveryChildWithoutARollout(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	r := newPhased(t, "upgrade", "rollback")
+	r.commit("v1", map[string]string{"v1": framework.Workload(r.name, "v1")})
+	s, err := spec.Parse("appset.yaml", []byte(r.spec("v1")), targets.NewCache(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, legacyBody, legacy, _ := s.Revision()
+	var children []string
+	for _, c := range env.Clusters {
+		children = append(children, r.name+"-"+c.Name)
+	}
+	slices.Sort(children)
+	putState(ctx, t, r.name, &state.State{Schema: state.Schema, Generation: 1, Deployed: legacy, Children: children,
+		Revisions: map[string]json.RawMessage{legacy: legacyBody}})
+	newParent(ctx, t, r.name, r.name+"/app", 1)
+	r.runs("the children of the old state run v1, unpinned", "v1")
+	for _, c := range children {
+		if a, _ := env.App(ctx, c); a.Spec.Source.TargetRevision != "HEAD" {
+			t.Fatalf("before the upgrade %s follows HEAD, not %q", c, a.Spec.Source.TargetRevision)
+		}
+	}
+
+	defer r.agent("agent-upgrade", nil).Stop(5 * time.Second)
+	env.WaitFor(t, 3*time.Minute, "the agent pins every child", func(ctx context.Context) (bool, string) {
+		st, err := r.state(ctx)
+		if err != nil {
+			return false, err.Error()
+		}
+		if st.Rollout != nil {
+			t.Fatalf("the upgrade started a rollout: %+v", st.Rollout)
+		}
+		commit := spec.CommitOf(st.Revisions[st.Deployed])
+		for _, c := range children {
+			a, err := env.App(ctx, c)
+			if err != nil {
+				return false, err.Error()
+			}
+			if a.Spec.Source.TargetRevision != commit || commit == "" {
+				return false, fmt.Sprintf("%s at %q, deployed %s pins %q", c, a.Spec.Source.TargetRevision, st.Deployed, commit)
+			}
+			if ok, s := framework.AppSyncedHealthy(a); !ok {
+				return false, s
+			}
+		}
+		return true, ""
+	})
+	r.eventually(rollout.EvRevisionPinned)
+	r.runs("every child still runs v1", "v1")
+	for _, c := range children {
+		if a, _ := env.App(ctx, c); len(a.Status.History) != 1 {
+			t.Errorf("%s synced again for the upgrade: %s", c, historyOf(a))
+		}
+	}
+}
+
+// runs waits until every child is Synced and Healthy and its cluster runs version.
+func (r *phased) runs(what, version string) {
+	r.t.Helper()
+	env.WaitFor(r.t, 3*time.Minute, what, func(ctx context.Context) (bool, string) {
+		for _, c := range env.Clusters {
+			a, err := env.App(ctx, r.name+"-"+c.Name)
+			if err != nil {
+				return false, err.Error()
+			}
+			if ok, s := framework.AppSyncedHealthy(a); !ok {
+				return false, s
+			}
+			if cm, err := env.Kube.CoreV1().ConfigMaps(c.Name).Get(ctx, r.name, metav1.GetOptions{}); err != nil || cm.Data["version"] != version {
+				return false, fmt.Sprintf("%s not on %s", c.Name, version)
+			}
+		}
+		return true, ""
+	})
 }
