@@ -56,6 +56,20 @@ func TestValidateExitCodesAndLines(t *testing.T) {
 	}
 }
 
+// TestValidateListsChildrenNotPhased: with the parent's repository named, validate lists
+// each child that follows a moving ref elsewhere, and none when they deploy from it.
+func TestValidateListsChildrenNotPhased(t *testing.T) {
+	seed := "../../internal/spec/testdata/seeds/003-guestbook-rolling-sync.yaml"
+	out, _, code := runCmd(t, "validate", "--repo-url", "https://git.example.com/parent.git", seed)
+	if code != 0 || strings.Count(out, "not phased: follows https://github.com/infra-team/cluster-deployments.git@HEAD") != 3 || !strings.Contains(out, "engineering-qa-guestbook: not phased") {
+		t.Fatalf("three children not phased: %d %q", code, out)
+	}
+	out, _, _ = runCmd(t, "validate", "--repo-url", "https://github.com/infra-team/cluster-deployments", seed)
+	if strings.Contains(out, "not phased") {
+		t.Fatalf("children of the parent's repository are phased: %q", out)
+	}
+}
+
 func TestSteeringCommandsRefuseBadFlagsBeforeTouchingAnything(t *testing.T) {
 	for name, args := range map[string][]string{
 		"pause without a reason":      {"pause", "guestbook"},

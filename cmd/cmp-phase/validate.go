@@ -5,8 +5,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 
+	"github.com/cmp-phase/cmp-phase/internal/inputs"
+	"github.com/cmp-phase/cmp-phase/internal/inventory"
+	"github.com/cmp-phase/cmp-phase/internal/render"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
 )
@@ -16,6 +21,8 @@ import (
 func runValidate(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	repoURL := fs.String("repo-url", "", "the parent's repository: also list the children whose sources are not phased (a moving ref elsewhere)")
+	invFile := fs.String("inventory-file", "", "with --repo-url: the inventory a clusters generator draws from (default: none)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -33,6 +40,12 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		fmt.Fprintf(stdout, "%s: valid (%s, %d phases)\n", p, s.Dialect, len(s.Phases))
+		if *repoURL != "" {
+			if err := listUnphased(stdout, s, *repoURL, *invFile); err != nil {
+				failed = true
+				fmt.Fprintln(stderr, oneLine(err))
+			}
+		}
 	}
 	if failed {
 		return 1
@@ -67,4 +80,23 @@ func printErrors(w io.Writer, err error) {
 		return
 	}
 	fmt.Fprintln(w, err.Error())
+}
+
+// listUnphased prints, per child, the sources that follow a moving ref cmp-phase cannot see.
+func listUnphased(w io.Writer, s *spec.Spec, repoURL, invFile string) error {
+	inv := &inventory.Inventory{}
+	if invFile != "" {
+		var err error
+		if inv, err = inputs.InventoryFromFile(invFile); err != nil {
+			return err
+		}
+	}
+	deps, err := render.New(1).Deploys(render.Input{Spec: s, Inventory: inv, Env: render.Env{Source: render.Source{RepoURL: repoURL}}})
+	if err != nil {
+		return err
+	}
+	for _, child := range slices.Sorted(maps.Keys(deps.Unphased)) {
+		fmt.Fprintf(w, "%s: not phased: follows %s, which cmp-phase cannot see (fix: pin targetRevision in the spec, e.g. from generator values, and bump it by a commit)\n", child, deps.Unphased[child])
+	}
+	return nil
 }
