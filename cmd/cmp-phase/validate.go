@@ -23,6 +23,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	repoURL := fs.String("repo-url", "", "the parent's repository: also list the children whose sources are not phased (a moving ref elsewhere)")
 	invFile := fs.String("inventory-file", "", "with --repo-url: the inventory a clusters generator draws from (default: none)")
+	ref := fs.String("target-revision", "HEAD", "with --repo-url: the parent's targetRevision")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -41,7 +42,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "%s: valid (%s, %d phases)\n", p, s.Dialect, len(s.Phases))
 		if *repoURL != "" {
-			if err := listUnphased(stdout, s, *repoURL, *invFile); err != nil {
+			if err := listUnphased(stdout, s, render.Source{RepoURL: *repoURL, TargetRevision: *ref}, *invFile); err != nil {
 				failed = true
 				fmt.Fprintln(stderr, oneLine(err))
 			}
@@ -83,7 +84,7 @@ func printErrors(w io.Writer, err error) {
 }
 
 // listUnphased prints, per child, the sources that follow a moving ref cmp-phase cannot see.
-func listUnphased(w io.Writer, s *spec.Spec, repoURL, invFile string) error {
+func listUnphased(w io.Writer, s *spec.Spec, src render.Source, invFile string) error {
 	inv := &inventory.Inventory{}
 	if invFile != "" {
 		var err error
@@ -91,7 +92,7 @@ func listUnphased(w io.Writer, s *spec.Spec, repoURL, invFile string) error {
 			return err
 		}
 	}
-	deps, err := render.New(1).Deploys(render.Input{Spec: s, Inventory: inv, Env: render.Env{Source: render.Source{RepoURL: repoURL}}})
+	deps, err := render.New(1).Deploys(render.Input{Spec: s, Inventory: inv, Env: render.Env{Source: src}})
 	if err != nil {
 		return err
 	}

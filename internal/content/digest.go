@@ -3,6 +3,7 @@ package content
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -76,7 +77,8 @@ func (d *Digester) Digest(root, commit string, uses []Use) (string, error) {
 	hs := startHasher(r, d.limits.MaxBytes)
 	w := newWalker(r, d.limits.MaxFiles, hs)
 	for i, p := range pats {
-		if err := w.walk(i, p); err != nil {
+		p, optional := strings.CutPrefix(p, optionalMark)
+		if err := w.walk(i, p); err != nil && !(optional && errors.Is(err, errMissing)) {
 			hs.failed.Store(true)
 			hs.wait()
 			return "", explain(uses[first[i]], commit, err)
@@ -92,6 +94,10 @@ func (d *Digester) Digest(root, commit string, uses []Use) (string, error) {
 	return digest, nil
 }
 
+// optionalMark prefixes an optional pattern among the distinct patterns (no path holds a
+// NUL), so the digest tells an optional path from a required one.
+const optionalMark = "\x00"
+
 // patterns returns the distinct cleaned patterns of uses, sorted, and for each the index
 // of the first use naming it.
 func patterns(uses []Use) ([]string, []int, error) {
@@ -100,6 +106,9 @@ func patterns(uses []Use) ([]string, []int, error) {
 		p, err := Clean(u.Pattern)
 		if err != nil {
 			return nil, nil, explain(u, "", err)
+		}
+		if u.Optional {
+			p = optionalMark + p
 		}
 		if _, ok := firstUse[p]; !ok {
 			firstUse[p] = i

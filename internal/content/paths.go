@@ -16,6 +16,9 @@ type Use struct {
 	// From is where the pattern came from, for error messages: "spec.source.path",
 	// "spec.sources[1].path", "manifest-generate-paths", "spec.sources[0].helm.valueFiles[2]".
 	From string
+	// Optional: a pattern that names nothing is not an error (Helm's
+	// ignoreMissingValueFiles); its absence is part of the digest all the same.
+	Optional bool
 }
 
 // GeneratePaths resolves the value of Argo CD's manifest-generate-paths annotation the way

@@ -108,7 +108,7 @@ func newFixture(t *testing.T, yaml string) *fixture {
 }
 
 func (f *fixture) input(st *state.State, commit string) render.Input {
-	env := render.Env{StateNamespace: "argocd", AppName: "shop", Source: render.Source{RepoURL: repoURL, TargetRevision: "main", Commit: commit}}
+	env := render.Env{StateNamespace: "argocd", AppName: "shop", Source: render.Source{RepoURL: repoURL, TargetRevision: "HEAD", Commit: commit}}
 	return render.Input{Spec: f.sp, Inventory: &inventory.Inventory{}, State: st, Env: env}
 }
 
@@ -123,7 +123,7 @@ func (f *fixture) at(root, commit string, st *state.State) ([]byte, string, [][]
 	if in.Content == nil {
 		f.t.Fatal("no content: the children deploy from the parent's repository")
 	}
-	if in.Unphased["shop-prod-1"] != "https://git.example.com/other.git@main" {
+	if !strings.HasSuffix(in.Unphased["shop-prod-1"], "https://git.example.com/other.git@main") {
 		f.t.Fatalf("the other repository's branch is not phased: %v", in.Unphased)
 	}
 	docs, err := f.r.Render(in)
@@ -245,5 +245,24 @@ func TestPinnedPerChildWhenTemplated(t *testing.T) {
 		if pinned := bytes.Contains(d, []byte(`"path":"overlays/`)) && bytes.Count(d, []byte(sha('1'))) == 2; pinned == prod {
 			t.Fatalf("only children following the parent are pinned (prod follows a tag): %s", d)
 		}
+	}
+}
+
+// TestParentOnABranch: under a parent that follows a branch, children at that branch are
+// pinned; children at HEAD follow the default branch, which the plugin does not see: they
+// are not phased (listed), never pinned to the parent's tree.
+func TestParentOnABranch(t *testing.T) {
+	f := newFixture(t, pinnedSpec)
+	in := f.input(nil, sha('1'))
+	in.Env.Source.TargetRevision = "release"
+	c, unphased, err := inputs.Content(f.r, f.d, in, newRepo(t).root, false)
+	if err != nil || c != nil || !strings.HasPrefix(unphased["shop-dev-1"], "https://git.example.com/Fleet@HEAD, ") {
+		t.Fatalf("children at HEAD under a parent on release are not phased: %v %v %v", c, unphased, err)
+	}
+	f = newFixture(t, strings.ReplaceAll(pinnedSpec, "targetRevision: HEAD", "targetRevision: release"))
+	in = f.input(nil, sha('1'))
+	in.Env.Source.TargetRevision = "release"
+	if c, _, err = inputs.Content(f.r, f.d, in, newRepo(t).root, false); err != nil || c == nil || c.Refs[0] != "release" {
+		t.Fatalf("children on the parent's branch are phased: %+v %v", c, err)
 	}
 }

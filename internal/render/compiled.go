@@ -76,8 +76,8 @@ func (c *compiledRev) paramsFor(inv *inventory.Inventory) (map[string]Params, er
 }
 
 func (r *Renderer) compiled(id string, body []byte, rollout string) (*compiledRev, error) {
-	// The same revision may come with another commit until the state records one.
-	key := rollout + "/" + id + "@" + spec.CommitOf(body)
+	// The same revision may come with another commit (or source) until the state records one.
+	key := rollout + "/" + id + "@" + string(spec.ContentTail(body))
 	if c, ok := r.cache.Get(key); ok {
 		return c, nil
 	}

@@ -24,8 +24,8 @@ type Deploys struct {
 	// Uses are the repository paths children deploy from at a ref that follows the parent:
 	// the revision's content digest covers exactly these.
 	Uses []content.Use
-	// Unphased maps a child to a source it deploys at a moving ref the plugin cannot see
-	// (another repository, or another branch), as "repoURL@ref": its changes are not phased.
+	// Unphased maps a child to the sources it deploys at a moving ref the plugin cannot see
+	// (another repository, or another branch), as "repoURL@ref[, …]": not phased.
 	Unphased map[string]string
 }
 
@@ -47,7 +47,8 @@ type appSource struct {
 	Chart          string `json:"chart"`
 	Ref            string `json:"ref"`
 	Helm           *struct {
-		ValueFiles []string `json:"valueFiles"`
+		ValueFiles              []string `json:"valueFiles"`
+		IgnoreMissingValueFiles bool     `json:"ignoreMissingValueFiles"`
 	} `json:"helm"`
 }
 
@@ -98,18 +99,23 @@ func (c *compiledRev) deploysFor(inv *inventory.Inventory, src Source, ns string
 
 // add records what one child deploys.
 func (d *Deploys) add(child string, app *appDoc, src Source) error {
-	srcs, fields := app.Spec.Sources, "spec.sources[%d]"
-	if app.Spec.Source != nil {
-		srcs, fields = []appSource{*app.Spec.Source}, "spec.source"
+	// As Argo CD's GetSources: sources when there are any, else source.
+	srcs, fieldOf := app.Spec.Sources, func(i int) string { return fmt.Sprintf("spec.sources[%d]", i) }
+	if len(srcs) == 0 && app.Spec.Source != nil {
+		srcs, fieldOf = []appSource{*app.Spec.Source}, func(int) string { return "spec.source" }
 	}
 	refs := src.Refs()
 	var paths []string
 	ours := map[string]bool{} // ref names of sources that follow the parent
 	for i, s := range srcs {
-		field := fmt.Sprintf(fields, i)
+		field := fieldOf(i)
 		if !SameRepo(s.RepoURL, src.RepoURL) || !slices.Contains(refs, s.TargetRevision) {
 			if moving(s) {
-				d.Unphased[child] = s.RepoURL + "@" + cmp.Or(s.TargetRevision, "HEAD")
+				ref := s.RepoURL + "@" + cmp.Or(s.TargetRevision, "HEAD")
+				if prev := d.Unphased[child]; prev != "" {
+					ref = prev + ", " + ref
+				}
+				d.Unphased[child] = ref
 			}
 			continue
 		}
@@ -125,8 +131,10 @@ func (d *Deploys) add(child string, app *appDoc, src Source) error {
 		}
 		paths = append(paths, p)
 		for j, vf := range valueFiles(s) {
-			if !strings.HasPrefix(vf, "$") && !strings.Contains(vf, "://") {
-				if _, err := d.use(child, fmt.Sprintf("%s.helm.valueFiles[%d]", field, j), path.Join(p, vf)); err != nil {
+			// $ARGOCD_APP_* substitutions and URLs are resolved by Argo CD, not here; a
+			// file under the path is covered by it.
+			if !strings.Contains(vf, "$") && !strings.Contains(vf, "://") {
+				if err := d.valueFile(child, fmt.Sprintf("%s.helm.valueFiles[%d]", field, j), path.Join(p, vf), s); err != nil {
 					return err
 				}
 			}
@@ -136,7 +144,7 @@ func (d *Deploys) add(child string, app *appDoc, src Source) error {
 		for j, vf := range valueFiles(s) {
 			for ref := range ours {
 				if pat, ok := content.RefValueFile(vf, ref); ok {
-					d.Uses = append(d.Uses, content.Use{Child: child, Pattern: pat, From: fmt.Sprintf(fields+".helm.valueFiles[%d]", i, j)})
+					d.Uses = append(d.Uses, content.Use{Child: child, Pattern: pat, From: fmt.Sprintf("%s.helm.valueFiles[%d]", fieldOf(i), j), Optional: ignoreMissing(s)})
 				}
 			}
 		}
@@ -168,6 +176,19 @@ func (d *Deploys) use(child, from, p string) (string, error) {
 	d.Uses = append(d.Uses, content.Use{Child: child, Pattern: clean, From: from})
 	return clean, nil
 }
+
+// valueFile records a Helm values file of a source from the parent's repository; with
+// ignoreMissingValueFiles a missing one is no error (Argo CD skips it too).
+func (d *Deploys) valueFile(child, from, p string, s appSource) error {
+	clean, err := content.Clean(p)
+	if err != nil {
+		return fmt.Errorf("child %s: %s %q: %w (fix: name a path inside the repository)", child, from, p, err)
+	}
+	d.Uses = append(d.Uses, content.Use{Child: child, Pattern: clean, From: from, Optional: ignoreMissing(s)})
+	return nil
+}
+
+func ignoreMissing(s appSource) bool { return s.Helm != nil && s.Helm.IgnoreMissingValueFiles }
 
 func valueFiles(s appSource) []string {
 	if s.Helm == nil {

@@ -18,14 +18,19 @@ type Source struct {
 	Commit         string // ARGOCD_APP_REVISION: the commit this render sees
 }
 
-// Refs are the refs of the parent's repository a child source follows with the parent:
-// none (HEAD), HEAD, and the parent's own branch.
+// Refs are the refs of the parent's repository at which a child source moves with the
+// parent: none and HEAD when the parent follows HEAD (the default branch), else the
+// parent's own branch. A child at HEAD under a parent on another branch follows a branch
+// the plugin does not see: it is not phased (listed, never pinned to the wrong tree).
 func (s Source) Refs() []string {
-	refs := []string{"", "HEAD"}
-	if t := s.TargetRevision; t != "" && t != "HEAD" && !IsCommit(t) {
-		refs = append(refs, t)
+	switch t := s.TargetRevision; {
+	case t == "" || t == "HEAD":
+		return []string{"", "HEAD"}
+	case IsCommit(t):
+		return []string{}
+	default:
+		return []string{t}
 	}
-	return refs
 }
 
 // Content is the content part of a revision rendered at this source with digest.

@@ -16,15 +16,25 @@ import (
 // moving ref), that revision becomes the plan's everywhere the state names it. Its
 // children are then pinned to the plan's commit all at once and without a rollout: what
 // they deploy does not change (they were following the commit the parent rendered).
+//
+// Only when it is safe: no rollout of that revision is running (legacy keeps driving it
+// until it ends), the plan's revision is not stored already, and every other revision the
+// state keeps has content — otherwise children of another revision would stay unpinned,
+// and the plan's revision rolls out phase by phase instead.
 func adopt(st *state.State, p Plan, now time.Time, acts *[]Action) {
-	specBody, c, err := spec.SplitContent(p.Body)
-	if err != nil || c == nil {
+	old, ok := legacyOf(st, p)
+	if !ok || st.Rollout.Active() && st.Rollout.Revision == old {
 		return
 	}
-	old := spec.RevisionID(specBody)
-	if _, kept := st.Revisions[old]; !kept || old == p.Revision {
+	if _, stored := st.Revisions[p.Revision]; stored {
 		return
 	}
+	for id, body := range st.Revisions {
+		if id != old && spec.ContentTail(body) == nil {
+			return
+		}
+	}
+	c := spec.CommitOf(p.Body)
 	delete(st.Revisions, old)
 	st.Revisions[p.Revision] = p.Body
 	if st.Deployed == old {
@@ -40,7 +50,28 @@ func adopt(st *state.State, p Plan, now time.Time, acts *[]Action) {
 		r = st.Rollout
 		r.Revision = p.Revision
 	}
-	emit(r, acts, now, EvRevisionPinned, fmt.Sprintf("revision %s is now %s: its children are pinned to commit %s without a rollout (what they deploy is unchanged)", old, p.Revision, c.Commit))
+	emit(r, acts, now, EvRevisionPinned, fmt.Sprintf("revision %s is now %s: its children are pinned to commit %s without a rollout (what they deploy is unchanged)", old, p.Revision, c))
+}
+
+// legacyOf is the id of the revision the state keeps, without content, for the plan's spec
+// (the plan has content): what a state from before pinned commits deploys or rolls out.
+func legacyOf(st *state.State, p Plan) (string, bool) {
+	specBody, c, err := spec.SplitContent(p.Body)
+	if err != nil || c == nil {
+		return "", false
+	}
+	old := spec.RevisionID(specBody)
+	_, kept := st.Revisions[old]
+	return old, kept && old != p.Revision
+}
+
+// legacyPlan drives a rollout started before pinned commits as it is when the plan is the
+// same spec with content: it completes on its own revision, then adopt pins it.
+func legacyPlan(st *state.State, p Plan) Plan {
+	if old, ok := legacyOf(st, p); ok && st.Rollout.Active() && st.Rollout.Revision == old {
+		p.Revision, p.Body = old, st.Revisions[old]
+	}
+	return p
 }
 
 // notPhased warns about children whose sources follow a moving ref the plugin cannot see.

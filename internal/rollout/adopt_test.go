@@ -68,3 +68,51 @@ func hasEvent(acts []Action, ev string) bool {
 	}
 	return false
 }
+
+func contentPlan(t *testing.T, specBody []byte, commit byte) (string, []byte) {
+	t.Helper()
+	body, id, err := spec.WithContent(specBody, spec.Content{Digest: "d1", Commit: strings.Repeat(string(commit), 40), RepoURL: "https://git/x", Refs: []string{"", "HEAD"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id, body
+}
+
+// TestUpgradeOnlyWhenSafe: another revision from before pinned commits (a child pinned to
+// it) keeps the upgrade from re-labelling: the plan's revision rolls out instead; a rollout
+// of the legacy revision runs on as it is; a stored content revision is never overwritten.
+func TestUpgradeOnlyWhenSafe(t *testing.T) {
+	specBody := []byte(`{"generators":[],"template":{}}`)
+	old := spec.RevisionID(specBody)
+	other := []byte(`{"generators":[],"template":{"x":1}}`)
+	id, body := contentPlan(t, specBody, 'a')
+
+	w := newWorld(spec.Phase{Name: "all", OnFailure: "stop"})
+	w.st.Deployed, w.st.Revisions = old, map[string]json.RawMessage{old: specBody, spec.RevisionID(other): other}
+	w.st.Pinned = map[string]string{"dev-1": spec.RevisionID(other)}
+	w.plan.Revision, w.plan.Body = id, body
+	w.step(t, 0)
+	if w.st.Rollout == nil || w.st.Rollout.Revision != id || w.st.Deployed != old {
+		t.Fatalf("not safe to re-label: a rollout of the pinned revision instead: %+v deployed %s", w.st.Rollout, w.st.Deployed)
+	}
+
+	w = newWorld(spec.Phase{Name: "all", OnFailure: "stop"})
+	w.st.Revisions[old] = specBody
+	w.plan.Revision, w.plan.Body = old, specBody
+	w.step(t, 0) // a rollout of the legacy revision starts
+	w.plan.Revision, w.plan.Body = id, body
+	w.step(t, 1)
+	if w.st.Rollout.Revision != old || !w.st.Rollout.Active() || w.st.Revisions[id] != nil {
+		t.Fatalf("the legacy rollout runs on as it is: %+v", w.st.Rollout)
+	}
+
+	w = newWorld(spec.Phase{Name: "all", OnFailure: "stop"})
+	newer, _ := contentPlan(t, specBody, 'b')
+	w.st.Deployed, w.st.Revisions = old, map[string]json.RawMessage{old: specBody, id: body}
+	_, nb := contentPlan(t, specBody, 'b')
+	w.plan.Revision, w.plan.Body = newer, nb
+	w.step(t, 0)
+	if string(w.st.Revisions[id]) != string(body) {
+		t.Fatal("a stored content revision keeps its commit")
+	}
+}

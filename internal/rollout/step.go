@@ -104,6 +104,7 @@ func Step(p Plan, cur *state.State, o Observed, now time.Time) (*state.State, []
 		st = &state.State{Schema: state.Schema} // first deployment: no state yet
 	}
 	var acts []Action
+	p = legacyPlan(st, p)
 	steer(st, p, o.Controls, now, &acts)
 	adopt(st, p, now, &acts)
 	r := st.Rollout
@@ -183,7 +184,9 @@ func start(st *state.State, p Plan, o Observed, only map[string]bool, now time.T
 	if st.Revisions == nil {
 		st.Revisions = map[string]json.RawMessage{}
 	}
-	st.Revisions[p.Revision] = p.Body
+	if _, stored := st.Revisions[p.Revision]; !stored {
+		st.Revisions[p.Revision] = p.Body // a stored one keeps the commit its children run
+	}
 	st.Rollout = r
 	emit(r, acts, now, EvRolloutStarted, fmt.Sprintf("rollout of revision %s started: %d children take part", p.Revision, len(taking)))
 	notPhased(r, p, now, acts)

@@ -66,6 +66,9 @@ func WithContent(specBody []byte, c Content) ([]byte, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("encode revision: %w", err)
 	}
+	if len(cb) > maxContentJSON-16 {
+		return nil, "", fmt.Errorf("encode revision: the repository URL and refs take %d bytes, over the limit of %d (fix: shorten the parent's repoURL)", len(cb), maxContentJSON-16)
+	}
 	if len(specBody) < 2 || specBody[len(specBody)-1] != '}' {
 		return nil, "", fmt.Errorf("encode revision: not a JSON object")
 	}
@@ -101,15 +104,24 @@ func SplitContent(body []byte) ([]byte, *Content, error) {
 	return specBody, r.Content, nil
 }
 
-// CommitOf is the commit a revision body pins its children to, "" when it has no content.
-// It reads only the body's tail (content is its last field).
-func CommitOf(body []byte) string {
-	i := bytes.LastIndex(body, []byte(`,"content":`))
-	if i < 0 {
-		return ""
+// maxContentJSON bounds a revision's encoded content, so its tail is found in bounded time.
+const maxContentJSON = 8 << 10
+
+// ContentTail is the encoded content at the end of a revision body, nil when it has none.
+// It reads at most the body's last maxContentJSON bytes (content is its last field).
+func ContentTail(body []byte) []byte {
+	tail := body[max(0, len(body)-maxContentJSON):]
+	i := bytes.LastIndex(tail, []byte(`,"content":`))
+	if i < 0 || tail[len(tail)-1] != '}' { // i ≥ 0: tail is not empty
+		return nil
 	}
+	return tail[i+len(`,"content":`) : len(tail)-1]
+}
+
+// CommitOf is the commit a revision body pins its children to, "" when it has no content.
+func CommitOf(body []byte) string {
 	var c Content
-	if err := json.Unmarshal(body[i+len(`,"content":`):len(body)-1], &c); err != nil {
+	if t := ContentTail(body); t == nil || json.Unmarshal(t, &c) != nil {
 		return ""
 	}
 	return c.Commit
