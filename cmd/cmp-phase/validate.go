@@ -75,8 +75,8 @@ func validateOne(path string, exprs *targets.Cache) (*spec.Spec, error) {
 func printErrors(w io.Writer, err error) {
 	var es spec.Errors
 	if errors.As(err, &es) {
-		for _, e := range es {
-			fmt.Fprintln(w, e.Error())
+		for _, l := range es.Lines() {
+			fmt.Fprintln(w, l)
 		}
 		return
 	}

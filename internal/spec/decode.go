@@ -33,11 +33,35 @@ type Errors []*Error
 
 // Error joins the problems on one line; use the slice to print one per line.
 func (es Errors) Error() string {
-	parts := make([]string, len(es))
-	for i, e := range es {
-		parts[i] = e.Error()
+	lines := es.Lines()
+	out := strings.Join(lines, "; ")
+	if len(out) > maxErrorText { // Argo CD shows it as one condition: keep it readable
+		out = out[:maxErrorText-len(" …")] + " …"
 	}
-	return strings.Join(parts, "; ")
+	return out
+}
+
+// At most maxProblems problems are told, then how many more; the text is at most
+// maxErrorText bytes.
+const (
+	maxProblems  = 20
+	maxErrorText = 2048
+)
+
+// Lines are the distinct problems, one a line, at most maxProblems, then "and N more".
+func (es Errors) Lines() []string {
+	var lines []string
+	seen := map[string]bool{}
+	for _, e := range es {
+		if l := e.Error(); !seen[l] {
+			seen[l] = true
+			lines = append(lines, l)
+		}
+	}
+	if n := len(lines) - maxProblems; n > 0 {
+		lines = append(lines[:maxProblems], fmt.Sprintf("and %d more", n))
+	}
+	return lines
 }
 
 // dec walks YAML nodes, collecting located errors instead of stopping at the first.

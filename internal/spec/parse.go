@@ -60,6 +60,10 @@ func parseFile(file string, data []byte, exprs *targets.Cache) (*Spec, bool, err
 	if found == nil {
 		return nil, false, nil
 	}
+	found, err := expandAliases(found)
+	if err != nil {
+		return nil, true, Errors{{File: file, Line: 1, Path: "(file)", Msg: err.Error(), Fix: "write the document without so many aliases"}}
+	}
 	d := &dec{file: file}
 	s := d.root(found, exprs)
 	if len(d.errs) > 0 {

@@ -1,0 +1,84 @@
+package spec
+
+import (
+	"fmt"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// maxExpandedNodes bounds the nodes a document may have once its aliases are expanded: a
+// "billion laughs" document is refused quickly instead of being expanded.
+const maxExpandedNodes = 200_000
+
+// expandAliases returns n with every alias replaced by a copy of what its anchor names and
+// every merge key (<<) merged into its mapping, as kubectl reads YAML — so each part of the
+// spec can be decoded on its own (an alias to an anchor in another list element works).
+func expandAliases(n *yaml.Node) (*yaml.Node, error) {
+	budget := maxExpandedNodes
+	return expand(n, &budget, 0)
+}
+
+func expand(n *yaml.Node, budget *int, depth int) (*yaml.Node, error) {
+	if *budget--; *budget < 0 {
+		return nil, fmt.Errorf("expanding its aliases makes over %d nodes (fix: use fewer, smaller aliases)", maxExpandedNodes)
+	}
+	if depth > 1000 {
+		return nil, fmt.Errorf("aliases nest over 1000 deep (fix: use fewer aliases)")
+	}
+	if n.Kind == yaml.AliasNode {
+		if n.Alias == nil {
+			return nil, fmt.Errorf("line %d: alias *%s names no anchor", n.Line, n.Value)
+		}
+		return expand(n.Alias, budget, depth+1)
+	}
+	out := *n
+	out.Anchor, out.Content = "", nil
+	for _, c := range n.Content {
+		e, err := expand(c, budget, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		out.Content = append(out.Content, e)
+	}
+	if out.Kind == yaml.MappingNode {
+		merge(&out)
+	}
+	return &out, nil
+}
+
+// merge applies the mapping's merge keys: keys of the merged mappings it does not have
+// itself are added, earlier merged mappings first (YAML's merge key rules).
+func merge(m *yaml.Node) {
+	var pairs, merged []*yaml.Node
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		if k.Kind == yaml.ScalarNode && k.Value == "<<" && (k.Tag == "!!merge" || k.Tag == "") {
+			if v.Kind == yaml.SequenceNode {
+				merged = append(merged, v.Content...)
+			} else {
+				merged = append(merged, v)
+			}
+			continue
+		}
+		pairs = append(pairs, k, v)
+	}
+	if len(merged) == 0 {
+		return
+	}
+	has := map[string]bool{}
+	for i := 0; i < len(pairs); i += 2 {
+		has[pairs[i].Value] = true
+	}
+	for _, src := range merged {
+		if src.Kind != yaml.MappingNode {
+			continue
+		}
+		for i := 0; i+1 < len(src.Content); i += 2 {
+			if k := src.Content[i]; !has[k.Value] {
+				has[k.Value] = true
+				pairs = append(pairs, k, src.Content[i+1])
+			}
+		}
+	}
+	m.Content = pairs
+}
