@@ -57,6 +57,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig (default: in-cluster)")
 	fs.DurationVar(&o.agent.Resync, "resync", 5*time.Minute, "reconcile every rollout at least this often")
 	fs.DurationVar(&o.agent.ConfirmAfter, "confirm-after", 30*time.Second, "ask again for a parent re-render not seen after this long")
+	fs.DurationVar(&o.agent.RemovalGrace, "removal-grace", 10*time.Minute, "how long a cluster whose Secret is gone keeps its children before they are removed (kept in the inventory ConfigMap)")
 	fs.BoolVar(&o.agent.HardRefresh, "hard-refresh-fallback", true, "when asking again, also hard-refresh the parent")
 	fs.IntVar(&o.agent.Workers, "workers", 2, "rollouts reconciled at once")
 	fs.StringVar(&o.agent.Selector, "rollout-selector", "", "label selector over plan ConfigMaps: drive only these rollouts (sharding)")

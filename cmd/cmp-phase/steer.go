@@ -104,6 +104,9 @@ var verbs = map[string]verb{
 	}},
 	"skip":   {"<child>...", -1, skipEdit(true)},
 	"unskip": {"<child>...", -1, skipEdit(false)},
+	"confirm-removal": {"<child>...|all", -1, func(args []string, _, _ string, _ bool, _ map[string]string) (map[string]*string, error) {
+		return map[string]*string{control.KeyConfirmRemoval: set(strings.Join(args, ","))}, nil
+	}},
 }
 
 // oneKey sets key to the phase argument (withArg) or to the reason.

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/cmp-phase/cmp-phase/internal/render"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
@@ -66,11 +67,11 @@ func (a *Agent) act(ctx context.Context, p *pass, st *state.State, acts []rollou
 		}
 		return earliest(requeue, asked.Add(a.opts.ConfirmAfter)), nil
 	}
-	for _, act := range acts {
-		if act.Kind == rollout.ActDelete {
-			if err := a.deleteChild(ctx, p, act.Child); err != nil {
-				return requeue, err
-			}
+	// The removals the state records, not only this pass's actions: a delete decided while
+	// the render had not arrived is carried out on a later pass, whose state is unchanged.
+	for _, c := range st.Removing {
+		if err := a.deleteChild(ctx, p, c); err != nil {
+			return requeue, err
 		}
 	}
 	return requeue, a.startSyncs(ctx, p, st)
@@ -106,8 +107,15 @@ func (a *Agent) askAgain(ctx context.Context, p *pass, st *state.State) error {
 // deleteChild deletes a child the engine decided to remove (Argo CD's finalizer, when the
 // child has one, removes its resources). Gone already is fine.
 func (a *Agent) deleteChild(ctx context.Context, p *pass, child string) error {
-	if _, live := p.children[child]; !live {
+	app, live := p.children[child]
+	if !live {
 		return nil
+	}
+	if back, err := a.clusterRegistered(ctx, app.Labels[render.LabelCluster]); err != nil || back {
+		if back {
+			a.warn(p, "RemovalRefused", fmt.Sprintf("not deleting %s: the Secret of cluster %s is there again (the next reconcile keeps the child)", child, app.Labels[render.LabelCluster]))
+		}
+		return err
 	}
 	bg := metav1.DeletePropagationBackground
 	err := a.argo.ArgoprojV1alpha1().Applications(a.opts.Namespace).Delete(ctx, child, metav1.DeleteOptions{PropagationPolicy: &bg})
@@ -116,6 +124,21 @@ func (a *Agent) deleteChild(ctx context.Context, p *pass, child string) error {
 	}
 	a.log.Info("child deleted", "rollout", p.plan.Rollout, "child", child)
 	return nil
+}
+
+// clusterRegistered re-checks, against the live cluster Secrets (not the cache), whether a
+// cluster is registered: the last proof asked for before a child is deleted.
+func (a *Agent) clusterRegistered(ctx context.Context, cluster string) (bool, error) {
+	list, err := a.kube.CoreV1().Secrets(a.opts.Namespace).List(ctx, metav1.ListOptions{LabelSelector: "argocd.argoproj.io/secret-type=cluster"})
+	if err != nil {
+		return false, fmt.Errorf("re-check cluster secrets before a removal: %w", err)
+	}
+	for _, s := range list.Items {
+		if cluster != "" && (string(s.Data["name"]) == cluster || (len(s.Data["name"]) == 0 && string(s.Data["server"]) == cluster)) {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 func earliest(a, b time.Time) time.Time {

@@ -50,6 +50,9 @@ type Options struct {
 	MaxHooks, MaxChecks int
 	// SecretNamespace is where hook secret references are read (default Namespace).
 	SecretNamespace string
+	// RemovalGrace is how long a cluster whose Secret is gone keeps its children before
+	// they are removed (default 10 minutes).
+	RemovalGrace time.Duration
 	// Metrics is where the agent registers its Prometheus metrics (nil: not registered).
 	Metrics prometheus.Registerer
 }
@@ -66,6 +69,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Workers <= 0 {
 		o.Workers = 2
+	}
+	if o.RemovalGrace <= 0 {
+		o.RemovalGrace = 10 * time.Minute
 	}
 	if o.Backoff.Attempts <= 0 {
 		o.Backoff = hooks.DefaultBackoff
@@ -139,9 +145,11 @@ func (a *Agent) Run(ctx context.Context) error {
 		return fmt.Errorf("caches did not sync: %w", ctx.Err())
 	}
 	a.log.Info("agent started", "namespace", a.opts.Namespace, "workers", a.opts.Workers)
-	if err := a.publish(ctx); err != nil { // rollouts need the inventory: publish it first
+	if next, err := a.publish(ctx); err != nil { // rollouts need the inventory: publish it first
 		a.log.Warn("publish inventory failed", "error", err)
 		a.queue.AddRateLimited(inventoryKey)
+	} else if !next.IsZero() {
+		a.queue.AddAfter(inventoryKey, max(next.Sub(a.now()), 0))
 	}
 	var wg sync.WaitGroup
 	for range a.opts.Workers {
@@ -167,7 +175,7 @@ func (a *Agent) work(ctx context.Context) bool {
 	var at time.Time
 	var err error
 	if key == inventoryKey {
-		err = a.publish(ctx)
+		at, err = a.publish(ctx)
 	} else {
 		at, err = a.Reconcile(ctx, key)
 	}

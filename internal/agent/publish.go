@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -17,18 +18,23 @@ import (
 
 // publish writes the inventory ConfigMap from the cached cluster Secrets when it differs,
 // and when the inventory changed wakes every rollout (a cluster's labels decide its phases).
-func (a *Agent) publish(ctx context.Context) error {
+// A cluster whose Secret is gone stays in it, marked, for the removal grace (kept in the
+// published ConfigMap, so across restarts): it returns when to publish again.
+func (a *Agent) publish(ctx context.Context) (time.Time, error) {
 	secrets, err := a.caches.secrets.List(labels.Everything())
 	if err != nil {
-		return fmt.Errorf("list cluster secrets: %w", err)
-	}
-	inv := Inventory(secrets)
-	b, err := inv.Encode()
-	if err != nil {
-		return err
+		return time.Time{}, fmt.Errorf("list cluster secrets: %w", err)
 	}
 	cms := a.kube.CoreV1().ConfigMaps(a.opts.Namespace)
 	cur, err := cms.Get(ctx, inputs.InventoryConfigMap, metav1.GetOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return time.Time{}, fmt.Errorf("publish inventory: %w", err)
+	}
+	inv, gone, next := inventory.Hold(a.published(cur), Inventory(secrets), a.now(), a.opts.RemovalGrace)
+	b, err := inv.Encode()
+	if err != nil {
+		return time.Time{}, err
+	}
 	switch {
 	case err == nil && bytes.Equal([]byte(cur.Data[inventory.Key]), b):
 	case err == nil:
@@ -39,26 +45,62 @@ func (a *Agent) publish(ctx context.Context) error {
 			Data: map[string]string{inventory.Key: string(b)}}, metav1.CreateOptions{})
 	}
 	if err != nil {
-		return fmt.Errorf("publish inventory: %w", err)
+		return time.Time{}, fmt.Errorf("publish inventory: %w", err)
+	}
+	for _, c := range gone {
+		a.warnEveryParent("ClusterAbsent", fmt.Sprintf("the Secret of cluster %s is gone: its children stay as they are and are removed only if it is still gone at %s (--removal-grace %s)",
+			c, a.now().Add(a.opts.RemovalGrace).UTC().Format(time.RFC3339), a.opts.RemovalGrace))
 	}
 	a.mu.Lock()
 	changed := a.inv == nil || !bytes.Equal(a.invBytes, b)
 	a.inv, a.invBytes = inv, b
 	a.mu.Unlock()
 	if !changed {
-		return nil // a Secret changed in what the inventory does not carry (credentials)
+		return next, nil // a Secret changed in what the inventory does not carry (credentials)
 	}
 	a.log.Info("inventory published", "clusters", len(inv.Clusters))
 	plans, err := a.caches.plans.List(labels.Everything())
 	if err != nil {
-		return fmt.Errorf("list plans: %w", err)
+		return time.Time{}, fmt.Errorf("list plans: %w", err)
 	}
 	for _, p := range plans {
 		if r := p.Labels[render.LabelRollout]; r != "" {
 			a.queue.Add(r)
 		}
 	}
-	return nil
+	return next, nil
+}
+
+// published is the inventory published before: the agent's own, or at start the one in the
+// ConfigMap (nil when there is none or it cannot be read: nothing is held then).
+func (a *Agent) published(cm *corev1.ConfigMap) *inventory.Inventory {
+	if inv := a.inventory(); inv != nil {
+		return inv
+	}
+	if cm == nil || cm.Data == nil {
+		return nil
+	}
+	inv, err := inputs.InventoryFromConfigMap(cm)
+	if err != nil {
+		a.log.Warn("published inventory unreadable; nothing held", "error", err)
+		return nil
+	}
+	return inv
+}
+
+// warnEveryParent publishes a Warning Event on the parent of every rollout.
+func (a *Agent) warnEveryParent(reason, msg string) {
+	a.log.Warn("fleet warning", "event", reason, "message", msg)
+	plans, err := a.caches.plans.List(labels.Everything())
+	if err != nil {
+		return
+	}
+	for _, p := range plans {
+		if parent := p.Annotations[render.AnnotationParent]; parent != "" {
+			ref := &corev1.ObjectReference{APIVersion: "argoproj.io/v1alpha1", Kind: "Application", Namespace: a.opts.Namespace, Name: parent}
+			a.events.Event(ref, corev1.EventTypeWarning, reason, msg)
+		}
+	}
 }
 
 // inventory is the last published inventory, nil before the first.

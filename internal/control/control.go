@@ -22,19 +22,22 @@ const (
 	KeyAbort      = "abort"       // why; stops the rollout where it is
 	KeyRollback   = "rollback"    // why; returns admitted clusters to what they ran before
 	KeySkip       = "skip"        // comma-separated child names to quarantine; remove to un-skip
-	KeyBy         = "by"          // who made the edit (the CLI sets it)
-	KeyReason     = "reason"      // why, for edits that carry no reason of their own (the CLI sets it)
-	KeyStatus     = "status"      // written by the agent: where the rollout is, and rejected edits
+	// KeyConfirmRemoval confirms removals a spec with confirmRemoval waits for: "all", or
+	// comma-separated child names.
+	KeyConfirmRemoval = "confirm-removal"
+	KeyBy             = "by"     // who made the edit (the CLI sets it)
+	KeyReason         = "reason" // why, for edits that carry no reason of their own (the CLI sets it)
+	KeyStatus         = "status" // written by the agent: where the rollout is, and rejected edits
 )
 
 // editable are the keys a person may write; agentKeys are the agent's own.
 var (
-	editable  = []string{KeyPause, KeyPauseUntil, KeyResume, KeyApprove, KeyPromote, KeyJump, KeyForce, KeyAbort, KeyRollback, KeySkip, KeyBy, KeyReason}
+	editable  = []string{KeyPause, KeyPauseUntil, KeyResume, KeyApprove, KeyPromote, KeyJump, KeyForce, KeyAbort, KeyRollback, KeySkip, KeyConfirmRemoval, KeyBy, KeyReason}
 	agentKeys = []string{KeyStatus, state.GenerationKey} // the generation beside the state itself
 )
 
 // OneShot are the keys the agent removes once it acted on them.
-var OneShot = []string{KeyResume, KeyApprove, KeyPromote, KeyJump, KeyForce, KeyAbort, KeyRollback}
+var OneShot = []string{KeyResume, KeyApprove, KeyPromote, KeyJump, KeyForce, KeyAbort, KeyRollback, KeyConfirmRemoval}
 
 // Controls are the valid edits found.
 type Controls struct {
@@ -48,9 +51,12 @@ type Controls struct {
 	Abort      string
 	Rollback   string
 	Skip       []string
-	By         string
-	Reason     string
-	Problems   []Problem
+	// ConfirmRemoval names the children whose removal a person confirms ("all": every one
+	// waiting).
+	ConfirmRemoval []string
+	By             string
+	Reason         string
+	Problems       []Problem
 }
 
 // Problem is an edit the agent refuses, with what to do about it.
@@ -99,6 +105,11 @@ func Parse(data map[string]string, phases []string, now time.Time) Controls {
 		c.Rollback = ""
 	}
 	c.Skip = skip(data[KeySkip])
+	if v, ok := data[KeyConfirmRemoval]; ok {
+		if c.ConfirmRemoval = skip(v); len(c.ConfirmRemoval) == 0 {
+			bad(KeyConfirmRemoval, `names no child (fix: "all", or the children, comma-separated)`)
+		}
+	}
 	return c
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Key is the data key of the inventory in its ConfigMap (and the format of a file).
@@ -21,6 +22,10 @@ type Cluster struct {
 	Project     string            `json:"project,omitempty"`
 	Labels      map[string]string `json:"labels,omitempty"`
 	Annotations map[string]string `json:"annotations,omitempty"`
+	// AbsentSince is when the agent first saw the cluster's Secret gone: it keeps the
+	// cluster for a grace period (Hold), so its children render as they were and nobody
+	// removes them on one watch event.
+	AbsentSince *time.Time `json:"absentSince,omitempty"`
 }
 
 // Inventory is every known cluster, sorted by name.

@@ -71,6 +71,9 @@ func planDoc(in Input, body []byte, id string) ([]byte, error) {
 	if in.Spec.LateJoiners == spec.LateJoinersJoin {
 		doc["lateJoiners"] = in.Spec.LateJoiners
 	}
+	if in.Spec.ConfirmRemoval {
+		doc["confirmRemoval"] = true
+	}
 	pb, err := json.Marshal(doc)
 	if err != nil {
 		return nil, fmt.Errorf("encode plan: %w", err)
@@ -136,6 +139,8 @@ type Plan struct {
 	LateJoiners string
 	// Unphased are children following a moving ref the plugin cannot see (child → repo@ref).
 	Unphased map[string]string
+	// ConfirmRemoval: no child is removed before a person confirms it.
+	ConfirmRemoval bool
 }
 
 // DecodePlan reads a plan ConfigMap back, compiling the phases' targets.
@@ -149,8 +154,9 @@ func DecodePlan(cm *corev1.ConfigMap, exprs *targets.Cache) (*Plan, error) {
 		return nil, fmt.Errorf("plan %s/%s: revision %s does not match its spec (fix: let the parent re-render it)", cm.Namespace, cm.Name, p.Revision)
 	}
 	var doc struct {
-		LateJoiners string `json:"lateJoiners"`
-		Phases      []struct {
+		LateJoiners    string `json:"lateJoiners"`
+		ConfirmRemoval bool   `json:"confirmRemoval"`
+		Phases         []struct {
 			planPhase
 			Targets []targets.Target `json:"targets,omitempty"`
 		} `json:"phases"`
@@ -182,6 +188,7 @@ func DecodePlan(cm *corev1.ConfigMap, exprs *targets.Cache) (*Plan, error) {
 			return nil, fmt.Errorf("plan %s/%s %s: %w", cm.Namespace, cm.Name, PlanUnphasedKey, err)
 		}
 	}
+	p.ConfirmRemoval = doc.ConfirmRemoval
 	p.LateJoiners = spec.LateJoinersDefer
 	if doc.LateJoiners == spec.LateJoinersJoin {
 		p.LateJoiners = spec.LateJoinersJoin

@@ -205,7 +205,7 @@ func (r *Renderer) renderRevision(rendered map[string][]byte, in Input, rev stri
 	for i, k := range keys {
 		p, ok := byName[k]
 		if !ok {
-			if !slices.Contains(in.State.Removing, k) {
+			if !slices.Contains(in.State.Removing, k) && !slices.Contains(in.State.Leaving, k) {
 				missing = append(missing, k)
 			}
 			continue

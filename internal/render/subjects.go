@@ -31,6 +31,7 @@ func (r *Renderer) Subjects(rolloutName, rev string, body []byte, inv *inventory
 		s := rollout.Subject{Key: name, Subject: targets.Subject{Name: p.clusterName(name), AppLabels: labels, Values: values(p)}}
 		if p.Cluster != nil {
 			s.Server, s.Labels, s.Annotations = p.Cluster.Server, p.Cluster.Labels, p.Cluster.Annotations
+			s.Absent = p.Cluster.Absent()
 		}
 		out = append(out, s)
 	}

@@ -24,17 +24,20 @@ const (
 	EvClusterDeferred  = "ClusterDeferred"
 	EvClusterRemoving  = "ClusterRemoving"
 	EvClusterRemoved   = "ClusterRemoved"
-	EvHookStarted      = "HookStarted"
-	EvHookSucceeded    = "HookSucceeded"
-	EvHookFailed       = "HookFailed"
-	EvRolloutAborted   = "RolloutAborted"
-	EvRevisionPinned   = "RevisionPinned"
-	EvNotPhased        = "NotPhased"
+	EvClusterReturned  = "ClusterReturned"
+	// EvRemovalAwaitsConfirmation: a removal waits for a person (confirmRemoval).
+	EvRemovalAwaitsConfirmation = "RemovalAwaitsConfirmation"
+	EvHookStarted               = "HookStarted"
+	EvHookSucceeded             = "HookSucceeded"
+	EvHookFailed                = "HookFailed"
+	EvRolloutAborted            = "RolloutAborted"
+	EvRevisionPinned            = "RevisionPinned"
+	EvNotPhased                 = "NotPhased"
 )
 
 // warnings are the events people must look at. EvClusterFailed is every member failure,
 // tolerated (maxFailures, continue) or not.
-var warnings = map[string]bool{EvRolloutStopped: true, EvRollingBack: true, EvClusterFailed: true, EvRolloutAbandoned: true, EvHookFailed: true, EvRolloutAborted: true, EvNotPhased: true}
+var warnings = map[string]bool{EvRolloutStopped: true, EvRollingBack: true, EvClusterFailed: true, EvRolloutAbandoned: true, EvHookFailed: true, EvRolloutAborted: true, EvNotPhased: true, EvRemovalAwaitsConfirmation: true}
 
 // emit records an event in the rollout's history and asks the agent to publish it.
 func emit(r *state.Rollout, acts *[]Action, now time.Time, event, msg string) {

@@ -3,8 +3,10 @@ package rollout
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/cmp-phase/cmp-phase/internal/control"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
@@ -102,29 +104,23 @@ func joinPhase(p Plan, r *state.Rollout, s Subject) int {
 // Nothing is removed while the plan generates no child at all (an empty or unreadable
 // inventory is never a reason to delete).
 func remove(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action) bool {
-	if len(st.Removing) > 0 {
-		var still []string
-		for _, c := range st.Removing {
-			if _, live := o.Children[c]; live {
-				still = append(still, c)
-				*acts = append(*acts, Action{Kind: ActDelete, Child: c, Reason: "removed from the fleet"})
-				continue
-			}
-			forget(st, c)
-			emit(st.Rollout, acts, now, EvClusterRemoved, c+" removed")
-		}
-		if st.Removing = still; len(still) > 0 {
-			return true
-		}
+	if len(st.Removing) > 0 && removing(st, p, o, now, acts) {
+		return true
 	}
+	prev := st.Leaving
+	st.Leaving = nil
 	if len(o.Subjects) == 0 {
 		return false
 	}
-	group := leavingGroup(st, p, o)
+	group, rest := leavingGroup(st, p, o)
 	if len(group) == 0 {
 		return false
 	}
-	st.Removing = group
+	if p.ConfirmRemoval && !confirm(st, group, rest, o.Controls, now, acts) {
+		awaitConfirmation(st, prev, append(group, rest...), now, acts)
+		return true
+	}
+	st.Removing, st.Leaving = group, rest
 	for _, c := range group {
 		*acts = append(*acts, Action{Kind: ActDelete, Child: c, Reason: "removed from the fleet"})
 	}
@@ -132,10 +128,73 @@ func remove(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action) 
 	return true
 }
 
+// removing carries on the removal of the group in st.Removing: children deleted are
+// forgotten, children generated again stay; it reports whether some are still to go.
+// Children that leave meanwhile wait their turn, but the render must know of them now.
+func removing(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action) bool {
+	generated := map[string]bool{}
+	for _, s := range o.Subjects {
+		generated[s.Key] = true
+	}
+	var still []string
+	for _, c := range st.Removing {
+		if generated[c] { // its cluster came back before the delete: it stays
+			emit(st.Rollout, acts, now, EvClusterReturned, c+" is generated again: not removed")
+			continue
+		}
+		if _, live := o.Children[c]; live {
+			still = append(still, c)
+			*acts = append(*acts, Action{Kind: ActDelete, Child: c, Reason: "removed from the fleet"})
+			continue
+		}
+		forget(st, c)
+		emit(st.Rollout, acts, now, EvClusterRemoved, c+" removed")
+	}
+	if st.Removing = still; len(still) == 0 {
+		return false
+	}
+	group, rest := leavingGroup(st, p, o)
+	st.Leaving = slices.DeleteFunc(slices.Sorted(slices.Values(append(group, rest...))), func(c string) bool { return slices.Contains(still, c) })
+	if len(st.Leaving) == 0 {
+		st.Leaving = nil
+	}
+	return true
+}
+
+// confirm reports whether a person confirmed the removal of every child of the group,
+// before (st.Confirmed) or now: a confirm-removal key records the leaving children it names
+// ("all": every one) and is consumed.
+func confirm(st *state.State, group, rest []string, c *control.Controls, now time.Time, acts *[]Action) bool {
+	if c != nil && len(c.ConfirmRemoval) > 0 {
+		for _, l := range append(slices.Clone(group), rest...) {
+			if (slices.Contains(c.ConfirmRemoval, "all") || slices.Contains(c.ConfirmRemoval, l)) && !slices.Contains(st.Confirmed, l) {
+				st.Confirmed = append(st.Confirmed, l)
+			}
+		}
+		slices.Sort(st.Confirmed)
+		consume(acts, control.KeyConfirmRemoval)
+		leaving := append(slices.Clone(group), rest...)
+		st.Confirmed = slices.DeleteFunc(st.Confirmed, func(x string) bool { return !slices.Contains(leaving, x) }) // came back: forget
+		emit(st.Rollout, acts, now, EvControlApplied, "removal of "+strings.Join(c.ConfirmRemoval, ", ")+" confirmed by "+who(c))
+	}
+	return !slices.ContainsFunc(group, func(g string) bool { return !slices.Contains(st.Confirmed, g) })
+}
+
+// awaitConfirmation holds a removal for a person (confirmRemoval): the leaving children are
+// recorded so the render may leave them out, nothing is deleted, and people are told once.
+func awaitConfirmation(st *state.State, prev, leaving []string, now time.Time, acts *[]Action) {
+	all := slices.Sorted(slices.Values(leaving))
+	if !slices.Equal(prev, all) {
+		emit(st.Rollout, acts, now, EvRemovalAwaitsConfirmation, "removing "+describe(all)+" waits for a person (confirmRemoval): write confirm-removal: all, or the children, in the state ConfigMap")
+	}
+	st.Leaving = all
+}
+
 // leavingGroup is the latest phase's group of the deployed children the deployed revision
-// no longer generates. A child's phase is the one the last rollout admitted it in; a child
-// it did not admit counts as in the last phase (removed first).
-func leavingGroup(st *state.State, p Plan, o Observed) []string {
+// no longer generates, and the rest of them (sorted), which leave after it. A child's phase
+// is the one the last rollout admitted it in; a child it did not admit counts as in the last
+// phase (removed first).
+func leavingGroup(st *state.State, p Plan, o Observed) (group, rest []string) {
 	generated := map[string]bool{}
 	for _, s := range o.Subjects {
 		generated[s.Key] = true
@@ -158,7 +217,13 @@ func leavingGroup(st *state.State, p Plan, o Observed) []string {
 		groups[i] = append(groups[i], c)
 		latest = max(latest, i)
 	}
-	return groups[latest]
+	for i, g := range groups {
+		if i != latest {
+			rest = append(rest, g...)
+		}
+	}
+	slices.Sort(rest)
+	return groups[latest], rest
 }
 
 // forget drops a removed child from the state.
@@ -167,4 +232,8 @@ func forget(st *state.State, c string) {
 		st.Children = slices.Delete(st.Children, i, i+1)
 	}
 	delete(st.Pinned, c)
+	st.Confirmed = slices.DeleteFunc(st.Confirmed, func(x string) bool { return x == c })
+	if len(st.Confirmed) == 0 {
+		st.Confirmed = nil
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cmp-phase/cmp-phase/internal/control"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
@@ -188,6 +189,9 @@ func TestClustersThatLeaveAreRemovedInReversePhaseOrder(t *testing.T) {
 	if slices.ContainsFunc(acts, func(a Action) bool { return a.Kind == ActDelete && a.Child == "dev-2" }) {
 		t.Fatal("dev waits for prod")
 	}
+	if !slices.Equal(w.st.Leaving, []string{"dev-2"}) {
+		t.Fatalf("dev-2 is decided too, so the render may leave it out: leaving %v", w.st.Leaving)
+	}
 	w.step(t, s+20) // prod-1 still live: still removing, dev-2 untouched
 	if !slices.Equal(w.st.Removing, []string{"prod-1"}) {
 		t.Fatalf("removing %v", w.st.Removing)
@@ -201,6 +205,27 @@ func TestClustersThatLeaveAreRemovedInReversePhaseOrder(t *testing.T) {
 	w.step(t, s+40)
 	if len(w.st.Removing) != 0 || fmt.Sprint(w.st.Children) != "[dev-1 prod-2 staging-1 staging-2]" {
 		t.Fatalf("children %v removing %v", w.st.Children, w.st.Removing)
+	}
+}
+
+// TestAClusterLeavingDuringARemovalIsKnownToTheRender: a cluster that leaves while another
+// group is being removed is recorded as leaving at once (the render would fail closed on
+// it otherwise, and the removal in progress would wait for that render forever); one that
+// comes back before its delete stays.
+func TestAClusterLeavingDuringARemovalIsKnownToTheRender(t *testing.T) {
+	w := newWorld(threePhases()...)
+	s := w.finish(t, 0, "r2")
+	w.leave("prod-1")
+	w.step(t, s+10)
+	w.leave("dev-2")
+	w.step(t, s+20)
+	if !slices.Equal(w.st.Removing, []string{"prod-1"}) || !slices.Equal(w.st.Leaving, []string{"dev-2"}) {
+		t.Fatalf("removing %v leaving %v", w.st.Removing, w.st.Leaving)
+	}
+	w.obs.Subjects = append(w.obs.Subjects, subject("prod-1", "prod"))
+	acts := w.step(t, s+30)
+	if slices.Contains(w.st.Removing, "prod-1") || !slices.Contains(w.st.Children, "prod-1") || !hasEvent(acts, EvClusterReturned) {
+		t.Fatalf("prod-1 came back before its delete: removing %v children %v", w.st.Removing, w.st.Children)
 	}
 }
 
@@ -242,5 +267,37 @@ func TestStatusesKnowWhenTheyAreTerminal(t *testing.T) {
 	}
 	if !ClusterErrored.Failure() || ClusterDone.Failure() || !PhaseErrored.IsTerminal() || PhaseSoaking.IsTerminal() {
 		t.Error("failure and phase terminality")
+	}
+}
+
+// TestConfirmRemovalWaitsForAPerson: with confirmRemoval nothing is deleted until a person
+// names the children (or all); the wait is told once; the key is consumed when it acts.
+func TestConfirmRemovalWaitsForAPerson(t *testing.T) {
+	w := newWorld(threePhases()...)
+	w.plan.ConfirmRemoval = true
+	s := w.finish(t, 0, "r2")
+	w.leave("prod-1")
+	w.leave("dev-2")
+	acts := w.step(t, s+10)
+	if len(w.st.Removing) != 0 || !slices.Equal(w.st.Leaving, []string{"dev-2", "prod-1"}) || !hasEvent(acts, EvRemovalAwaitsConfirmation) || hasAct(acts, ActDelete) {
+		t.Fatalf("waits: removing %v leaving %v acts %v", w.st.Removing, w.st.Leaving, acts)
+	}
+	if acts := w.step(t, s+20); hasEvent(acts, EvRemovalAwaitsConfirmation) {
+		t.Fatal("told once")
+	}
+	w.obs.Controls = &control.Controls{ConfirmRemoval: []string{"dev-2"}, By: "alice"}
+	if w.step(t, s+30); len(w.st.Removing) != 0 {
+		t.Fatalf("dev-2 alone does not confirm the prod group: %v", w.st.Removing)
+	}
+	w.obs.Controls = &control.Controls{ConfirmRemoval: []string{"prod-1"}, By: "alice"}
+	acts = w.step(t, s+40)
+	w.obs.Controls = nil
+	if !slices.Equal(w.st.Removing, []string{"prod-1"}) || !slices.Equal(w.st.Leaving, []string{"dev-2"}) || !hasAct(acts, ActConsume) {
+		t.Fatalf("prod-1 confirmed (dev-2 too, before): removing %v leaving %v", w.st.Removing, w.st.Leaving)
+	}
+	delete(w.obs.Children, "prod-1")
+	w.step(t, s+50)
+	if !slices.Equal(w.st.Removing, []string{"dev-2"}) || !slices.Equal(w.st.Confirmed, []string{"dev-2"}) {
+		t.Fatalf("dev-2 was confirmed before: removing %v confirmed %v", w.st.Removing, w.st.Confirmed)
 	}
 }

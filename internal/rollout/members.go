@@ -14,6 +14,9 @@ import (
 type Subject struct {
 	Key string
 	targets.Subject
+	// Absent: the cluster's Secret is gone (held for the removal grace). Its child renders
+	// as it was and takes part in no rollout.
+	Absent bool
 }
 
 // Snapshot returns each phase's members, sorted by key, from the children taking part in

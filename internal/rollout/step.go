@@ -46,6 +46,8 @@ type Plan struct {
 	// Unphased are children following a moving ref the renderer cannot see (child →
 	// repo@ref): each rollout warns about them.
 	Unphased map[string]string
+	// ConfirmRemoval: no child is removed before a person confirms it (confirm-removal).
+	ConfirmRemoval bool
 	// MaxHooks and MaxChecks bound the hooks and checks running at once in a phase
 	// (0: seed 000's 5 and 10).
 	MaxHooks, MaxChecks int
@@ -143,6 +145,7 @@ type view struct {
 	Deployed, Revision string
 	Active             bool
 	Children, Removing []string
+	Leaving            []string
 	Pinned             map[string]string
 	Admitted           [][]string
 }
@@ -151,7 +154,7 @@ func renderView(s *state.State) view {
 	if s == nil {
 		return view{}
 	}
-	v := view{Deployed: s.Deployed, Children: s.Children, Removing: s.Removing, Pinned: s.Pinned}
+	v := view{Deployed: s.Deployed, Children: s.Children, Removing: s.Removing, Leaving: s.Leaving, Pinned: s.Pinned}
 	if r := s.Rollout; r != nil {
 		v.Revision, v.Active = r.Revision, r.Active()
 		for _, ph := range r.Phases {
@@ -195,11 +198,11 @@ func start(st *state.State, p Plan, o Observed, only map[string]bool, now time.T
 }
 
 // changedSubjects are the subjects whose child would change, leaving out children being
-// removed.
+// removed and clusters whose Secret is gone (held for the removal grace).
 func changedSubjects(st *state.State, o Observed) []Subject {
 	var out []Subject
 	for _, s := range o.Subjects {
-		if o.Changed[s.Key] && !slices.Contains(st.Removing, s.Key) {
+		if o.Changed[s.Key] && !s.Absent && !slices.Contains(st.Removing, s.Key) {
 			out = append(out, s)
 		}
 	}

@@ -31,9 +31,10 @@ func (d *dec) strategy(s *Spec, st *yaml.Node, gen *yaml.Node, genPath string, e
 }
 
 func (d *dec) phaseDeployment(s *Spec, n *yaml.Node, path string, exprs *targets.Cache) {
-	f := d.fields(n, path, "type", "phases", "lateJoiners", "pinCommits")
+	f := d.fields(n, path, "type", "phases", "lateJoiners", "pinCommits", "confirmRemoval")
 	s.LateJoiners = d.lateJoiners(f["lateJoiners"], path+".lateJoiners")
 	s.PinCommits = d.pinCommits(f["pinCommits"], path+".pinCommits")
+	s.ConfirmRemoval = d.boolean(f["confirmRemoval"], path+".confirmRemoval")
 	if t := d.str(d.required(f, n, path, "type", "write type: phaseDeployment"), path+".type"); t != "phaseDeployment" && t != "" {
 		d.fail(f["type"], path+".type", "write type: phaseDeployment", "unknown strategy type %q", t)
 	}
@@ -187,9 +188,10 @@ func (d *dec) requirements(n *yaml.Node, path string) []targets.Requirement {
 
 // rolling parses spec.strategy: RollingSync (seed 003), RollingUpdate (seed 001), AllAtOnce.
 func (d *dec) rolling(s *Spec, n *yaml.Node) {
-	f := d.fields(n, "spec.strategy", "type", "rollingSync", "rollingUpdate", "deletionOrder", "lateJoiners", "pinCommits")
+	f := d.fields(n, "spec.strategy", "type", "rollingSync", "rollingUpdate", "deletionOrder", "lateJoiners", "pinCommits", "confirmRemoval")
 	s.LateJoiners = d.lateJoiners(f["lateJoiners"], "spec.strategy.lateJoiners")
 	s.PinCommits = d.pinCommits(f["pinCommits"], "spec.strategy.pinCommits")
+	s.ConfirmRemoval = d.boolean(f["confirmRemoval"], "spec.strategy.confirmRemoval")
 	t := d.oneOf(d.required(f, n, "spec.strategy", "type", "write type: RollingSync"), "spec.strategy.type", "AllAtOnce", "AllAtOnce", "RollingSync", "RollingUpdate")
 	s.Dialect = Dialect(t)
 	s.DeletionOrder = d.oneOf(f["deletionOrder"], "spec.strategy.deletionOrder", "AllAtOnce", "AllAtOnce", "Reverse")

@@ -42,6 +42,9 @@ type Spec struct {
 	// PinCommits (extension `pinCommits`, default true) makes the content children deploy
 	// from the parent's repository part of the revision, and pins them to its commit.
 	PinCommits bool
+	// ConfirmRemoval (extension `confirmRemoval`, default false): no child is removed before
+	// a person confirms it (control key confirm-removal).
+	ConfirmRemoval bool
 
 	// The revision, computed once by Parse (see Revision).
 	revision     *Revision

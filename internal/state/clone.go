@@ -16,6 +16,8 @@ func (s *State) Clone() *State {
 	out.Children = slices.Clone(s.Children)
 	out.Pinned = maps.Clone(s.Pinned)
 	out.Removing = slices.Clone(s.Removing)
+	out.Leaving = slices.Clone(s.Leaving)
+	out.Confirmed = slices.Clone(s.Confirmed)
 	out.Rejected = maps.Clone(s.Rejected)
 	if s.Paused != nil {
 		p := *s.Paused

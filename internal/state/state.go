@@ -27,6 +27,11 @@ type State struct {
 	// Removing lists deployed children the agent decided to remove; only these may be
 	// missing from a render.
 	Removing []string `json:"removing,omitempty"`
+	// Leaving are the other deployed children the agent decided to remove, after Removing
+	// (latest phase first); like Removing, they may be missing from a render.
+	Leaving []string `json:"leaving,omitempty"`
+	// Confirmed are leaving children whose removal a person confirmed (confirmRemoval).
+	Confirmed []string `json:"confirmed,omitempty"`
 	Rollout  *Rollout `json:"rollout,omitempty"`
 	// Paused holds every rollout (this one and the next) until resumed or Until passes.
 	Paused *Pause `json:"paused,omitempty"`

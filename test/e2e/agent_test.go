@@ -30,6 +30,8 @@ type phased struct {
 	onFail   string // the prod phases' onFailure action
 	versions map[string]string
 	metrics  string // the last started agent's metrics address
+	// confirmRemoval adds confirmRemoval: true to the spec.
+	confirmRemoval bool
 	// fresh, when set, is a workload version no cluster outside the admitted set may run
 	// while a rollout is active (read from the workload in each cluster).
 	fresh string
@@ -40,7 +42,11 @@ func newPhased(t *testing.T, name, onFail string) *phased {
 }
 
 func (r *phased) spec(version string) string {
-	return strings.ReplaceAll(framework.PhasedSpec(r.name, version, env.Git.URL), "action: rollback", "action: "+r.onFail)
+	s := strings.ReplaceAll(framework.PhasedSpec(r.name, version, env.Git.URL), "action: rollback", "action: "+r.onFail)
+	if r.confirmRemoval {
+		s = strings.Replace(s, "      type: phaseDeployment\n", "      type: phaseDeployment\n      confirmRemoval: true\n", 1)
+	}
+	return s
 }
 
 // commit puts version's spec in git (with the given workloads), and returns its revision.
@@ -162,19 +168,19 @@ func everywhere(version string) map[string]string {
 // syncs apps about twice (argo-cd#21502); a phased rollout must not.
 func (r *phased) syncedOnce(ctx context.Context, version string) {
 	r.t.Helper()
+	r.syncedOnceWhere(ctx, version, func(h v1alpha1.RevisionHistory) bool { return h.Source.Path == r.name+"/"+version })
+}
+
+// syncedOnceWhere checks that every child's history has exactly one entry that is what.
+func (r *phased) syncedOnceWhere(ctx context.Context, what string, is func(v1alpha1.RevisionHistory) bool) {
+	r.t.Helper()
 	for _, c := range env.Clusters {
 		a, err := env.App(ctx, r.name+"-"+c.Name)
 		if err != nil {
 			r.t.Fatal(err)
 		}
-		n := 0
-		for _, h := range a.Status.History {
-			if h.Source.Path == r.name+"/"+version {
-				n++
-			}
-		}
-		if n != 1 {
-			r.t.Errorf("%s synced %s %d times, want exactly once: %s", a.Name, version, n, historyOf(a))
+		if n := len(slices.DeleteFunc(slices.Clone(a.Status.History), func(h v1alpha1.RevisionHistory) bool { return !is(h) })); n != 1 {
+			r.t.Errorf("%s synced %s %d times, want exactly once: %s", a.Name, what, n, historyOf(a))
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
@@ -79,21 +80,7 @@ func (r *phased) pinnedTo(ctx context.Context) map[string]string {
 // syncedCommitOnce checks every child synced commit exactly once.
 func (r *phased) syncedCommitOnce(ctx context.Context, commit string) {
 	r.t.Helper()
-	for _, c := range env.Clusters {
-		a, err := env.App(ctx, r.name+"-"+c.Name)
-		if err != nil {
-			r.t.Fatal(err)
-		}
-		n := 0
-		for _, h := range a.Status.History {
-			if h.Revision == commit {
-				n++
-			}
-		}
-		if n != 1 {
-			r.t.Errorf("%s synced commit %.7s %d times, want exactly once: %s", a.Name, commit, n, historyOf(a))
-		}
-	}
+	r.syncedOnceWhere(ctx, "commit "+commit[:7], func(h v1alpha1.RevisionHistory) bool { return h.Revision == commit })
 }
 
 // TestEveryCommitIsPhased: children deploy a kustomize overlay at HEAD from the parent's
