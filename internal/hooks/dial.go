@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -64,6 +65,9 @@ func (g *guard) dial(ctx context.Context, network, addr string) (net.Conn, error
 	if err != nil {
 		return nil, fmt.Errorf("port %q: %w", portStr, err)
 	}
+	if err := numericHost(host); err != nil {
+		return nil, err
+	}
 	ips, err := g.lookup(ctx, host)
 	if err != nil {
 		return nil, err
@@ -86,6 +90,20 @@ func (g *guard) dial(ctx context.Context, network, addr string) (net.Conn, error
 		last = err
 	}
 	return nil, last
+}
+
+// numericHost refuses a host that looks like a number but is no canonical IP address
+// (2852039166, 0251.0376.0251.0376, 0x7f.1): other resolvers and libraries read such forms
+// as addresses, so one may name the metadata service behind a harmless-looking URL.
+func numericHost(host string) error {
+	if _, err := netip.ParseAddr(host); err == nil {
+		return nil
+	}
+	h := strings.ToLower(strings.TrimSuffix(host, "."))
+	if h != "" && h[0] >= '0' && h[0] <= '9' && strings.Trim(h, "0123456789abcdefx.") == "" {
+		return fmt.Errorf("%w: %q is a numeric host that is not a plain IP address", ErrRefused, host)
+	}
+	return nil
 }
 
 // client is the HTTP client of hooks: no proxy (it would bypass the guard), guarded dials,

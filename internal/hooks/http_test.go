@@ -153,6 +153,14 @@ func TestSSRFTable(t *testing.T) {
 		{"a hostname resolving to a refused address", "http://localhost:" + port + "/", false, "127.0.0.1 is loopback or private"},
 		{"a private range when not allowed", "http://10.1.2.3/", false, "loopback or private"},
 		{"the unspecified address", "http://0.0.0.0:" + port + "/", true, "not a unicast address"},
+		{"the IPv6 unspecified address", "http://[::]:" + port + "/", true, "not a unicast address"},
+		{"IPv4-mapped IPv6 metadata", "http://[::ffff:169.254.169.254]/", true, "cloud metadata address"},
+		{"a decimal IPv4 literal", "http://2852039166/", true, "numeric host"},
+		{"an octal IPv4 literal", "http://0251.0376.0251.0376/", true, "numeric host"},
+		{"a hex IPv4 literal", "http://0x7f.1/", true, "numeric host"},
+		{"a redirect to the metadata address", serve(t, func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "http://169.254.169.254/latest/meta-data/", http.StatusFound)
+		}).URL, true, "cloud metadata address"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -161,6 +169,17 @@ func TestSSRFTable(t *testing.T) {
 				t.Fatalf("got %s %q, want Errored with %q", res.Outcome, res.Message, c.want)
 			}
 		})
+	}
+}
+
+// TestANameWithOneRefusedAddressIsRefused: a name resolving to a public and a private
+// address is not trusted.
+func TestANameWithOneRefusedAddressIsRefused(t *testing.T) {
+	g := &guard{lookup: func(context.Context, string) ([]netip.Addr, error) {
+		return []netip.Addr{netip.MustParseAddr("93.184.216.34"), netip.MustParseAddr("10.0.0.7")}, nil
+	}}
+	if _, err := g.dial(context.Background(), "tcp", "mixed.example:80"); err == nil || !strings.Contains(err.Error(), "10.0.0.7 is loopback or private") {
+		t.Fatalf("refused for its private address: %v", err)
 	}
 }
 

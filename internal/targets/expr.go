@@ -68,7 +68,7 @@ func (c *Cache) Compile(src string) (*Program, error) {
 func (p *Program) Eval(s Subject) (bool, error) {
 	out, err := vm.Run(p.p, env{Name: s.Name, Server: s.Server, Labels: s.Labels, Annotations: s.Annotations, Values: s.Values})
 	if err != nil {
-		return false, fmt.Errorf("evaluate %q for %s: %w", p.src, s.Name, err)
+		return false, fmt.Errorf("evaluate %q for %s: %s", p.src, s.Name, oneLine(err.Error()))
 	}
 	b, ok := out.(bool)
 	if !ok {

@@ -1,0 +1,39 @@
+package targets
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestEvaluationIsBounded: an expression that would allocate without bound is stopped by
+// expr-lang's memory budget with a one-line error, quickly.
+func TestEvaluationIsBounded(t *testing.T) {
+	for _, src := range []string{
+		`len(repeat("a", 1000000000)) > 0`,
+		`all(1..100000000, {# > 0})`,
+		`len(map(1..10000, {map(1..10000, {#})})) > 0`,
+	} {
+		p, err := NewCache(1).Compile(src)
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		if _, err := p.Eval(Subject{Name: "a"}); err == nil || !strings.Contains(err.Error(), "memory budget exceeded") || strings.Contains(err.Error(), "\n") {
+			t.Fatalf("%s: want a one-line budget error, got %v", src, err)
+		}
+	}
+}
+
+// FuzzCompileEval: any source compiles or is refused, and a compiled one evaluates to a
+// boolean or an error — never a panic.
+func FuzzCompileEval(f *testing.F) {
+	for _, s := range []string{`labels.env == "prod"`, `name startsWith "prod-" && values.tier in ["a", "b"]`, `len(annotations) > 2`, `server matches "^https"`, `1 +`, `repeat("a", 10) == name`} {
+		f.Add(s, "prod-1", "prod")
+	}
+	f.Fuzz(func(t *testing.T, src, name, env string) {
+		p, err := NewCache(1).Compile(src)
+		if err != nil {
+			return
+		}
+		_, _ = p.Eval(Subject{Name: name, Labels: map[string]string{"env": env}, Values: map[string]string{"tier": env}})
+	})
+}
