@@ -36,7 +36,12 @@ func TestRemovalNeedsProof(t *testing.T) {
 			}
 		}
 	}
-	defer restore("dev-2", "prod-2")
+	t.Cleanup(func() { // after the agent stopped: the stack's inventory as the other tests expect it
+		restore("dev-2", "prod-2")
+		if err := env.PublishInventory(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
 
 	r.deleteClusterSecret(ctx, "prod-2")
 	r.eventually("ClusterAbsent")
