@@ -26,16 +26,19 @@ func (a *Agent) publish(ctx context.Context) (time.Time, error) {
 		return time.Time{}, fmt.Errorf("list cluster secrets: %w", err)
 	}
 	cms := a.kube.CoreV1().ConfigMaps(a.opts.Namespace)
-	cur, err := cms.Get(ctx, inputs.InventoryConfigMap, metav1.GetOptions{})
-	if err != nil && !apierrors.IsNotFound(err) {
-		return time.Time{}, fmt.Errorf("publish inventory: %w", err)
+	cur, getErr := cms.Get(ctx, inputs.InventoryConfigMap, metav1.GetOptions{})
+	if getErr != nil && !apierrors.IsNotFound(getErr) {
+		return time.Time{}, fmt.Errorf("publish inventory: %w", getErr)
+	}
+	if getErr != nil {
+		cur = nil
 	}
 	inv, gone, next := inventory.Hold(a.published(cur), Inventory(secrets), a.now(), a.opts.RemovalGrace)
 	b, err := inv.Encode()
 	if err != nil {
 		return time.Time{}, err
 	}
-	switch {
+	switch err = getErr; {
 	case err == nil && bytes.Equal([]byte(cur.Data[inventory.Key]), b):
 	case err == nil:
 		cur.Data = map[string]string{inventory.Key: string(b)}
