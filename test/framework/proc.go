@@ -21,6 +21,7 @@ import (
 type Proc struct {
 	Name    string
 	LogPath string
+	spec    ProcSpec // how it was started (Env.Restart starts it again so)
 	cmd     *exec.Cmd
 	done    chan struct{}
 	once    sync.Once
@@ -52,7 +53,7 @@ func startProc(logDir string, spec ProcSpec) (*Proc, error) {
 		_ = f.Close()
 		return nil, fmt.Errorf("start %s: %w", spec.Name, err)
 	}
-	p := &Proc{Name: spec.Name, LogPath: logPath, cmd: cmd, done: make(chan struct{})}
+	p := &Proc{Name: spec.Name, LogPath: logPath, spec: spec, cmd: cmd, done: make(chan struct{})}
 	go func() {
 		p.waitErr = cmd.Wait()
 		_ = f.Close()

@@ -1,0 +1,64 @@
+// Package faults is the fault-injection suite: a phased rollout on its own real stack
+// while the agent's API calls fail (409, 429, 500, resets, stalls), the API server and etcd
+// restart, the sidecar is killed and the repo-server restarted, and 100 renders hit the
+// plugin socket at once. It prints what it injected and what was lost (nothing may be).
+// CMP_PHASE_FAULTS=long runs more rollouts at a higher rate.
+package faults
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/cmp-phase/cmp-phase/test/framework"
+)
+
+var (
+	env                   *framework.Env
+	agentBin, cmpPhaseBin string
+)
+
+var fleet = []framework.Cluster{
+	{Name: "dev-1", Labels: map[string]string{"env": "dev"}},
+	{Name: "dev-2", Labels: map[string]string{"env": "dev"}},
+	{Name: "staging-1", Labels: map[string]string{"env": "staging"}},
+	{Name: "staging-2", Labels: map[string]string{"env": "staging"}},
+	{Name: "prod-1", Labels: map[string]string{"env": "prod"}},
+	{Name: "prod-2", Labels: map[string]string{"env": "prod"}},
+}
+
+func TestMain(m *testing.M) { os.Exit(run(m)) }
+
+func run(m *testing.M) int {
+	binDir, err := os.MkdirTemp("", "cmp-phase-faults-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(binDir)
+	if cmpPhaseBin, err = framework.BuildProject(binDir, "./cmd/cmp-phase"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if agentBin, err = framework.BuildProject(binDir, "./cmd/agent"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	env, err = framework.Start(context.Background(), framework.Options{Clusters: fleet,
+		Plugins: []framework.Plugin{{Name: "cmp-phase-v1", Start: framework.CmpPhaseSidecar(cmpPhaseBin)}}})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "start the fault stack: %v\n", err)
+		return 1
+	}
+	code := m.Run()
+	if code != 0 {
+		env.DumpLogs(os.Stderr, 4000)
+	}
+	env.Stop()
+	if err := framework.CheckNoneLeft(env); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return code
+}

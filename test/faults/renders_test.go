@@ -1,0 +1,88 @@
+package faults
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/argoproj/argo-cd/v3/cmpserver/apiclient"
+	"github.com/argoproj/argo-cd/v3/util/cmp"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+)
+
+// concurrentRenders sends n renders of the parent at the repository's head to the real
+// plugin socket at once; they must all succeed with the same manifests.
+func concurrentRenders(ctx context.Context, t *testing.T, n int) (ok, failed int) {
+	t.Helper()
+	parent, err := env.App(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := env.Git.Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen := ""
+	for _, e := range parent.Spec.Source.Plugin.Env {
+		if e.Name == "PHASE_GEN" {
+			gen = e.Value
+		}
+	}
+	conn, err := grpc.NewClient("unix://"+filepath.Join(env.PluginSockDir, "cmp-phase-v1.sock"), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	c := apiclient.NewConfigManagementPluginServiceClient(conn)
+	envs := []string{"ARGOCD_APP_NAME=" + name, "ARGOCD_APP_NAMESPACE=argocd", "ARGOCD_APP_REVISION=" + head,
+		"ARGOCD_APP_SOURCE_REPO_URL=" + env.Git.URL, "ARGOCD_APP_SOURCE_PATH=" + name + "/app", "ARGOCD_APP_SOURCE_TARGET_REVISION=HEAD", "ARGOCD_ENV_PHASE_GEN=" + gen}
+	var mu sync.Mutex
+	var first []byte
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			out, err := renderOnce(ctx, c, envs)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err != nil:
+				failed++
+				t.Logf("render %d: %v", i, err)
+			case first == nil:
+				first, ok = out, ok+1
+			case !bytes.Equal(first, out):
+				failed++
+				t.Logf("render %d differs", i)
+			default:
+				ok++
+			}
+		})
+	}
+	wg.Wait()
+	return ok, failed
+}
+
+func renderOnce(ctx context.Context, c apiclient.ConfigManagementPluginServiceClient, envs []string) ([]byte, error) {
+	stream, err := c.GenerateManifest(ctx)
+	if err != nil {
+		return nil, err
+	}
+	root := env.Git.WorkDir
+	if err := cmp.SendRepoStream(ctx, filepath.Join(root, name, "app"), root, stream, envs, []string{".git"}); err != nil {
+		return nil, err
+	}
+	resp, err := stream.CloseAndRecv()
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	for i, m := range resp.GetManifests() {
+		fmt.Fprintf(&b, "%s:%s\n", strconv.Itoa(i), m)
+	}
+	return b.Bytes(), nil
+}
