@@ -136,7 +136,14 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nspec:\n  generators: [{list: {elements: [{a: b}]}}]\n"))
 	exprs := targets.NewCache(64)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		_, err := Parse("fuzz.yaml", b, exprs)
+		var err error
+		done := make(chan struct{})
+		go func() { _, err = Parse("fuzz.yaml", b, exprs); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second): // bounded time: a liveness bound, not a target
+			t.Fatalf("Parse has not returned after 10 s on %q", b)
+		}
 		if es, ok := err.(Errors); ok {
 			for _, e := range es {
 				if e.File != "fuzz.yaml" || e.Path == "" {
