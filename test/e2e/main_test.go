@@ -38,20 +38,13 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	binDir, err := os.MkdirTemp("", "cmp-phase-bin-")
+	bins, err := framework.BuildBinaries()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer os.RemoveAll(binDir)
-	if cmpPhaseBin, err = framework.BuildProject(binDir, "./cmd/cmp-phase"); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	if agentBin, err = framework.BuildProject(binDir, "./cmd/agent"); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
+	defer os.RemoveAll(bins.Dir)
+	cmpPhaseBin, agentBin = bins.CmpPhase, bins.Agent
 	env, err = framework.Start(context.Background(), framework.Options{
 		Clusters:                 fleet,
 		ApplicationSetController: true,

@@ -31,20 +31,13 @@ var fleet = []framework.Cluster{
 func TestMain(m *testing.M) { os.Exit(run(m)) }
 
 func run(m *testing.M) int {
-	binDir, err := os.MkdirTemp("", "cmp-phase-faults-bin-")
+	bins, err := framework.BuildBinaries()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer os.RemoveAll(binDir)
-	if cmpPhaseBin, err = framework.BuildProject(binDir, "./cmd/cmp-phase"); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	if agentBin, err = framework.BuildProject(binDir, "./cmd/agent"); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
+	defer os.RemoveAll(bins.Dir)
+	cmpPhaseBin, agentBin = bins.CmpPhase, bins.Agent
 	env, err = framework.Start(context.Background(), framework.Options{Clusters: fleet,
 		Plugins: []framework.Plugin{{Name: "cmp-phase-v1", Start: framework.CmpPhaseSidecar(cmpPhaseBin)}}})
 	if err != nil {
