@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -75,9 +76,17 @@ func (r *Runner) send(ctx context.Context, client *http.Client, req *http.Reques
 		want = http.StatusOK
 	}
 	if resp.StatusCode != want {
-		return Result{Outcome: Failed, Status: resp.StatusCode, Message: fmt.Sprintf("status %d, want %d: %s", resp.StatusCode, want, b)}
+		return Result{Outcome: Failed, Status: resp.StatusCode, Message: withBody(fmt.Sprintf("status %d, want %d", resp.StatusCode, want), b)}
 	}
-	return Result{Outcome: Succeeded, Status: resp.StatusCode, Message: fmt.Sprintf("status %d: %s", resp.StatusCode, b)}
+	return Result{Outcome: Succeeded, Status: resp.StatusCode, Message: withBody(fmt.Sprintf("status %d", resp.StatusCode), b)}
+}
+
+// withBody adds the response body to a message, when there is one.
+func withBody(msg string, body []byte) string {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return msg
+	}
+	return msg + ": " + string(body)
 }
 
 // injectedHeaders are seed 000's headers plus the idempotency key.

@@ -209,3 +209,12 @@ func TestAURLFromAnAnnotationMustStillBeHTTP(t *testing.T) {
 		t.Fatalf("%s %q", res.Outcome, res.Message)
 	}
 }
+
+func TestAnEmptyBodyLeavesNoDanglingColon(t *testing.T) {
+	if got := withBody("status 200", []byte(" \n")); got != "status 200" {
+		t.Fatalf("%q", got)
+	}
+	if got := withBody("status 200", []byte("ok")); got != "status 200: ok" {
+		t.Fatalf("%q", got)
+	}
+}

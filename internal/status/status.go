@@ -182,7 +182,9 @@ func Table(w io.Writer, d Doc, now time.Time) error {
 			line("  %-30s %-10s %s", c.Name, c.Status, c.Reason)
 		}
 		for _, h := range p.Hooks {
-			line("  hook %-25s %-10s %s", h.Key, h.Status, h.Message)
+			// The key's width varies (per-cluster checks name the child): it goes after
+			// the status, so the columns stay aligned.
+			line("  %-30s %-10s %s", "hook", h.Status, h.Key+"  "+h.Message)
 		}
 	}
 	for _, r := range d.Rejected {

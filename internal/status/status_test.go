@@ -35,7 +35,7 @@ func TestTheTableFitsOneHundredColumns(t *testing.T) {
 			t.Errorf("%d columns: %q", n, l)
 		}
 	}
-	for _, want := range []string{"STATUS  Progressing of f508e54d2325 at prod", "soak ends in 1m0s", "PAUSED  by alice", "REFUSED jump=", "hook check/health/guestbook-prod-1"} {
+	for _, want := range []string{"STATUS  Progressing of f508e54d2325 at prod", "soak ends in 1m0s", "PAUSED  by alice", "REFUSED jump=", "check/health/guestbook-prod-1  status 200: ok"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("no %q in\n%s", want, b.String())
 		}
