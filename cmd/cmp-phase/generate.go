@@ -79,7 +79,7 @@ func generate(ctx context.Context, o generateOptions) ([][]byte, error) {
 	}
 	r := render.New(4)
 	in := render.Input{Spec: s, Inventory: inv, State: st, Env: env}
-	if in.Content, in.Unphased, err = inputs.Content(r, content.NewDigester(1, content.Limits{}), in, root, preview); err != nil {
+	if in.Content, in.Unphased, err = inputs.Content(r, content.NewDigester(1, content.Limits{}), in, root); err != nil {
 		return nil, err
 	}
 	return r.Render(in)

@@ -220,9 +220,14 @@ func (a *Agent) warn(p *pass, reason, msg string) {
 // parentRef is the parent Application as an Event's involved object (Argo CD's UI lists a
 // parent's Events by name, namespace and UID).
 func (a *Agent) parentRef(p *pass) *corev1.ObjectReference {
-	ref := &corev1.ObjectReference{APIVersion: "argoproj.io/v1alpha1", Kind: "Application", Namespace: a.opts.Namespace, Name: p.plan.Parent}
+	ref := a.applicationRef(p.plan.Parent)
 	if p.parent != nil {
 		ref.UID, ref.ResourceVersion = p.parent.UID, p.parent.ResourceVersion
 	}
 	return ref
+}
+
+// applicationRef is an Application of the agent's namespace as an Event's involved object.
+func (a *Agent) applicationRef(name string) *corev1.ObjectReference {
+	return &corev1.ObjectReference{APIVersion: "argoproj.io/v1alpha1", Kind: "Application", Namespace: a.opts.Namespace, Name: name}
 }

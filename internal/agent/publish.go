@@ -100,8 +100,7 @@ func (a *Agent) warnEveryParent(reason, msg string) {
 	}
 	for _, p := range plans {
 		if parent := p.Annotations[render.AnnotationParent]; parent != "" {
-			ref := &corev1.ObjectReference{APIVersion: "argoproj.io/v1alpha1", Kind: "Application", Namespace: a.opts.Namespace, Name: parent}
-			a.events.Event(ref, corev1.EventTypeWarning, reason, msg)
+			a.events.Event(a.applicationRef(parent), corev1.EventTypeWarning, reason, msg)
 		}
 	}
 }

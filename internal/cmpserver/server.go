@@ -143,7 +143,7 @@ func (s *Server) renderOnce(sp *spec.Spec, env render.Env, root string, preview 
 		return nil, err
 	}
 	in := render.Input{Spec: sp, Inventory: inv, State: st, Env: env}
-	if in.Content, in.Unphased, err = inputs.Content(s.renderer, s.digests, in, root, preview); err != nil {
+	if in.Content, in.Unphased, err = inputs.Content(s.renderer, s.digests, in, root); err != nil {
 		return nil, err
 	}
 	return s.renderer.Render(in)

@@ -94,8 +94,8 @@ func BenchmarkRenderPinned(b *testing.B) {
 					r, d = render.New(8), content.NewDigester(64, content.Limits{})
 				}
 				in := render.Input{Spec: sp, Inventory: inv, Env: render.Env{StateNamespace: "argocd",
-					Source: render.Source{RepoURL: "https://git.example.com/fleet", TargetRevision: "main", Commit: commit}}}
-				c, _, err := inputs.Content(r, d, in, root, false)
+					Source: render.Source{RepoURL: "https://git.example.com/fleet", TargetRevision: "HEAD", Commit: commit}}}
+				c, _, err := inputs.Content(r, d, in, root)
 				if err != nil || c == nil {
 					b.Fatal(err)
 				}

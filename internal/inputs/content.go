@@ -15,9 +15,10 @@ const Streamed = "streamed"
 // Content computes what the children deploy from the parent's repository checked out at
 // root, for in.Content (spec.pinCommits): nil when pinning is off, the parent's repository
 // is not known, or no child deploys from it. It also returns the children that follow a
-// moving ref the plugin cannot see. A preview takes the content of the revision the state
-// rolls out: its files are a person's working copy, not a commit.
-func Content(r *render.Renderer, d *content.Digester, in render.Input, root string, preview bool) (*spec.Content, map[string]string, error) {
+// moving ref the plugin cannot see. A streamed render (argocd app diff --local, previews
+// included) takes the content of the revision the state rolls out: its files are a
+// person's working copy, not a commit.
+func Content(r *render.Renderer, d *content.Digester, in render.Input, root string) (*spec.Content, map[string]string, error) {
 	if !in.Spec.PinCommits || in.Env.Source.RepoURL == "" {
 		return nil, nil, nil
 	}
@@ -28,7 +29,7 @@ func Content(r *render.Renderer, d *content.Digester, in render.Input, root stri
 	if len(deps.Uses) == 0 {
 		return nil, deps.Unphased, nil
 	}
-	if preview || in.Env.Source.Commit == Streamed {
+	if in.Env.Source.Commit == Streamed {
 		c, err := stateContent(in)
 		return c, deps.Unphased, err
 	}

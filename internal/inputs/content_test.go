@@ -117,7 +117,7 @@ func (f *fixture) at(root, commit string, st *state.State) ([]byte, string, [][]
 	f.t.Helper()
 	in := f.input(st, commit)
 	var err error
-	if in.Content, in.Unphased, err = inputs.Content(f.r, f.d, in, root, false); err != nil {
+	if in.Content, in.Unphased, err = inputs.Content(f.r, f.d, in, root); err != nil {
 		f.t.Fatal(err)
 	}
 	if in.Content == nil {
@@ -195,11 +195,11 @@ func TestContentFailsClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := f.input(nil, sha('1'))
-	_, _, err := inputs.Content(f.r, f.d, in, r.root, false)
+	_, _, err := inputs.Content(f.r, f.d, in, r.root)
 	if err == nil || !strings.Contains(err.Error(), "shop-staging-1") || !strings.Contains(err.Error(), "overlays/staging") {
 		t.Fatalf("a missing path names the child and the path: %v", err)
 	}
-	_, _, err = inputs.Content(f.r, f.d, f.input(nil, "main"), newRepo(t).root, false)
+	_, _, err = inputs.Content(f.r, f.d, f.input(nil, "main"), newRepo(t).root)
 	if err == nil || !strings.Contains(err.Error(), "not a commit SHA") {
 		t.Fatalf("no commit, no pin: %v", err)
 	}
@@ -211,7 +211,7 @@ func TestPinCommitsOff(t *testing.T) {
 	yaml := strings.Replace(pinnedSpec, "    type: RollingSync\n", "    type: RollingSync\n    pinCommits: false\n", 1)
 	f := newFixture(t, yaml)
 	in := f.input(nil, sha('1'))
-	c, _, err := inputs.Content(f.r, f.d, in, newRepo(t).root, false)
+	c, _, err := inputs.Content(f.r, f.d, in, newRepo(t).root)
 	if err != nil || c != nil {
 		t.Fatalf("pinning off: no content, got %v %v", c, err)
 	}
@@ -255,14 +255,14 @@ func TestParentOnABranch(t *testing.T) {
 	f := newFixture(t, pinnedSpec)
 	in := f.input(nil, sha('1'))
 	in.Env.Source.TargetRevision = "release"
-	c, unphased, err := inputs.Content(f.r, f.d, in, newRepo(t).root, false)
+	c, unphased, err := inputs.Content(f.r, f.d, in, newRepo(t).root)
 	if err != nil || c != nil || !strings.HasPrefix(unphased["shop-dev-1"], "https://git.example.com/Fleet@HEAD, ") {
 		t.Fatalf("children at HEAD under a parent on release are not phased: %v %v %v", c, unphased, err)
 	}
 	f = newFixture(t, strings.ReplaceAll(pinnedSpec, "targetRevision: HEAD", "targetRevision: release"))
 	in = f.input(nil, sha('1'))
 	in.Env.Source.TargetRevision = "release"
-	if c, _, err = inputs.Content(f.r, f.d, in, newRepo(t).root, false); err != nil || c == nil || c.Refs[0] != "release" {
+	if c, _, err = inputs.Content(f.r, f.d, in, newRepo(t).root); err != nil || c == nil || c.Refs[0] != "release" {
 		t.Fatalf("children on the parent's branch are phased: %+v %v", c, err)
 	}
 }

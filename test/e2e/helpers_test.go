@@ -33,7 +33,7 @@ func revisionOf(t *testing.T, yaml string) (string, []byte) {
 		t.Fatal(err)
 	}
 	in := render.Input{Spec: s, Inventory: env.Inventory(), Env: render.Env{Source: render.Source{RepoURL: env.Git.URL, TargetRevision: "HEAD", Commit: head}}}
-	c, _, err := inputs.Content(render.New(1), content.NewDigester(1, content.Limits{}), in, env.Git.WorkDir, false)
+	c, _, err := inputs.Content(render.New(1), content.NewDigester(1, content.Limits{}), in, env.Git.WorkDir)
 	if err != nil {
 		t.Fatal(err)
 	}

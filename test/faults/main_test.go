@@ -44,14 +44,5 @@ func run(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "start the fault stack: %v\n", err)
 		return 1
 	}
-	code := m.Run()
-	if code != 0 {
-		env.DumpLogs(os.Stderr, 4000)
-	}
-	env.Stop()
-	if err := framework.CheckNoneLeft(env); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return code
+	return env.Finish(m.Run())
 }

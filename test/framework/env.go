@@ -162,3 +162,17 @@ func (e *Env) Stop() {
 		_ = os.RemoveAll(e.Dir)
 	}
 }
+
+// Finish ends a test binary's run on the stack: the logs when the tests failed (code), the
+// stack stopped, and no program left behind. It returns the exit code.
+func (e *Env) Finish(code int) int {
+	if code != 0 {
+		e.DumpLogs(os.Stderr, 4000)
+	}
+	e.Stop()
+	if err := CheckNoneLeft(e); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return code
+}
