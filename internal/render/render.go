@@ -149,6 +149,35 @@ func (r *Renderer) children(docs [][]byte, in Input, body []byte, id string) ([]
 	}
 	slices.Sort(keys)
 	keys = slices.Compact(keys)
+	rendered, err := r.renderKeys(in, keys, body, id)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range keys {
+		if b, ok := rendered[k]; ok {
+			docs = append(docs, b)
+		}
+	}
+	return docs, nil
+}
+
+// Children renders the named children at the revision the state assigns each, byte for
+// byte as Render renders them: what the agent applies the moment the state admits them.
+// Every revision must be stored in the state.
+func (r *Renderer) Children(in Input, keys []string) (map[string][]byte, error) {
+	if err := checkState(in); err != nil {
+		return nil, err
+	}
+	if in.State == nil {
+		return nil, fmt.Errorf("render children: no state")
+	}
+	return r.renderKeys(in, keys, nil, "")
+}
+
+// renderKeys renders keys, each at the revision the state assigns it (body is revision
+// id's spec when the state does not store it yet).
+func (r *Renderer) renderKeys(in Input, keys []string, body []byte, id string) (map[string][]byte, error) {
+	st := in.State
 	byRev := map[string][]string{}
 	phaseOf := map[string]string{}
 	revisionOf := st.Assignments()
@@ -163,12 +192,7 @@ func (r *Renderer) children(docs [][]byte, in Input, body []byte, id string) ([]
 			return nil, err
 		}
 	}
-	for _, k := range keys {
-		if b, ok := rendered[k]; ok {
-			docs = append(docs, b)
-		}
-	}
-	return docs, nil
+	return rendered, nil
 }
 
 func revisionBody(st *state.State, rev, id string, body []byte) []byte {
