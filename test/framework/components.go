@@ -33,13 +33,17 @@ func (e *Env) startArgoCD(ctx context.Context) error {
 	if err := WaitTCP(ctx, repo, e.repoAddr); err != nil {
 		return err
 	}
-	ctrl, err := e.Start(ProcSpec{Name: "argocd-application-controller", Path: e.Tools.ArgoCD, Args: []string{
+	ctrlArgs := []string{
 		"--repo-server", e.repoAddr, "--repo-server-plaintext", "--redis", e.redisAddr,
 		"--metrics-port", strconv.Itoa(ports[3]),
 		"--app-resync", strconv.Itoa(int(e.opts.AppResync.Seconds())),
 		"--status-processors", "4", "--operation-processors", "4",
 		"--self-heal-timeout-seconds", "2", "--loglevel", "info",
-	}, Env: e.argoEnv("argocd-application-controller")})
+	}
+	if e.opts.AppResyncJitter > 0 {
+		ctrlArgs = append(ctrlArgs, "--app-resync-jitter", strconv.Itoa(int(e.opts.AppResyncJitter.Seconds())))
+	}
+	ctrl, err := e.Start(ProcSpec{Name: "argocd-application-controller", Path: e.Tools.ArgoCD, Args: ctrlArgs, Env: e.argoEnv("argocd-application-controller")})
 	if err != nil {
 		return err
 	}

@@ -31,6 +31,8 @@ type Options struct {
 	Clusters []Cluster
 	// AppResync is the application controller's --app-resync (default 10s).
 	AppResync time.Duration
+	// AppResyncJitter is its --app-resync-jitter (zero: Argo CD's default, 60s).
+	AppResyncJitter time.Duration
 	// ApplicationSetController also starts argocd-applicationset-controller with
 	// progressive syncs enabled.
 	ApplicationSetController bool
