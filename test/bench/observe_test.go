@@ -21,12 +21,12 @@ type record struct {
 	mu        sync.Mutex
 	syncStart map[string]time.Time // child → first sync operation seen after the commit
 	starts    map[string]map[time.Time]bool
-	ops       map[string]int          // child → operations requested after the commit
-	hadOp     map[string]bool         // child → an operation was pending at the last event
-	done      map[string]time.Time    // child → Synced, Healthy, on the commit, no sync running
-	workload  map[string]time.Time    // cluster → its workload holds the version
-	histBase  map[string]int64        // child → the highest history id before the run
-	histCount map[string]int          // child → history entries after the run's start
+	ops       map[string]int       // child → operations requested after the commit
+	hadOp     map[string]bool      // child → an operation was pending at the last event
+	done      map[string]time.Time // child → Synced, Healthy, on the commit, no sync running
+	workload  map[string]time.Time // cluster → its workload holds the version
+	histBase  map[string]int64     // child → the highest history id before the run
+	histCount map[string]int       // child → history entries after the run's start
 	children  map[string]framework.Cluster
 }
 
