@@ -120,10 +120,7 @@ func remove(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action) 
 		awaitConfirmation(st, prev, append(group, rest...), now, acts)
 		return true
 	}
-	st.Removing, st.Leaving = group, rest
-	for _, c := range group {
-		*acts = append(*acts, Action{Kind: ActDelete, Child: c, Reason: "removed from the fleet"})
-	}
+	st.Removing, st.Leaving = group, rest // the agent deletes what Removing lists
 	emit(st.Rollout, acts, now, EvClusterRemoving, "removing "+describe(group)+": the deployed revision no longer generates them")
 	return true
 }
@@ -144,7 +141,6 @@ func removing(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action
 		}
 		if _, live := o.Children[c]; live {
 			still = append(still, c)
-			*acts = append(*acts, Action{Kind: ActDelete, Child: c, Reason: "removed from the fleet"})
 			continue
 		}
 		forget(st, c)

@@ -17,6 +17,11 @@ type Observation struct {
 	OperationMessage    string
 	ReconciledAt        time.Time // status.reconciledAt
 	Health              string    // status.health.status
+	// OperationPending: an operation is requested and not started yet.
+	OperationPending bool
+	// OperationMarker is the admission marker (Marker) of the agent's sync in the last
+	// operation, when that sync was the agent's and synced the spec the child has now.
+	OperationMarker string
 }
 
 // Verdict is where one admitted child stands.
@@ -44,18 +49,25 @@ func (v Verdict) Status() state.ClusterStatus {
 // spec, any sync since admission must have succeeded, and the status must have been
 // reconciled after both admission and that sync. A child whose new spec needs no sync
 // (Synced on the new comparison, reconciled after admission) is done without an operation.
+//
+// The agent's own sync for this admission (its Marker) counts as since admission whatever
+// the clock says: Argo CD's timestamps are whole seconds, and a sync the agent starts at
+// admission can finish within the second it was admitted in.
 func Settle(o Observation, want string, admittedAt time.Time) (Verdict, string) {
 	switch {
 	case o.Revision != want:
 		return Waiting, fmt.Sprintf("the live child runs revision %q, not %q yet (the parent has not applied it)", o.Revision, want)
+	case o.OperationPending:
+		return Waiting, "sync requested"
 	case !o.SpecCompared:
 		return Waiting, "Argo CD has not compared the new spec yet"
 	}
 	synced := admittedAt
-	if !o.OperationFinishedAt.IsZero() && !o.OperationFinishedAt.Before(admittedAt) {
+	ours := o.OperationMarker != "" && o.OperationMarker == Marker(want, admittedAt)
+	if !o.OperationFinishedAt.IsZero() && (ours || !o.OperationFinishedAt.Before(admittedAt)) {
 		switch o.OperationPhase {
 		case "Succeeded":
-			synced = o.OperationFinishedAt
+			synced = later(o.OperationFinishedAt, admittedAt.Truncate(time.Second))
 		case "Failed":
 			return Failed, "sync Failed: " + o.OperationMessage
 		case "Error":
@@ -80,4 +92,18 @@ func Settle(o Observation, want string, admittedAt time.Time) (Verdict, string) 
 	default:
 		return Waiting, "health " + o.Health
 	}
+}
+
+// Marker names one admission of a child to a revision (or one return, in a rollback): the
+// agent writes it into the sync it starts (the operation's info), so that sync is known as
+// the one for this admission, across restarts and leaders.
+func Marker(rev string, since time.Time) string {
+	return rev + "@" + since.UTC().Format(time.RFC3339Nano)
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }

@@ -61,3 +61,40 @@ func TestSettle(t *testing.T) {
 		})
 	}
 }
+
+// TestSettleOwnSync: the sync the agent starts at admission is known by its marker, so
+// whole-second timestamps cannot hide it when it ends within the second of admission.
+func TestSettleOwnSync(t *testing.T) {
+	admitted := t0.Add(700 * time.Millisecond)
+	mine := Marker("r2", admitted)
+	cases := []struct {
+		name   string
+		change func(*Observation)
+		want   Verdict
+	}{
+		{"the agent's sync failed within the second of admission: Failed, not ignored", func(o *Observation) {
+			o.OperationMarker, o.OperationPhase, o.OperationFinishedAt, o.SyncStatus = mine, "Failed", t0, "OutOfSync"
+		}, Failed},
+		{"someone else's failed sync in that second, before admission, is not held against it", func(o *Observation) {
+			o.OperationPhase, o.OperationFinishedAt, o.SyncStatus = "Failed", t0, "OutOfSync"
+		}, Waiting},
+		{"the agent's sync succeeded within the second and the status was reconciled in it", func(o *Observation) {
+			o.OperationMarker, o.OperationFinishedAt, o.ReconciledAt = mine, t0, t0
+		}, Done},
+		{"a marker of another admission is not ours", func(o *Observation) {
+			o.OperationMarker, o.OperationPhase, o.OperationFinishedAt, o.SyncStatus = Marker("r2", t0), "Failed", t0, "OutOfSync"
+		}, Waiting},
+		{"a requested sync not started yet is waited for, even when the status says Synced", func(o *Observation) {
+			o.OperationPending = true
+		}, Waiting},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			o := healthy()
+			c.change(&o)
+			if got, why := Settle(o, "r2", admitted); got != c.want {
+				t.Fatalf("got %s (%s), want %s", got, why, c.want)
+			}
+		})
+	}
+}

@@ -73,12 +73,10 @@ type ActionKind string
 
 // Actions.
 const (
-	ActRerender ActionKind = "Rerender" // bump the parent's PHASE_GEN to the new generation
-	ActRequeue  ActionKind = "Requeue"  // come back at At
-	ActEvent    ActionKind = "Event"    // tell people (an Event on the parent)
-	ActDelete   ActionKind = "Delete"   // delete the child Application Child (a decided removal)
-	ActRunHook  ActionKind = "RunHook"  // make sure hook Key is running (start it unless it is)
-	ActConsume  ActionKind = "Consume"  // remove control key Key from the ConfigMap (acted on)
+	ActRequeue ActionKind = "Requeue" // come back at At
+	ActEvent   ActionKind = "Event"   // tell people (an Event on the parent)
+	ActRunHook ActionKind = "RunHook" // make sure hook Key is running (start it unless it is)
+	ActConsume ActionKind = "Consume" // remove control key Key from the ConfigMap (acted on)
 )
 
 // Action is one piece of I/O the engine asks for.
@@ -131,10 +129,15 @@ func Step(p Plan, cur *state.State, o Observed, now time.Time) (*state.State, []
 	if reflect.DeepEqual(cur, st) {
 		return cur, filterRequeue(acts), nil
 	}
+	if cur != nil && reasonsOnly(cur, st) && now.Before(cur.WrittenAt.Add(ReasonEvery)) {
+		next := cur.WrittenAt.Add(ReasonEvery)
+		// only why waiting clusters wait changed: not worth a write each time it does
+		return cur, append(filterRequeue(acts), Action{Kind: ActRequeue, At: next, Reason: "write the latest reasons"}), nil
+	}
 	st.Generation++
+	st.WrittenAt = now
 	if !reflect.DeepEqual(renderView(cur), renderView(st)) {
-		st.ViewGeneration = st.Generation
-		acts = append(acts, Action{Kind: ActRerender, Reason: fmt.Sprintf("state generation %d", st.Generation)})
+		st.ViewGeneration = st.Generation // the agent has the parent re-render it
 	}
 	return st, acts, nil
 }

@@ -38,6 +38,10 @@ type State struct {
 	// Rejected are the control edits refused, key → what was wrong, so each is reported once
 	// (and shown in the status key until fixed).
 	Rejected map[string]string `json:"rejected,omitempty"`
+	// WrittenAt is when the engine last decided a change (zero in states from before it):
+	// a change of nothing but waiting clusters' reasons is written at most every
+	// ReasonEvery after it.
+	WrittenAt time.Time `json:"writtenAt,omitzero"`
 }
 
 // Pause is a person's pause.
