@@ -24,6 +24,10 @@ const (
 	// PlanUnphasedKey lists children whose sources follow a moving ref the plugin cannot
 	// see (child → repoURL@ref): their changes are not phased.
 	PlanUnphasedKey = "unphased.json"
+	// PlanChildrenKey says how the render that wrote the plan renders children (their
+	// namespace and sync options, from the parent's environment), so the agent can apply
+	// an admitted child with the very bytes that render produces.
+	PlanChildrenKey = "children.json"
 	LabelPlan       = "cmp-phase.io/plan"
 	// AnnotationParent names the parent Application that rendered the plan (the agent bumps
 	// its PHASE_GEN).
@@ -78,8 +82,12 @@ func planDoc(in Input, body []byte, id string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode plan: %w", err)
 	}
+	cb, err := json.Marshal(ChildEnv{Namespace: childNamespace(in), SyncOptions: syncOptions(in.Env)})
+	if err != nil {
+		return nil, fmt.Errorf("encode plan: %w", err)
+	}
 	var gen int64
-	data := map[string]string{PlanSpecKey: string(body), PlanPhasesKey: string(pb), PlanRevisionKey: id}
+	data := map[string]string{PlanSpecKey: string(body), PlanPhasesKey: string(pb), PlanRevisionKey: id, PlanChildrenKey: string(cb)}
 	if len(in.Unphased) > 0 {
 		ub, err := json.Marshal(in.Unphased)
 		if err != nil {
@@ -125,6 +133,12 @@ func planDoc(in Input, body []byte, id string) ([]byte, error) {
 	return b, nil
 }
 
+// ChildEnv is what a render reads from the parent's environment to render children.
+type ChildEnv struct {
+	Namespace   string `json:"namespace"`
+	SyncOptions string `json:"syncOptions"`
+}
+
 // Plan is a decoded plan ConfigMap: what the agent drives.
 type Plan struct {
 	Rollout   string
@@ -141,6 +155,9 @@ type Plan struct {
 	Unphased map[string]string
 	// ConfirmRemoval: no child is removed before a person confirms it.
 	ConfirmRemoval bool
+	// Children is how the render that wrote the plan renders children (nil: a plan from
+	// before it said so).
+	Children *ChildEnv
 }
 
 // DecodePlan reads a plan ConfigMap back, compiling the phases' targets.
@@ -186,6 +203,12 @@ func DecodePlan(cm *corev1.ConfigMap, exprs *targets.Cache) (*Plan, error) {
 	if b := cm.Data[PlanUnphasedKey]; b != "" {
 		if err := json.Unmarshal([]byte(b), &p.Unphased); err != nil {
 			return nil, fmt.Errorf("plan %s/%s %s: %w", cm.Namespace, cm.Name, PlanUnphasedKey, err)
+		}
+	}
+	if b := cm.Data[PlanChildrenKey]; b != "" {
+		p.Children = &ChildEnv{}
+		if err := json.Unmarshal([]byte(b), p.Children); err != nil {
+			return nil, fmt.Errorf("plan %s/%s %s: %w", cm.Namespace, cm.Name, PlanChildrenKey, err)
 		}
 	}
 	p.ConfirmRemoval = doc.ConfirmRemoval

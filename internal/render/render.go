@@ -58,6 +58,14 @@ func childNamespace(in Input) string {
 	}
 }
 
+// syncOptions is the sync-options annotation children get.
+func syncOptions(env Env) string {
+	if env.SyncOptions == "" {
+		return DefaultSyncOptions
+	}
+	return env.SyncOptions
+}
+
 // Input is everything one render depends on.
 type Input struct {
 	Spec      *spec.Spec
@@ -218,10 +226,7 @@ func (r *Renderer) renderRevision(rendered map[string][]byte, in Input, rev stri
 	if err != nil {
 		return fmt.Errorf("revision %s: %w", rev, err)
 	}
-	syncOpts := in.Env.SyncOptions
-	if syncOpts == "" {
-		syncOpts = DefaultSyncOptions
-	}
+	syncOpts := syncOptions(in.Env)
 	var missing []string
 	slots := map[string]string{slotRollout: in.Spec.Name, slotRevision: rev, slotSyncOpts: syncOpts, slotNS: childNamespace(in)}
 	// One buffer for every child of the revision: children are sub-slices of it.
