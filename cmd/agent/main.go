@@ -28,6 +28,8 @@ import (
 type options struct {
 	agent       agent.Options
 	kubeconfig  string
+	qps         float64 // client-side rate limit of API requests
+	burst       int
 	logLevel    string
 	metricsAddr string
 	election    election
@@ -55,6 +57,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.agent.Namespace, "namespace", "argocd", "namespace of the Applications, cluster Secrets and cmp-phase ConfigMaps")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig (default: in-cluster)")
+	fs.Float64Var(&o.qps, "kube-api-qps", 50, "requests per second to the API server, sustained (client-go's 5 made every phase wait on the agent's own throttle)")
+	fs.IntVar(&o.burst, "kube-api-burst", 100, "requests to the API server in a burst")
 	fs.DurationVar(&o.agent.Resync, "resync", 5*time.Minute, "reconcile every rollout at least this often")
 	fs.DurationVar(&o.agent.ConfirmAfter, "confirm-after", 30*time.Second, "ask again for a parent re-render not seen after this long")
 	fs.DurationVar(&o.agent.RemovalGrace, "removal-grace", 10*time.Minute, "how long a cluster whose Secret is gone keeps its children before they are removed (kept in the inventory ConfigMap)")
@@ -117,7 +121,9 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 }
 
 // faults reads the test-only fault injection: CMP_PHASE_AGENT_FAULT=exit-after-write makes
-// the process exit right after every state write, exit-before-write right before the next.
+// the process exit right after every state write, exit-before-write right before the next,
+// exit-after-rerender right after asking a parent to re-render, exit-after-move right
+// after moving a child.
 // The crash-resume test uses it; nothing else should.
 func faults(log *slog.Logger) agent.Faults {
 	exit := func(where string) func(string, int64) {
@@ -131,6 +137,13 @@ func faults(log *slog.Logger) agent.Faults {
 		return agent.Faults{AfterWrite: exit("after write")}
 	case "exit-before-write":
 		return agent.Faults{BeforeWrite: exit("before write")}
+	case "exit-after-rerender":
+		return agent.Faults{AfterRerender: exit("after asking for a re-render")}
+	case "exit-after-move":
+		return agent.Faults{AfterMove: func(rollout, child string) {
+			log.Warn("fault injected: exiting", "where", "after moving a child", "rollout", rollout, "child", child)
+			os.Exit(3)
+		}}
 	}
 	return agent.Faults{}
 }

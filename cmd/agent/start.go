@@ -37,6 +37,7 @@ func start(ctx context.Context, o options, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	cfg.QPS, cfg.Burst = float32(o.qps), o.burst
 	kube, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return fmt.Errorf("kube client: %w", err)

@@ -17,16 +17,16 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
-// act does the I/O the engine asked for, after the state was written: the parent must name
-// a generation at least the last render-relevant one; until the parent's render of it has
-// arrived (the plan's generation annotation) nothing else happens, and the re-render is
-// asked for again after ConfirmAfter (with a hard refresh when configured). Then decided
-// removals are carried out and admitted children that do not sync themselves are synced.
+// act does the I/O the engine asked for, after the state was written, as the re-render
+// protocol (decideRerender) says: point the parent's PHASE_GEN at the state, apply the
+// children the state moves when that is safe (enact), ask again for a render that did not
+// arrive; once the parent's render of the state has arrived, carry out decided removals
+// and sync admitted children that do not sync themselves.
 func (a *Agent) act(ctx context.Context, p *pass, st *state.State, acts []rollout.Action) (time.Time, error) {
 	var requeue time.Time
 	for _, act := range acts {
-		if act.Kind == rollout.ActRequeue && (requeue.IsZero() || act.At.Before(requeue)) {
-			requeue = act.At
+		if act.Kind == rollout.ActRequeue {
+			requeue = earliest(requeue, act.At)
 		}
 	}
 	if st == nil {
@@ -39,33 +39,38 @@ func (a *Agent) act(ctx context.Context, p *pass, st *state.State, acts []rollou
 		return requeue, nil
 	}
 	name, now := p.plan.Rollout, a.now()
-	if p.phaseGen < st.ViewGeneration {
+	mem := a.remembered(name)
+	d := decideRerender(viewOf(p.parent, p.planGen, st.ViewGeneration, mem), now, a.opts.ConfirmAfter)
+	if d.SetPhaseGen {
 		if err := SetPhaseGen(ctx, a.argo, a.opts.Namespace, p.plan.Parent, st.Generation); err != nil {
 			return requeue, err
 		}
-		a.setAsked(name, now)
-		a.log.Info("re-render requested", "rollout", name, "parent", p.plan.Parent, "generation", st.Generation)
-		return earliest(requeue, now.Add(a.opts.ConfirmAfter)), nil
-	}
-	if asked, ok := a.confirmed(name, p.planGen, st.ViewGeneration); ok {
-		a.metrics.rerender.WithLabelValues(name).Observe(now.Sub(asked).Seconds())
-	}
-	if p.planGen < st.ViewGeneration && awaitsManualSync(p.parent, st.ViewGeneration) {
-		// A parent without automated sync shows the change (argocd app diff) until a person
-		// syncs it: that is the preview, not a lost re-render.
-		a.log.Debug("waiting for the parent's sync", "rollout", name, "parent", p.plan.Parent)
-		return earliest(requeue, now.Add(a.opts.ConfirmAfter)), nil
-	}
-	if p.planGen < st.ViewGeneration {
-		asked := a.askedAt(name, now)
-		if !now.Before(asked.Add(a.opts.ConfirmAfter)) {
-			if err := a.askAgain(ctx, p, st); err != nil {
-				return requeue, err
-			}
-			asked = now
-			a.setAsked(name, now)
+		mem.set, mem.before = st.Generation, -1
+		if p.parent != nil {
+			mem.before = PhaseGen(p.parent)
 		}
-		return earliest(requeue, asked.Add(a.opts.ConfirmAfter)), nil
+		a.log.Info("re-render requested", "rollout", name, "parent", p.plan.Parent, "generation", st.Generation)
+		if a.faults.AfterRerender != nil {
+			a.faults.AfterRerender(name, st.Generation)
+		}
+	}
+	if d.AskAgain {
+		if err := a.askAgain(ctx, p, st); err != nil {
+			return requeue, err
+		}
+	}
+	if d.Confirmed && !mem.asked.IsZero() {
+		a.metrics.rerender.WithLabelValues(name).Observe(now.Sub(mem.asked).Seconds())
+	}
+	mem.asked = d.Asked
+	a.remember(name, mem)
+	if d.Enact {
+		if err := a.enact(ctx, p, st); err != nil {
+			return requeue, err
+		}
+	}
+	if !d.Confirmed {
+		return earliest(requeue, d.Requeue), nil
 	}
 	// The removals the state records, not only this pass's actions: a delete decided while
 	// the render had not arrived is carried out on a later pass, whose state is unchanged.
@@ -75,15 +80,6 @@ func (a *Agent) act(ctx context.Context, p *pass, st *state.State, acts []rollou
 		}
 	}
 	return requeue, a.startSyncs(ctx, p, st)
-}
-
-// awaitsManualSync reports a parent without automated sync that has rendered generation
-// view (its PHASE_GEN names it) and is OutOfSync: it waits for a person's sync.
-func awaitsManualSync(parent *v1alpha1.Application, view int64) bool {
-	if parent == nil || (parent.Spec.SyncPolicy != nil && parent.Spec.SyncPolicy.IsAutomatedSyncEnabled()) {
-		return false
-	}
-	return PhaseGen(parent) >= view && parent.Status.Sync.Status == v1alpha1.SyncStatusCodeOutOfSync
 }
 
 // askAgain re-requests a re-render that did not arrive: PHASE_GEN again (a no-op when it is
@@ -148,32 +144,22 @@ func earliest(a, b time.Time) time.Time {
 	return a
 }
 
-func (a *Agent) setAsked(name string, at time.Time) {
+// remember keeps what the agent knows of a rollout's re-render (a zero asked: forget it).
+func (a *Agent) remember(name string, n named) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.asked[name] = at
+	if n.asked.IsZero() {
+		delete(a.asked, name)
+		return
+	}
+	a.asked[name] = n
 }
 
-// askedAt is when the rollout's re-render was last asked for; a fresh agent counts from now.
-func (a *Agent) askedAt(name string, now time.Time) time.Time {
+// remembered is what the agent knows of a rollout's re-render (zero: nothing).
+func (a *Agent) remembered(name string) named {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if _, ok := a.asked[name]; !ok {
-		a.asked[name] = now
-	}
 	return a.asked[name]
-}
-
-// confirmed reports, once, that the render asked for at the returned time has arrived.
-func (a *Agent) confirmed(name string, planGen, view int64) (time.Time, bool) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	asked, ok := a.asked[name]
-	if !ok || planGen < view {
-		return time.Time{}, false
-	}
-	delete(a.asked, name)
-	return asked, true
 }
 
 // PhaseGen is the generation a parent's PHASE_GEN names, 0 when unset or unreadable.

@@ -86,10 +86,13 @@ func (o Options) withDefaults() Options {
 }
 
 // Faults lets a test stop the agent at the points a crash matters: right before and right
-// after a state write. Nil fields do nothing.
+// after a state write, right after asking the parent to re-render, right after moving a
+// child. Nil fields do nothing.
 type Faults struct {
-	BeforeWrite func(rollout string, generation int64)
-	AfterWrite  func(rollout string, generation int64)
+	BeforeWrite   func(rollout string, generation int64)
+	AfterWrite    func(rollout string, generation int64)
+	AfterRerender func(rollout string, generation int64)
+	AfterMove     func(rollout, child string)
 }
 
 // Agent drives the rollouts of one namespace.
@@ -113,7 +116,7 @@ type Agent struct {
 	mu       sync.Mutex
 	inv      *inventory.Inventory // last published
 	invBytes []byte               // its encoding, to tell a change
-	asked    map[string]time.Time // rollout → when its re-render was last asked for
+	asked    map[string]named     // rollout → the re-render it last asked for
 }
 
 // New makes an agent. events may be nil (no Kubernetes Events).
@@ -127,7 +130,7 @@ func New(kube kubernetes.Interface, argo argoclient.Interface, opts Options, log
 		renderer: render.New(64), exprs: targets.NewCache(1024), now: time.Now,
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "cmp-phase-agent"}),
-		asked: map[string]time.Time{},
+		asked: map[string]named{},
 		hooks: hooks.New(opts.Hooks), metrics: newMetrics(opts.Metrics),
 		runs: hookRuns{inFlight: map[string]bool{}, results: map[string]map[string]rollout.HookResult{}, hosts: map[string]chan struct{}{}},
 	}

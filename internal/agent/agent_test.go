@@ -147,19 +147,3 @@ func TestPhaseGenReadsTheParentsPluginEnv(t *testing.T) {
 		t.Fatal("a negative generation reads as none")
 	}
 }
-
-func TestAManualParentThatShowsTheChangeWaitsForAPerson(t *testing.T) {
-	parent := &v1alpha1.Application{Spec: v1alpha1.ApplicationSpec{Source: &v1alpha1.ApplicationSource{Plugin: &v1alpha1.ApplicationSourcePlugin{
-		Env: v1alpha1.Env{{Name: PhaseGenEnv, Value: "7"}}}}}}
-	parent.Status.Sync.Status = v1alpha1.SyncStatusCodeOutOfSync
-	if !awaitsManualSync(parent, 7) {
-		t.Fatal("a manual parent, OutOfSync on generation 7, waits for its sync")
-	}
-	if awaitsManualSync(parent, 8) {
-		t.Fatal("a parent that has not rendered generation 8 is asked again")
-	}
-	parent.Spec.SyncPolicy = &v1alpha1.SyncPolicy{Automated: &v1alpha1.SyncPolicyAutomated{}}
-	if awaitsManualSync(parent, 7) {
-		t.Fatal("an automated parent syncs itself")
-	}
-}

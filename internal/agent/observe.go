@@ -18,13 +18,39 @@ func Observe(app *v1alpha1.Application) rollout.Observation {
 	if app.Status.ReconciledAt != nil {
 		o.ReconciledAt = app.Status.ReconciledAt.Time
 	}
+	o.OperationPending = app.Operation != nil
 	if op := app.Status.OperationState; op != nil {
 		o.OperationPhase, o.OperationMessage = string(op.Phase), op.Message
 		if op.FinishedAt != nil {
 			o.OperationFinishedAt = op.FinishedAt.Time
 		}
+		if syncedSpec(app, op.SyncResult) {
+			o.OperationMarker = markerOf(op.Operation.Info)
+		}
 	}
 	return o
+}
+
+// markerOf is the agent's admission marker among an operation's info, "" when none.
+func markerOf(info []*v1alpha1.Info) string {
+	for _, i := range info {
+		if i != nil && i.Name == MarkerInfo {
+			return i.Value
+		}
+	}
+	return ""
+}
+
+// syncedSpec reports whether a sync result is of the source(s) the child has now (no
+// result yet: it is, the sync runs with the spec).
+func syncedSpec(app *v1alpha1.Application, r *v1alpha1.SyncOperationResult) bool {
+	if r == nil {
+		return true
+	}
+	if app.Spec.HasMultipleSources() {
+		return r.Sources.Equals(app.Spec.Sources)
+	}
+	return r.Source.Equals(app.Spec.Source)
 }
 
 // compared reports whether the status compares the spec the child has now: the same

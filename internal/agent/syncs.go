@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
@@ -44,7 +45,14 @@ func NeedsSync(app *v1alpha1.Application, rev string, admittedAt time.Time) bool
 		return false
 	}
 	op := app.Status.OperationState
-	return op == nil || op.StartedAt.Time.Before(admittedAt)
+	if op == nil {
+		return true
+	}
+	if markerOf(op.Operation.Info) == rollout.Marker(rev, admittedAt) && syncedSpec(app, op.SyncResult) {
+		return false // the agent started this admission's sync already
+	}
+	// Argo CD's timestamps are whole seconds: a sync started in the second of admission counts.
+	return op.StartedAt.Time.Before(admittedAt.Truncate(time.Second))
 }
 
 // sync sets the child's operation, like argocd app sync: only when none is present, with

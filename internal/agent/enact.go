@@ -1,0 +1,166 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/rollout"
+	"github.com/cmp-phase/cmp-phase/internal/spec"
+	"github.com/cmp-phase/cmp-phase/internal/state"
+)
+
+// MarkerInfo is the name of the operation info entry that carries the agent's admission
+// marker (rollout.Marker) in the syncs it starts.
+const MarkerInfo = "cmp-phase.io/admission"
+
+// enact applies the moves the state decided (rollout.Moving) that the live children do not
+// show yet: each child gets the spec, labels and annotations the parent's render of this
+// state holds — byte for byte the same render — and its sync starts in the same write.
+// The child moves the moment it is admitted, not after the parent's re-render and sync
+// and the child's own refresh; the parent's render then finds nothing to change.
+func (a *Agent) enact(ctx context.Context, p *pass, st *state.State) error {
+	env := p.plan.Children
+	if env == nil || env.Namespace != a.opts.Namespace {
+		return nil // a plan that does not say how it renders children, or children we do not watch
+	}
+	live := make(map[string]string, len(p.observed))
+	for name, o := range p.observed {
+		live[name] = o.Revision
+	}
+	moves := rollout.Moving(st, live)
+	if len(moves) == 0 {
+		return nil
+	}
+	keys := make([]string, len(moves))
+	for i, m := range moves {
+		keys[i] = m.Child
+	}
+	in := render.Input{Spec: &spec.Spec{Name: p.plan.Rollout, Namespace: env.Namespace}, Inventory: a.inventory(), State: st,
+		Env: render.Env{SyncOptions: env.SyncOptions, StateNamespace: a.opts.Namespace}}
+	docs, err := a.renderer.Children(in, keys)
+	if err != nil {
+		return fmt.Errorf("render the children rollout %s moves: %w", p.plan.Rollout, err)
+	}
+	for _, m := range moves {
+		err := a.move(ctx, p.children[m.Child], docs[m.Child], rollout.Marker(m.Revision, m.Since))
+		if errors.Is(err, errMoved) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		a.log.Info("child moved", "rollout", p.plan.Rollout, "child", m.Child, "revision", m.Revision)
+		if a.faults.AfterMove != nil {
+			a.faults.AfterMove(p.plan.Rollout, m.Child)
+		}
+	}
+	return nil
+}
+
+// move patches one live child to the rendered doc and starts its sync, guarded by the
+// resourceVersion read: a conflict means the child changed meanwhile, and the next pass
+// (its watch event) decides again.
+func (a *Agent) move(ctx context.Context, live *v1alpha1.Application, doc []byte, marker string) error {
+	var want v1alpha1.Application
+	if err := json.Unmarshal(doc, &want); err != nil {
+		return fmt.Errorf("move %s: decode its render: %w", live.Name, err)
+	}
+	patch, err := movePatch(live, &want, marker)
+	if err != nil {
+		return fmt.Errorf("move %s: %w", live.Name, err)
+	}
+	_, err = a.argo.ArgoprojV1alpha1().Applications(live.Namespace).Patch(ctx, live.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+	switch {
+	case apierrors.IsConflict(err):
+		// Changed since the cache read it (often: our own move, not cached yet). Its watch
+		// event brings the rollout back, and the next pass decides on what it is now.
+		a.log.Debug("child changed before its move", "child", live.Name)
+		return errMoved
+	case err != nil:
+		return fmt.Errorf("move %s: %w", live.Name, err)
+	}
+	return nil
+}
+
+// errMoved says a move was not made because the child changed meanwhile.
+var errMoved = errors.New("child changed before its move")
+
+// movePatch is the merge patch that gives live the rendered spec, sets the rendered labels
+// and annotations (others, like Argo CD's tracking annotation, are kept), and requests a
+// sync carrying marker unless an operation is pending. It is conditional on live's
+// resourceVersion.
+func movePatch(live, want *v1alpha1.Application, marker string) ([]byte, error) {
+	type doc struct {
+		Metadata  metav1.ObjectMeta        `json:"metadata"`
+		Spec      v1alpha1.ApplicationSpec `json:"spec"`
+		Operation *v1alpha1.Operation      `json:"operation,omitempty"`
+	}
+	from := doc{Metadata: metav1.ObjectMeta{Labels: live.Labels, Annotations: live.Annotations}, Spec: live.Spec, Operation: live.Operation}
+	to := doc{Metadata: metav1.ObjectMeta{Labels: overlay(live.Labels, want.Labels), Annotations: overlay(live.Annotations, want.Annotations)},
+		Spec: want.Spec, Operation: live.Operation}
+	if live.Operation == nil {
+		to.Operation = syncOperation(&want.Spec, marker)
+	}
+	a, err := json.Marshal(from)
+	if err != nil {
+		return nil, fmt.Errorf("encode: %w", err)
+	}
+	b, err := json.Marshal(to)
+	if err != nil {
+		return nil, fmt.Errorf("encode: %w", err)
+	}
+	patch, err := jsonpatch.CreateMergePatch(a, b)
+	if err != nil {
+		return nil, fmt.Errorf("merge patch: %w", err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(patch, &m); err != nil {
+		return nil, fmt.Errorf("merge patch: %w", err)
+	}
+	meta, _ := m["metadata"].(map[string]any)
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	meta["resourceVersion"] = live.ResourceVersion
+	m["metadata"] = meta
+	return json.Marshal(m)
+}
+
+func overlay(base, top map[string]string) map[string]string {
+	out := maps.Clone(base)
+	if out == nil {
+		out = map[string]string{}
+	}
+	maps.Copy(out, top)
+	return out
+}
+
+// syncOperation is the sync the agent starts for a child, as Argo CD's automated sync
+// would (its prune setting, sync options and retry), marked as the agent's.
+func syncOperation(spec *v1alpha1.ApplicationSpec, marker string) *v1alpha1.Operation {
+	op := &v1alpha1.Operation{
+		Sync:        &v1alpha1.SyncOperation{},
+		InitiatedBy: v1alpha1.OperationInitiator{Username: "cmp-phase-agent", Automated: true},
+		Info:        []*v1alpha1.Info{{Name: MarkerInfo, Value: marker}},
+	}
+	if sp := spec.SyncPolicy; sp != nil {
+		op.Sync.SyncOptions = sp.SyncOptions
+		if sp.IsAutomatedSyncEnabled() {
+			op.Sync.Prune = sp.Automated.GetPrune()
+		}
+		if sp.Retry != nil {
+			op.Retry = *sp.Retry
+		}
+	}
+	return op
+}
