@@ -17,6 +17,7 @@ type record struct {
 	version  string
 	commitAt time.Time // the commit landed in the repository
 	refresh  time.Time // the webhook was sent (zero when polling)
+	writes   int       // state writes the rollout took (cmp-phase)
 
 	mu        sync.Mutex
 	syncStart map[string]time.Time // child → first sync operation seen after the commit

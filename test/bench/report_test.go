@@ -16,12 +16,13 @@ type result struct {
 	batchHops  []time.Duration // one member done → the next member of its step syncing
 	outOfOrder bool            // a member synced before the previous step, or its batch, was done
 	redundant  int             // syncs beyond one per child
+	writes     int             // state writes (cmp-phase)
 }
 
 func (r *record) result() result {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var out result
+	out := result{writes: r.writes}
 	announced := r.commitAt
 	if !r.refresh.IsZero() {
 		announced = r.refresh
@@ -84,7 +85,7 @@ func secs(d time.Duration) string { return fmt.Sprintf("%.2f", d.Seconds()) }
 // summary is one setup's figures over the runs of a mode.
 type summary struct {
 	totals, firsts, phaseHops, batchHops []time.Duration
-	outOfOrder, redundant                int
+	outOfOrder, redundant, writes        int
 }
 
 func summarize(rs []result) summary {
@@ -95,6 +96,7 @@ func summarize(rs []result) summary {
 		s.phaseHops = append(s.phaseHops, r.phaseHops...)
 		s.batchHops = append(s.batchHops, r.batchHops...)
 		s.redundant += r.redundant
+		s.writes += r.writes
 		if r.outOfOrder {
 			s.outOfOrder++
 		}
@@ -107,15 +109,19 @@ func summarize(rs []result) summary {
 func report(w io.Writer, title string, order []*setup, runs map[string][]result) map[string]summary {
 	out := map[string]summary{}
 	fmt.Fprintf(w, "\n%s\n", title)
-	fmt.Fprintf(w, "| setup | runs | total min / median / max (s) | first sync median (s) | phase hop p50 / p99 (s) | batch hop p50 / p99 (s) | out-of-order runs | redundant syncs |\n")
-	fmt.Fprintf(w, "|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "| setup | runs | total min / median / max (s) | first sync median (s) | phase hop p50 / p99 (s) | batch hop p50 / p99 (s) | out-of-order runs | redundant syncs | state writes per run |\n")
+	fmt.Fprintf(w, "|---|---|---|---|---|---|---|---|---|\n")
 	for _, st := range order {
 		s := summarize(runs[st.name])
 		out[st.name] = s
-		fmt.Fprintf(w, "| %s | %d | %s / %s / %s | %s | %s / %s | %s / %s | %d | %d |\n", label(st), len(runs[st.name]),
+		writes := "—"
+		if st.phased() && len(runs[st.name]) > 0 {
+			writes = fmt.Sprintf("%.1f", float64(s.writes)/float64(len(runs[st.name])))
+		}
+		fmt.Fprintf(w, "| %s | %d | %s / %s / %s | %s | %s / %s | %s / %s | %d | %d | %s |\n", label(st), len(runs[st.name]),
 			secs(quantile(s.totals, 0)), secs(quantile(s.totals, 0.5)), secs(quantile(s.totals, 1)),
 			secs(quantile(s.firsts, 0.5)), secs(quantile(s.phaseHops, 0.5)), secs(quantile(s.phaseHops, 0.99)),
-			secs(quantile(s.batchHops, 0.5)), secs(quantile(s.batchHops, 0.99)), s.outOfOrder, s.redundant)
+			secs(quantile(s.batchHops, 0.5)), secs(quantile(s.batchHops, 0.99)), s.outOfOrder, s.redundant, writes)
 	}
 	peer := quantile(out["rs"].totals, 0.5)
 	var ratios []string

@@ -50,7 +50,7 @@ func BenchmarkSideBySide(b *testing.B) {
 			}
 			for _, st := range s.setups {
 				if st.phased() {
-					timeline(os.Stdout, s.env, last[st.name], s.agent.LogPath)
+					timelines(os.Stdout, s.env, last[st.name], s.agent.LogPath)
 				}
 			}
 		})

@@ -141,17 +141,34 @@ func (s *stack) quiesce(b *testing.B, st *setup, version string) {
 		if !st.phased() {
 			return true, ""
 		}
-		cm, err := s.env.Kube.CoreV1().ConfigMaps("argocd").Get(ctx, inputs.StateConfigMap(st.name), metav1.GetOptions{})
+		st, err := s.state(ctx, st)
 		if err != nil {
 			return false, err.Error()
 		}
-		state, err := state.FromConfigMap(cm)
-		if err != nil {
-			return false, err.Error()
-		}
-		return !state.Rollout.Active(), "rollout still active"
+		return !st.Rollout.Active(), "rollout still active"
 	})
 	time.Sleep(time.Second)
+}
+
+// state reads a cmp-phase setup's rollout state.
+func (s *stack) state(ctx context.Context, st *setup) (*state.State, error) {
+	cm, err := s.env.Kube.CoreV1().ConfigMaps("argocd").Get(ctx, inputs.StateConfigMap(st.name), metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return state.FromConfigMap(cm)
+}
+
+// generation is a cmp-phase setup's state generation (0 for RollingSync).
+func (s *stack) generation(ctx context.Context, b *testing.B, st *setup) int64 {
+	if !st.phased() {
+		return 0
+	}
+	state, err := s.state(ctx, st)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return state.Generation
 }
 
 // run commits a new version of st's workload, announces it (mode refresh: Argo CD's git
@@ -170,6 +187,7 @@ func (s *stack) run(b *testing.B, st *setup, mode string) *record {
 		}
 		r.base(app)
 	}
+	gen := s.generation(ctx, b, st)
 	before, err := s.env.Git.Head()
 	if err != nil {
 		b.Fatal(err)
@@ -201,6 +219,7 @@ func (s *stack) run(b *testing.B, st *setup, mode string) *record {
 		time.Sleep(20 * time.Millisecond)
 	}
 	s.quiesce(b, st, version)
+	r.writes = int(s.generation(ctx, b, st) - gen)
 	return r
 }
 

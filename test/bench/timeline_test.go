@@ -21,10 +21,11 @@ type event struct {
 	what string
 }
 
-// timeline prints the chain of one hop — the last dev member done → the first staging
-// member syncing — from the watch and the logs of the agent, the sidecar, the repo-server and
-// the application controller, as offsets from the moment the dev member was seen done.
-func timeline(w io.Writer, env *framework.Env, r *record, agentLog string) {
+// timelines prints two chains of a run, from the watch and the logs of the agent, the
+// sidecar, the repo-server and the application controller: the announcement of the commit
+// → the first member syncing, and one hop — the last dev member done → the first staging
+// member syncing — as offsets from their start.
+func timelines(w io.Writer, env *framework.Env, r *record, agentLog string) {
 	if r == nil {
 		return
 	}
@@ -38,26 +39,33 @@ func timeline(w io.Writer, env *framework.Env, r *record, agentLog string) {
 			staging = append(staging, child)
 		}
 	}
+	slices.SortFunc(dev, func(a, b string) int { return r.syncStart[a].Compare(r.syncStart[b]) })
+	first, announced := dev[0], later(r.commitAt, r.refresh)
+	firstAt := r.syncStart[first]
 	slices.SortFunc(dev, func(a, b string) int { return r.done[a].Compare(r.done[b]) })
 	slices.SortFunc(staging, func(a, b string) int { return r.syncStart[a].Compare(r.syncStart[b]) })
 	last, next := dev[len(dev)-1], staging[0]
 	from, to := r.done[last], r.syncStart[next]
-	evs := []event{{from, "watch", last + " seen Synced and Healthy on the commit"}, {to, "watch", next + " seen syncing"}}
-	if d := r.done[next]; !d.IsZero() {
-		evs = append(evs, event{d, "watch", next + " seen Synced and Healthy on the commit"})
-	}
 	r.mu.Unlock()
-	names := []string{r.s.name, last, next}
+
+	fmt.Fprintf(w, "\nfirst sync, %s (%s): announced → %s syncing took %s\n", label(r.s), r.version, first, secs(firstAt.Sub(announced)))
+	chain(w, env, agentLog, announced, firstAt, []event{{announced, "bench", "commit announced"}, {firstAt, "watch", first + " seen syncing"}}, r.s.name, first)
+	fmt.Fprintf(w, "\nhop, %s (%s): %s done → %s syncing took %s\n", label(r.s), r.version, last, next, secs(to.Sub(from)))
+	chain(w, env, agentLog, from, to, []event{{from, "watch", last + " seen Synced and Healthy on the commit"}, {to, "watch", next + " seen syncing"}}, r.s.name, last, next)
+}
+
+// chain prints the log lines between from and to (and a second after) naming one of
+// names, with marks, as offsets from from.
+func chain(w io.Writer, env *framework.Env, agentLog string, from, to time.Time, marks []event, names ...string) {
 	logs := map[string]string{"agent": agentLog}
-	for _, c := range []string{"argocd-application-controller", "argocd-repo-server", "cmp-phase-serve"} {
+	for _, c := range []string{"argocd-application-controller", "argocd-repo-server", "cmp-phase-serve", "argocd-server"} {
 		logs[c] = filepath.Join(env.Dir, "logs", c+".log")
 	}
-	end := to.Add(3 * time.Second)
+	evs := marks
 	for who, path := range logs {
-		evs = append(evs, logEvents(path, who, from.Add(-300*time.Millisecond), end, names)...)
+		evs = append(evs, logEvents(path, who, from.Add(-300*time.Millisecond), to.Add(time.Second), names)...)
 	}
 	slices.SortStableFunc(evs, func(a, b event) int { return a.at.Compare(b.at) })
-	fmt.Fprintf(w, "\nhop timeline, %s (%s): %s done → %s syncing took %s\n", label(r.s), r.version, last, next, secs(to.Sub(from)))
 	for _, e := range evs {
 		fmt.Fprintf(w, "%+8.3fs  %-30s %s\n", e.at.Sub(from).Seconds(), e.who, e.what)
 	}
@@ -85,7 +93,7 @@ func logEvents(path, who string, from, to time.Time, names []string) []event {
 		if err != nil || at.Before(from) || at.After(to) {
 			continue
 		}
-		if who != "agent" && !mentions(string(line), names) {
+		if who != "agent" && !mentions(string(line), names) || noise(string(line)) {
 			continue
 		}
 		out = append(out, event{at, who, describe(m)})
@@ -106,7 +114,7 @@ func mentions(line string, names []string) bool {
 func describe(m map[string]any) string {
 	msg, _ := m["msg"].(string)
 	var kv []string
-	for _, k := range []string{"application", "app", "rollout", "child", "parent", "generation", "phase", "dest-namespace", "revision"} {
+	for _, k := range []string{"application", "app", "rollout", "event", "child", "parent", "generation", "phase", "revision"} {
 		if v, ok := m[k]; ok {
 			kv = append(kv, fmt.Sprintf("%s=%v", k, v))
 		}
@@ -115,4 +123,14 @@ func describe(m map[string]any) string {
 		msg = msg[:110] + "…"
 	}
 	return strings.TrimSpace(msg + " " + strings.Join(kv, " "))
+}
+
+// noise are controller lines that repeat on every refresh and say nothing about the chain.
+func noise(line string) bool {
+	for _, n := range []string{"Requesting app refresh caused by object update", "GetRepoObjs stats", "No status changes", "Reconciliation completed", "Update successful"} {
+		if strings.Contains(line, n) {
+			return true
+		}
+	}
+	return false
 }
