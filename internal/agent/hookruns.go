@@ -121,7 +121,7 @@ func (a *Agent) hookAttempts(ctx context.Context, p *pass, revision string, act 
 	if err != nil {
 		return rollout.HookResult{Status: state.HookErrored, Attempts: 1, FinishedAt: time.Now(), Message: err.Error()}
 	}
-	if h.HTTP != nil && h.HTTP.InsecureSkipVerify {
+	if b, ok := h.Block.(*spec.HTTPHook); ok && b.InsecureSkipVerify {
 		a.log.Warn("hook skips TLS verification", "rollout", p.plan.Rollout, "hook", act.Key)
 	}
 	release := a.hostSlot(ctx, h)
@@ -184,10 +184,11 @@ func (a *Agent) secret(ctx context.Context) hooks.SecretLookup {
 // hostSlot waits for one of the per-host slots of an HTTP hook's host (commands take none);
 // it returns the release.
 func (a *Agent) hostSlot(ctx context.Context, h spec.Hook) func() {
-	if h.HTTP == nil {
+	b, ok := h.Block.(*spec.HTTPHook)
+	if !ok {
 		return func() {}
 	}
-	u, err := url.Parse(h.HTTP.URL)
+	u, err := url.Parse(b.URL)
 	if err != nil {
 		return func() {} // the runner reports the bad URL
 	}

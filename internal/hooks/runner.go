@@ -54,11 +54,13 @@ func (r *Runner) Run(ctx context.Context, c Call) Result {
 	red := newRedactor(c.Secrets)
 	start := time.Now()
 	var res Result
+	httpBlock, isHTTP := c.Hook.Block.(*spec.HTTPHook)
+	commandBlock, isCommand := c.Hook.Block.(*spec.CommandHook)
 	switch {
-	case c.Hook.Type == "http" && c.Hook.HTTP != nil:
-		res = r.runHTTP(ctx, c)
-	case c.Hook.Type == "command" && c.Hook.Command != nil:
-		res = r.runCommand(ctx, c)
+	case c.Hook.Type == "http" && isHTTP:
+		res = r.runHTTP(ctx, c, httpBlock)
+	case c.Hook.Type == "command" && isCommand:
+		res = r.runCommand(ctx, c, commandBlock)
 	default:
 		res = Result{Outcome: Errored, Message: fmt.Sprintf("hook %q has no %s block", c.Hook.Name, c.Hook.Type)}
 	}
