@@ -14,9 +14,19 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 )
 
-// runCommand runs the hook's argv (no shell) in a fresh temp directory, in its own process
-// group. Exit 0 is success, another exit status Failed, anything else Errored.
-func (r *Runner) runCommand(ctx context.Context, c Call, h *spec.CommandHook) Result {
+// commandKind runs `type: command` hooks.
+type commandKind struct{ spec.HookKind }
+
+// Reach is nothing shared: a command runs on the agent's own machine.
+func (commandKind) Reach(spec.HookBlock) Reach { return Reach{} }
+
+// Run runs the hook's argv (no shell) in a fresh temp directory, in its own process group.
+// Exit 0 is success, another exit status Failed, anything else Errored.
+func (commandKind) Run(ctx context.Context, r *Runner, c Call) Result {
+	h, ok := c.Hook.Block.(*spec.CommandHook)
+	if !ok {
+		return noBlock(c)
+	}
 	argv := h.Command
 	if len(argv) == 0 {
 		return Result{Outcome: Errored, Message: "empty command"}
