@@ -18,7 +18,7 @@ type Call struct {
 	Revision  string
 	Cluster   string // empty for a hook run once per phase
 	Hook      spec.Hook
-	// IdempotencyKey is stable per (rollout, phase, hook[, cluster]) across attempts,
+	// IdempotencyKey is stable per (rollout, revision, phase, ledger key) across attempts,
 	// restarts and leader changes.
 	IdempotencyKey string
 	// Secrets are the secret values resolved into Hook; they are redacted from every Result.
@@ -29,7 +29,6 @@ type Call struct {
 // kinds share. It is safe for concurrent use.
 type Runner struct {
 	limits   Limits
-	guard    *guard
 	secure   *http.Client // http hooks, TLS verified
 	insecure *http.Client // http hooks with insecureSkipVerify
 }
@@ -38,7 +37,7 @@ type Runner struct {
 func New(l Limits) *Runner {
 	l = l.withDefaults()
 	g := &guard{allowPrivate: l.AllowPrivate, lookup: lookupNetIP}
-	return &Runner{limits: l, guard: g, secure: g.client(l, false), insecure: g.client(l, true)}
+	return &Runner{limits: l, secure: g.client(l, false), insecure: g.client(l, true)}
 }
 
 // Run makes one attempt with the kind the hook's type names, bounded by the hook's
