@@ -39,8 +39,8 @@
 // it started by that key rather than starting it twice. An outcome beyond the three (a
 // metric's Inconclusive) is a new Outcome with the ledger status the agent records it as.
 // A kind's parse sees whether the hook is a check, so a field only checks may set (a
-// metric's `during: soak`) is refused elsewhere with its line; when a hook runs stays the
-// engine's (internal/rollout) to decide, from what the spec half parsed.
+// metric's `during: soak`) is refused in a pre- or post-hook with its line; when a hook
+// runs stays the engine's (internal/rollout) to decide, from what the spec half parsed.
 //
 // # Defences
 //
