@@ -28,8 +28,9 @@
 // (spec.Hook.MarshalJSON), as it always has.
 //
 // A new kind is two files and two lines: internal/spec/hook_<name>.go (its block type
-// with Fill, parse, decode, MaxTimeout) and one line in spec's hookKinds; <name>.go here
-// (Run, Reach) and one line in kinds. Tests fail when a kind has one half and not the
+// with Fill, its parse function, and the kind from newKind with its name and timeout
+// limit) and one line in spec's hookKinds; <name>.go here (a type embedding the spec half,
+// with Run and Reach) and one line in kinds. Tests fail when a kind has one half and not the
 // other, when its halves do not match, and when a string value of its block is not
 // templated (and so would not make a check per-cluster) or not carried by the plan.
 //

@@ -12,17 +12,7 @@ const (
 )
 
 // CommandKind is `type: command`: a program the agent runs, judged by its exit status.
-var CommandKind HookKind = commandKind{}
-
-type commandKind struct{}
-
-func (commandKind) Name() string { return "command" }
-
-func (commandKind) MaxTimeout() (time.Duration, string) {
-	return MaxCommandTimeout, "use at most 30m, or poll from a check"
-}
-
-func (commandKind) decode(b []byte) (HookBlock, error) { return decodeBlock[CommandHook](b) }
+var CommandKind = newKind[CommandHook]("command", MaxCommandTimeout, "use at most 30m, or poll from a check", parseCommand)
 
 // CommandHook is the command block of a hook.
 type CommandHook struct {
@@ -45,7 +35,8 @@ func (c *CommandHook) Fill(f func(string) string) HookBlock {
 	return out
 }
 
-func (commandKind) parse(d *dec, hn hookNode) HookBlock {
+// parseCommand reads the command block: argv, and the variables the command gets.
+func parseCommand(d *dec, hn hookNode) *CommandHook {
 	n := d.required(hn.fields, hn.node, hn.path, "command", "add command.command")
 	if n == nil {
 		return nil

@@ -14,15 +14,7 @@ const (
 )
 
 // HTTPKind is `type: http`: one request, judged by its status.
-var HTTPKind HookKind = httpKind{}
-
-type httpKind struct{}
-
-func (httpKind) Name() string { return "http" }
-
-func (httpKind) MaxTimeout() (time.Duration, string) { return MaxHTTPTimeout, "use at most 10m" }
-
-func (httpKind) decode(b []byte) (HookBlock, error) { return decodeBlock[HTTPHook](b) }
+var HTTPKind = newKind[HTTPHook]("http", MaxHTTPTimeout, "use at most 10m", parseHTTP)
 
 // HTTPHook is the http block of a hook.
 type HTTPHook struct {
@@ -45,8 +37,8 @@ func (h *HTTPHook) Fill(f func(string) string) HookBlock {
 	return &c
 }
 
-// parse reads the http block: a check GETs unless it says otherwise, a hook POSTs.
-func (httpKind) parse(d *dec, hn hookNode) HookBlock {
+// parseHTTP reads the http block: a check GETs unless it says otherwise, a hook POSTs.
+func parseHTTP(d *dec, hn hookNode) *HTTPHook {
 	n := d.required(hn.fields, hn.node, hn.path, "http", "add http.url")
 	if n == nil {
 		return nil

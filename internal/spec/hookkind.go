@@ -15,7 +15,8 @@ import (
 // CLI's validate, the plugin, the engine and the agent all ask the same value.
 //
 // Its unexported methods keep the spec halves in this package, beside the decoder they
-// report through: one file per kind (hook_<name>.go) and one line in hookKinds.
+// report through: one file per kind (hook_<name>.go: its block type, its parse function,
+// the kind from newKind) and one line in hookKinds.
 type HookKind interface {
 	// Name is the kind's `type:` value, and the key of its block in a hook, in the spec and
 	// in the plan ("http": {...}).
@@ -75,11 +76,37 @@ func hookKindNames() []string {
 	return names
 }
 
-// decodeBlock reads a block of type B from JSON.
-func decodeBlock[B any, P interface {
+// blockKind is a HookKind whose block is a *B. A kind's file declares its block type
+// (with Fill), its parse function and the kind: newKind[B](name, limit, fix, parse).
+type blockKind[B any, P blockOf[B]] struct {
+	name       string
+	maxTimeout time.Duration
+	timeoutFix string
+	parseBlock func(d *dec, h hookNode) P
+}
+
+// blockOf is the pointer to a block type B, which is what a HookBlock is.
+type blockOf[B any] interface {
 	*B
 	HookBlock
-}](b []byte) (HookBlock, error) {
+}
+
+func newKind[B any, P blockOf[B]](name string, maxTimeout time.Duration, timeoutFix string, parse func(*dec, hookNode) P) HookKind {
+	return &blockKind[B, P]{name: name, maxTimeout: maxTimeout, timeoutFix: timeoutFix, parseBlock: parse}
+}
+
+func (k *blockKind[B, P]) Name() string { return k.name }
+
+func (k *blockKind[B, P]) MaxTimeout() (time.Duration, string) { return k.maxTimeout, k.timeoutFix }
+
+func (k *blockKind[B, P]) parse(d *dec, h hookNode) HookBlock {
+	if b := k.parseBlock(d, h); b != nil {
+		return b
+	}
+	return nil // not a nil *B in a non-nil HookBlock
+}
+
+func (k *blockKind[B, P]) decode(b []byte) (HookBlock, error) {
 	p := P(new(B))
 	if err := json.Unmarshal(b, p); err != nil {
 		return nil, err
