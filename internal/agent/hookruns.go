@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -13,7 +12,6 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/hooks"
 	"github.com/cmp-phase/cmp-phase/internal/render"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
-	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
@@ -24,7 +22,7 @@ type hookRuns struct {
 	mu       sync.Mutex
 	inFlight map[string]bool
 	results  map[string]map[string]rollout.HookResult // rollout → idempotency key → result
-	hosts    map[string]chan struct{}                 // per-host cap of HTTP hooks
+	hosts    map[string]chan struct{}                 // host → its slots (--hooks-per-host)
 }
 
 // idempotencyKey is stable per (rollout, revision, phase, hook[, cluster]).
@@ -121,18 +119,32 @@ func (a *Agent) hookAttempts(ctx context.Context, p *pass, revision string, act 
 	if err != nil {
 		return rollout.HookResult{Status: state.HookErrored, Attempts: 1, FinishedAt: time.Now(), Message: err.Error()}
 	}
-	if h.HTTP != nil && h.HTTP.InsecureSkipVerify {
+	reach := a.hooks.Reach(h)
+	if reach.SkipsTLSVerify {
 		a.log.Warn("hook skips TLS verification", "rollout", p.plan.Rollout, "hook", act.Key)
 	}
-	release := a.hostSlot(ctx, h)
+	release := a.hostSlot(ctx, reach.Host)
 	defer release()
 	call := hooks.Call{Rollout: p.plan.Rollout, Namespace: a.opts.Namespace, Phase: phaseName(p, act.Phase), Revision: revision,
 		Cluster: act.Cluster, Hook: h, IdempotencyKey: id, Secrets: secrets}
 	attempts := 0
 	res := a.hooks.RunAttempts(ctx, call, a.opts.Backoff, func(n int, _ hooks.Result) { attempts = n })
-	status := map[hooks.Outcome]state.HookStatus{hooks.Succeeded: state.HookSucceeded, hooks.Failed: state.HookFailed, hooks.Errored: state.HookErrored}[res.Outcome]
+	status := ledgerStatus(res.Outcome)
 	a.metrics.hook(strings.SplitN(act.Key, "/", 2)[0], status, time.Since(start))
 	return rollout.HookResult{Status: status, Attempts: attempts, FinishedAt: time.Now(), Duration: time.Since(start), Message: res.Message}
+}
+
+// ledgerStatus is how the ledger records a run's outcome; one it has no status for is
+// Errored (we could not tell), never left Running.
+func ledgerStatus(o hooks.Outcome) state.HookStatus {
+	switch o {
+	case hooks.Succeeded:
+		return state.HookSucceeded
+	case hooks.Failed:
+		return state.HookFailed
+	default:
+		return state.HookErrored
+	}
 }
 
 func phaseName(p *pass, i int) string {
@@ -181,21 +193,17 @@ func (a *Agent) secret(ctx context.Context) hooks.SecretLookup {
 	}
 }
 
-// hostSlot waits for one of the per-host slots of an HTTP hook's host (commands take none);
-// it returns the release.
-func (a *Agent) hostSlot(ctx context.Context, h spec.Hook) func() {
-	if h.HTTP == nil {
+// hostSlot waits for one of the slots of the host a run reaches (Reach.Host) and returns
+// its release; a run that reaches no host takes none.
+func (a *Agent) hostSlot(ctx context.Context, host string) func() {
+	if host == "" {
 		return func() {}
 	}
-	u, err := url.Parse(h.HTTP.URL)
-	if err != nil {
-		return func() {} // the runner reports the bad URL
-	}
 	a.runs.mu.Lock()
-	slots, ok := a.runs.hosts[u.Host]
+	slots, ok := a.runs.hosts[host]
 	if !ok {
 		slots = make(chan struct{}, a.opts.HooksPerHost)
-		a.runs.hosts[u.Host] = slots
+		a.runs.hosts[host] = slots
 	}
 	a.runs.mu.Unlock()
 	select {

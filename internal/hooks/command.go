@@ -10,12 +10,24 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/cmp-phase/cmp-phase/internal/spec"
 )
 
-// runCommand runs the hook's argv (no shell) in a fresh temp directory, in its own process
-// group. Exit 0 is success, another exit status Failed, anything else Errored.
-func (r *Runner) runCommand(ctx context.Context, c Call) Result {
-	argv := c.Hook.Command.Command
+// commandKind runs `type: command` hooks.
+type commandKind struct{ spec.HookKind }
+
+// Reach is nothing shared: a command runs on the agent's own machine.
+func (commandKind) Reach(spec.HookBlock) Reach { return Reach{} }
+
+// Run runs the hook's argv (no shell) in a fresh temp directory, in its own process group.
+// Exit 0 is success, another exit status Failed, anything else Errored.
+func (commandKind) Run(ctx context.Context, r *Runner, c Call) Result {
+	h, ok := c.Hook.Block.(*spec.CommandHook)
+	if !ok {
+		return noBlock(c)
+	}
+	argv := h.Command
 	if len(argv) == 0 {
 		return Result{Outcome: Errored, Message: "empty command"}
 	}
@@ -23,7 +35,7 @@ func (r *Runner) runCommand(ctx context.Context, c Call) Result {
 	if err != nil {
 		return Result{Outcome: Errored, Message: err.Error()}
 	}
-	env, err := r.environ(c)
+	env, err := r.environ(c, h.Env)
 	if err != nil {
 		return Result{Outcome: Errored, Message: err.Error()}
 	}
@@ -118,8 +130,7 @@ func (r *Runner) inside(path string) bool {
 
 // environ is the scrubbed environment: PATH limited to the allowed directories, the
 // variables the agent passes on, the declared ones, then the injected ones (which win).
-func (r *Runner) environ(c Call) ([]string, error) {
-	declared := c.Hook.Command.Env
+func (r *Runner) environ(c Call, declared map[string]string) ([]string, error) {
 	if len(declared) > r.limits.MaxEnv {
 		return nil, fmt.Errorf("%d env vars, over the limit of %d", len(declared), r.limits.MaxEnv)
 	}

@@ -28,7 +28,7 @@ func scripts(t *testing.T, files map[string]string) string {
 func commandCall(argv ...string) Call {
 	return Call{Rollout: "guestbook", Namespace: "argocd", Phase: "prod", Revision: "r2", IdempotencyKey: "k1",
 		Hook: spec.Hook{Name: "check", Type: "command", Timeout: 5 * time.Second,
-			Command: &spec.CommandHook{Command: argv, Env: map[string]string{"TARGET": "prod"}}}}
+			Block: &spec.CommandHook{Command: argv, Env: map[string]string{"TARGET": "prod"}}}}
 }
 
 func TestCommandHooks(t *testing.T) {
@@ -50,10 +50,11 @@ func TestCommandHooks(t *testing.T) {
 	os.Chmod(filepath.Join(dir, "sneaky.txt"), 0o644)
 	r := New(Limits{CommandDirs: []string{dir}, Grace: 300 * time.Millisecond, MaxOutput: 4096})
 	many := commandCall("ok.sh")
-	many.Hook.Command.Env = map[string]string{}
+	env := map[string]string{}
 	for i := range 101 {
-		many.Hook.Command.Env[fmt.Sprintf("V%d", i)] = "x"
+		env[fmt.Sprintf("V%d", i)] = "x"
 	}
+	many.Hook.Block.(*spec.CommandHook).Env = env
 	stubborn := commandCall("stubborn")
 	stubborn.Hook.Timeout = 300 * time.Millisecond
 	cases := []struct {
@@ -137,7 +138,7 @@ func TestSecretsNeverLeaveInAResult(t *testing.T) {
 	const secret = "s3cr3t-t0ken-value"
 	dir := scripts(t, map[string]string{"leak.sh": `echo "token is $TOKEN" >&2; exit 3`})
 	c := commandCall("leak.sh")
-	c.Hook.Command.Env["TOKEN"] = secret
+	c.Hook.Block.(*spec.CommandHook).Env["TOKEN"] = secret
 	c.Secrets = []string{secret}
 	res := New(Limits{CommandDirs: []string{dir}}).Run(context.Background(), c)
 	if res.Outcome != Failed || strings.Contains(res.Message, secret) || !strings.Contains(res.Message, "[redacted]") {

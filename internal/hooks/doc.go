@@ -4,6 +4,47 @@
 // runner itself: one call, its attempts under failurePolicy retry, and a Result that keeps
 // "ran and said no" (Failed) apart from "could not run" (Errored).
 //
+// # Kinds
+//
+// A hook's type (http, command) is a kind, and each kind has two halves, keyed by its
+// name:
+//
+//   - the spec half, spec.HookKind, in internal/spec (hook_<name>.go, registered in
+//     spec's hookKinds): it reads and validates the kind's block with file:line:field
+//     errors, gives its timeout limit, and says which fields are templated
+//     (HookBlock.Fill). It is pure, so the plugin and `cmp-phase validate` link it
+//     without any runner;
+//   - the run half, Kind, here (<name>.go, registered in kinds): it embeds the spec half
+//     and adds Run and Reach (the host a run reaches, for the agent's per-host cap, and
+//     whether TLS goes unverified).
+//
+// What every kind shares is written once, so no kind can forget it: the common fields
+// (name, type, timeout, failurePolicy) and the check that a hook carries no other kind's
+// block (spec's hook parser); whether a check runs per cluster (spec.Hook.PerCluster, from
+// the fields Fill visits: a cluster field in any of them); the timeout (spec.Hook.
+// RunTimeout: the default, capped at the kind's limit, asked by validate and runner alike);
+// templating and secret references (Template, through Fill); redacting and capping the
+// message, and retries (Runner). The plan carries a hook's block under its kind's name
+// (spec.Hook.MarshalJSON), as it always has.
+//
+// A new kind is two files and two lines: internal/spec/hook_<name>.go (its block type
+// with Fill, its parse function, and the kind from newKind with its name and timeout
+// limit) and one line in spec's hookKinds; <name>.go here (a type embedding the spec half,
+// with Run and Reach) and one line in kinds. Tests fail when a kind has one half and not the
+// other, when its halves do not match, and when a string value of its block is not
+// templated (and so would not make a check per-cluster) or not carried by the plan.
+//
+// Runs that take long (a Kubernetes Job, a metric measured count times every interval)
+// fit as they are: a run is a ledger entry, Running until its result is recorded, and a
+// new agent calls Run again with the same idempotency key, so such a kind finds the work
+// it started by that key rather than starting it twice. An outcome beyond the three (a
+// metric's Inconclusive) is a new Outcome with the ledger status the agent records it as.
+// A kind's parse sees whether the hook is a check, so a field only checks may set (a
+// metric's `during: soak`) is refused in a pre- or post-hook with its line; when a hook
+// runs stays the engine's (internal/rollout) to decide, from what the spec half parsed.
+//
+// # Defences
+//
 // HTTP: TLS verified unless insecureSkipVerify; the resolved address is checked and dialled
 // (no DNS rebinding); link-local and cloud-metadata addresses are always refused, loopback
 // and private ranges only when the agent allows them; every redirect is re-checked, at most

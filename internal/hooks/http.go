@@ -7,18 +7,43 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
+
+	"github.com/cmp-phase/cmp-phase/internal/spec"
 )
 
-// runHTTP makes one request. The expected status (default 200) is success; another status
+// UserAgent is sent by every HTTP hook (seed 000).
+const UserAgent = "ArgoCD-ApplicationSet-PhaseHook/1.0"
+
+// httpKind runs `type: http` hooks.
+type httpKind struct{ spec.HookKind }
+
+// Reach is the URL's host, and whether TLS goes unverified.
+func (httpKind) Reach(block spec.HookBlock) Reach {
+	h, ok := block.(*spec.HTTPHook)
+	if !ok {
+		return Reach{}
+	}
+	reach := Reach{SkipsTLSVerify: h.InsecureSkipVerify}
+	if u, err := url.Parse(h.URL); err == nil { // a bad URL is the run's to report
+		reach.Host = u.Host
+	}
+	return reach
+}
+
+// Run makes one request. The expected status (default 200) is success; another status
 // is Failed; anything that kept us from an answer is Errored. A hook that turns TLS
 // verification off says so in its result.
-func (r *Runner) runHTTP(ctx context.Context, c Call) Result {
-	h := c.Hook.HTTP
+func (httpKind) Run(ctx context.Context, r *Runner, c Call) Result {
+	h, ok := c.Hook.Block.(*spec.HTTPHook)
+	if !ok {
+		return noBlock(c)
+	}
 	if len(h.Headers) > r.limits.MaxHeaders {
 		return Result{Outcome: Errored, Message: fmt.Sprintf("%d headers, over the limit of %d", len(h.Headers), r.limits.MaxHeaders)}
 	}
-	req, err := request(ctx, c)
+	req, err := request(ctx, c, h)
 	if err != nil {
 		return Result{Outcome: Errored, Message: "invalid request: " + err.Error()}
 	}
@@ -35,8 +60,7 @@ func (r *Runner) runHTTP(ctx context.Context, c Call) Result {
 
 // request builds the hook's request: its method (POST unless set), headers and body, then
 // the injected headers, which win (a hook cannot pose as another).
-func request(ctx context.Context, c Call) (*http.Request, error) {
-	h := c.Hook.HTTP
+func request(ctx context.Context, c Call, h *spec.HTTPHook) (*http.Request, error) {
 	method := h.Method
 	if method == "" {
 		method = http.MethodPost

@@ -18,7 +18,7 @@ import (
 func httpCall(url string) Call {
 	return Call{Rollout: "guestbook", Namespace: "argocd", Phase: "prod", Revision: "r2", IdempotencyKey: "guestbook/r2/prod/notify",
 		Hook: spec.Hook{Name: "notify", Type: "http", Timeout: 5 * time.Second, FailurePolicy: "fail",
-			HTTP: &spec.HTTPHook{URL: url, Method: "POST", Body: `{"phase":"prod"}`, ExpectedStatus: 200}}}
+			Block: &spec.HTTPHook{URL: url, Method: "POST", Body: `{"phase":"prod"}`, ExpectedStatus: 200}}}
 }
 
 // local is a runner that may reach the test servers on loopback.
@@ -131,7 +131,7 @@ func TestTLSIsVerifiedUnlessTheHookSaysOtherwise(t *testing.T) {
 		t.Fatalf("an unknown CA: %s %q", res.Outcome, res.Message)
 	}
 	c := httpCall(srv.URL)
-	c.Hook.HTTP.InsecureSkipVerify = true
+	c.Hook.Block.(*spec.HTTPHook).InsecureSkipVerify = true
 	if res := local().Run(context.Background(), c); res.Outcome != Succeeded || !strings.HasPrefix(res.Message, "TLS not verified") {
 		t.Fatalf("insecureSkipVerify: %s %q", res.Outcome, res.Message)
 	}

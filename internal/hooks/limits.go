@@ -3,6 +3,8 @@ package hooks
 import (
 	"crypto/x509"
 	"time"
+
+	"github.com/cmp-phase/cmp-phase/internal/spec"
 )
 
 // Limits bound what a hook may do. The zero value of a field means its default.
@@ -11,8 +13,8 @@ type Limits struct {
 	MaxOutput    int64         // command stdout and stderr bytes kept, each (default 64 KiB)
 	MaxMessage   int           // message bytes in a Result (default 1 KiB)
 	MaxRedirects int           // default 5
-	MaxEnv       int           // declared + injected command env vars (default 100)
-	MaxHeaders   int           // request headers, declared (default 50)
+	MaxEnv       int           // declared command env vars (default spec.MaxEnvVars)
+	MaxHeaders   int           // declared request headers (default spec.MaxHeaders)
 	Grace        time.Duration // SIGTERM to SIGKILL on a command timeout (default 5s)
 	// AllowPrivate lets HTTP hooks reach loopback and private ranges (RFC 1918, ULA, CGNAT);
 	// link-local and metadata addresses are refused regardless.
@@ -41,8 +43,8 @@ func (l Limits) withDefaults() Limits {
 	def(&l.MaxOutput, 64<<10)
 	defInt(&l.MaxMessage, 1<<10)
 	defInt(&l.MaxRedirects, 5)
-	defInt(&l.MaxEnv, 100)
-	defInt(&l.MaxHeaders, 50)
+	defInt(&l.MaxEnv, spec.MaxEnvVars)
+	defInt(&l.MaxHeaders, spec.MaxHeaders)
 	if l.Grace <= 0 {
 		l.Grace = 5 * time.Second
 	}

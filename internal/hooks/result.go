@@ -9,7 +9,9 @@ import (
 // Outcome is how one run ended.
 type Outcome string
 
-// Outcomes. Failed and Errored stay apart: a gate that said no is not a gate we could not ask.
+// Outcomes. Failed and Errored stay apart: a gate that said no is not a gate we could not
+// ask. A kind that needs another (a metric's Inconclusive) adds it here with the ledger
+// status the agent records it as; the agent records an outcome it does not know as Errored.
 const (
 	Succeeded Outcome = "Succeeded" // ran and said yes
 	Failed    Outcome = "Failed"    // ran and said no: wrong status, non-zero exit
@@ -21,8 +23,8 @@ const (
 type Result struct {
 	Outcome  Outcome       `json:"outcome"`
 	Message  string        `json:"message,omitempty"`
-	Status   int           `json:"status,omitempty"`   // http
-	ExitCode int           `json:"exitCode,omitempty"` // command
+	Status   int           `json:"status,omitempty"`   // http: the response status
+	ExitCode int           `json:"exitCode,omitempty"` // command: the exit status
 	Duration time.Duration `json:"duration"`
 }
 

@@ -9,9 +9,6 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 )
 
-// UserAgent is sent by every HTTP hook (seed 000).
-const UserAgent = "ArgoCD-ApplicationSet-PhaseHook/1.0"
-
 // Call is one hook to run, already templated for its phase (and cluster, for a per-cluster
 // check), with its secret references resolved.
 type Call struct {
@@ -21,50 +18,57 @@ type Call struct {
 	Revision  string
 	Cluster   string // empty for a hook run once per phase
 	Hook      spec.Hook
-	// IdempotencyKey is stable per (rollout, phase, hook[, cluster]) across attempts,
+	// IdempotencyKey is stable per (rollout, revision, phase, ledger key) across attempts,
 	// restarts and leader changes.
 	IdempotencyKey string
 	// Secrets are the secret values resolved into Hook; they are redacted from every Result.
 	Secrets []string
 }
 
-// Runner runs hooks under its Limits. It is safe for concurrent use.
+// Runner runs hooks of every registered kind under its Limits; its fields are what the
+// kinds share. It is safe for concurrent use.
 type Runner struct {
 	limits   Limits
-	guard    *guard
-	secure   *http.Client
-	insecure *http.Client
+	secure   *http.Client // http hooks, TLS verified
+	insecure *http.Client // http hooks with insecureSkipVerify
 }
 
 // New makes a runner.
 func New(l Limits) *Runner {
 	l = l.withDefaults()
 	g := &guard{allowPrivate: l.AllowPrivate, lookup: lookupNetIP}
-	return &Runner{limits: l, guard: g, secure: g.client(l, false), insecure: g.client(l, true)}
+	return &Runner{limits: l, secure: g.client(l, false), insecure: g.client(l, true)}
 }
 
-// Run makes one attempt, bounded by the hook's timeout (seed 000's default when unset).
+// Run makes one attempt with the kind the hook's type names, bounded by the hook's
+// RunTimeout; its message is redacted and capped whatever the kind.
 func (r *Runner) Run(ctx context.Context, c Call) Result {
-	timeout := c.Hook.Timeout
-	if timeout <= 0 {
-		timeout = spec.DefaultHookTimeout
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(ctx, c.Hook.RunTimeout())
 	defer cancel()
 	red := newRedactor(c.Secrets)
 	start := time.Now()
-	var res Result
-	switch {
-	case c.Hook.Type == "http" && c.Hook.HTTP != nil:
-		res = r.runHTTP(ctx, c)
-	case c.Hook.Type == "command" && c.Hook.Command != nil:
-		res = r.runCommand(ctx, c)
-	default:
-		res = Result{Outcome: Errored, Message: fmt.Sprintf("hook %q has no %s block", c.Hook.Name, c.Hook.Type)}
+	res := noBlock(c)
+	if k, ok := kinds[c.Hook.Type]; ok && c.Hook.Block != nil {
+		res = k.Run(ctx, r, c)
 	}
 	res.Duration = time.Since(start)
 	res.Message = red.message(res.Message, r.limits.MaxMessage)
 	return res
+}
+
+// Reach says what a run of the templated hook h reaches (nothing, for a type this build
+// does not run).
+func (r *Runner) Reach(h spec.Hook) Reach {
+	if k, ok := kinds[h.Type]; ok && h.Block != nil {
+		return k.Reach(h.Block)
+	}
+	return Reach{}
+}
+
+// noBlock is the answer to a call whose hook has no block of its type's kind: none, another
+// kind's, or a type this build does not run (a plan from a newer plugin).
+func noBlock(c Call) Result {
+	return Result{Outcome: Errored, Message: fmt.Sprintf("hook %q has no %s block", c.Hook.Name, c.Hook.Type)}
 }
 
 // Backoff bounds failurePolicy: retry (seed 004): at most Attempts runs, waiting Initial,

@@ -2,7 +2,6 @@ package hooks
 
 import (
 	"fmt"
-	"maps"
 	"regexp"
 	"strings"
 
@@ -15,68 +14,75 @@ type SecretLookup func(name, key string) (string, error)
 
 var placeholder = regexp.MustCompile(`\{\{\s*([^{}]+?)\s*\}\}`)
 
-// Template fills a hook's URL, headers, body, argv and env with vars ({{name}}, {{server}},
-// {{metadata.labels.x}}, … for a per-cluster check) and secret references
-// ({{.secrets.<name>.<key>}}). It returns the filled hook and the secret values it used (for
-// redaction). An unknown variable or a missing secret is an error that names neither value.
+// Template fills the fields the hook's kind templates (spec.HookBlock.Fill: an http hook's
+// URL, headers and body, a command's argv and env, …) with vars ({{.appset.name}},
+// {{.phase.name}}, and {{name}}, {{server}}, {{metadata.labels.x}}, … for a per-cluster
+// check) and secret references ({{.secrets.<name>.<key>}}). It returns the filled hook and
+// the secret values it used (for redaction); the hook it was given is left as it was. An
+// unknown variable or a missing secret is an error that names neither value.
 func Template(h spec.Hook, vars map[string]string, secret SecretLookup) (spec.Hook, []string, error) {
-	var secrets []string
-	var err error
-	fill := func(s string) string {
-		if err != nil || !strings.Contains(s, "{{") {
-			return s
-		}
-		return placeholder.ReplaceAllStringFunc(s, func(m string) string {
-			name := placeholder.FindStringSubmatch(m)[1]
-			if ref, ok := strings.CutPrefix(name, ".secrets."); ok {
-				secretName, key, found := strings.Cut(ref, ".")
-				if !found || secret == nil {
-					err = fmt.Errorf("hook %s: secret reference %q must be {{.secrets.<name>.<key>}}", h.Name, name)
-					return m
-				}
-				v, e := secret(secretName, key)
-				if e != nil {
-					err = fmt.Errorf("hook %s: secret %s key %s: %w", h.Name, secretName, key, e)
-					return m
-				}
-				secrets = append(secrets, v)
-				return v
-			}
-			v, ok := vars[name]
-			switch {
-			case ok:
-				return v
-			case clusterField(name):
-				err = fmt.Errorf("hook %s: %q names a cluster, but this hook runs once per phase (fix: make it a check, which runs once per admitted cluster)", h.Name, name)
-			default:
-				err = fmt.Errorf("hook %s: unknown template variable %q (fix: use .appset.name, .appset.namespace, .phase.name, and in checks name, server, metadata.labels.<key>, metadata.annotations.<key>)", h.Name, name)
-			}
-			return m
-		})
-	}
+	f := &filler{hook: h.Name, vars: vars, secret: secret}
 	out := h
-	if h.HTTP != nil {
-		c := *h.HTTP
-		c.URL, c.Body = fill(c.URL), fill(c.Body)
-		c.Headers = maps.Clone(c.Headers)
-		for k, v := range c.Headers {
-			c.Headers[k] = fill(v)
-		}
-		out.HTTP = &c
+	if h.Block != nil {
+		out.Block = h.Block.Fill(f.fill)
 	}
-	if h.Command != nil {
-		c := *h.Command
-		c.Command = make([]string, len(h.Command.Command))
-		for i, a := range h.Command.Command {
-			c.Command[i] = fill(a)
-		}
-		c.Env = maps.Clone(c.Env)
-		for k, v := range c.Env {
-			c.Env[k] = fill(v)
-		}
-		out.Command = &c
+	return out, f.secrets, f.err
+}
+
+// filler fills one hook's fields; the first error stops it.
+type filler struct {
+	hook    string
+	vars    map[string]string
+	secret  SecretLookup
+	secrets []string // the secret values filled in
+	err     error
+}
+
+func (f *filler) fill(s string) string {
+	if f.err != nil || !strings.Contains(s, "{{") {
+		return s
 	}
-	return out, secrets, err
+	return placeholder.ReplaceAllStringFunc(s, f.replace)
+}
+
+// replace is the value of one placeholder m, or m itself once there is an error.
+func (f *filler) replace(m string) string {
+	name := placeholder.FindStringSubmatch(m)[1]
+	if f.err != nil {
+		return m
+	}
+	if ref, ok := strings.CutPrefix(name, ".secrets."); ok {
+		v, err := f.secretValue(name, ref)
+		if err != nil {
+			f.err = err
+			return m
+		}
+		f.secrets = append(f.secrets, v)
+		return v
+	}
+	v, ok := f.vars[name]
+	switch {
+	case ok:
+		return v
+	case clusterField(name):
+		f.err = fmt.Errorf("hook %s: %q names a cluster, but this hook runs once per phase (fix: make it a check, which runs once per admitted cluster)", f.hook, name)
+	default:
+		f.err = fmt.Errorf("hook %s: unknown template variable %q (fix: use .appset.name, .appset.namespace, .phase.name, and in checks name, server, metadata.labels.<key>, metadata.annotations.<key>)", f.hook, name)
+	}
+	return m
+}
+
+// secretValue reads the secret reference ref (<name>.<key>) of the placeholder name.
+func (f *filler) secretValue(name, ref string) (string, error) {
+	secretName, key, found := strings.Cut(ref, ".")
+	if !found || f.secret == nil {
+		return "", fmt.Errorf("hook %s: secret reference %q must be {{.secrets.<name>.<key>}}", f.hook, name)
+	}
+	v, err := f.secret(secretName, key)
+	if err != nil {
+		return "", fmt.Errorf("hook %s: secret %s key %s: %w", f.hook, secretName, key, err)
+	}
+	return v, nil
 }
 
 func clusterField(name string) bool {

@@ -10,7 +10,9 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
-// Hook kinds, the first part of a ledger key.
+// The lists of a phase's hooks: the first part of a ledger key, which the ledger (HookRun.Kind)
+// and the hook metric call the run's kind. Not a hook's kind in spec.HookKind's sense (its
+// type: http, command).
 const (
 	KindPre   = "pre"
 	KindCheck = "check"

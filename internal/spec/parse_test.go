@@ -107,11 +107,11 @@ func TestRollingSyncZeroIsAGateButRollingUpdateZeroIsAll(t *testing.T) {
 func TestSeedHooksKeepTheirFields(t *testing.T) {
 	s := parseSeed(t, "testdata/seeds/000-advanced-hooks.yaml")
 	pre := s.Phases[0].PreHooks
-	if len(pre) != 2 || pre[0].Command.Env["KUBECONFIG"] != "/etc/kubeconfig" || pre[0].Timeout != 5*time.Minute {
+	if len(pre) != 2 || pre[0].Block.(*CommandHook).Env["KUBECONFIG"] != "/etc/kubeconfig" || pre[0].Timeout != 5*time.Minute {
 		t.Fatalf("pre-hooks: %+v", pre)
 	}
-	if h := pre[1]; h.HTTP.Method != "POST" || h.FailurePolicy != "ignore" || h.Timeout != 30*time.Second || h.HTTP.ExpectedStatus != 200 {
-		t.Fatalf("slack hook: %+v %+v", h, h.HTTP)
+	if h, block := pre[1], pre[1].Block.(*HTTPHook); block.Method != "POST" || h.FailurePolicy != "ignore" || h.Timeout != 30*time.Second || block.ExpectedStatus != 200 {
+		t.Fatalf("slack hook: %+v %+v", h, block)
 	}
 }
 
@@ -188,7 +188,7 @@ func TestAHookRunsPerClusterOnlyWhenTemplatedWithTheCluster(t *testing.T) {
 		"https://x/{{.secrets.a.b}}/{{server}}":             true,
 		"https://api.servicenow.com/api/now/table/change_r": false,
 	} {
-		if got := (Hook{HTTP: &HTTPHook{URL: url}}).PerCluster(); got != want {
+		if got := (Hook{Block: &HTTPHook{URL: url}}).PerCluster(); got != want {
 			t.Errorf("%s: PerCluster = %v", url, got)
 		}
 	}

@@ -63,9 +63,9 @@ func (d *dec) phase(n *yaml.Node, path string, exprs *targets.Cache) Phase {
 		p.Targets = append(p.Targets, d.target(tn, fmt.Sprintf("%s.targets[%d]", path, i), exprs))
 	}
 	p.Size = d.size(f, n, path)
-	p.PreHooks = d.hooks(f["preHooks"], path+".preHooks", "POST")
-	p.PostHooks = d.hooks(f["postHooks"], path+".postHooks", "POST")
-	p.Checks = d.hooks(f["checks"], path+".checks", "GET")
+	p.PreHooks = d.hooks(f["preHooks"], path+".preHooks", false)
+	p.PostHooks = d.hooks(f["postHooks"], path+".postHooks", false)
+	p.Checks = d.hooks(f["checks"], path+".checks", true)
 	p.WaitDuration = d.duration(f["waitDuration"], path+".waitDuration", 0)
 	if of := f["onFailure"]; of != nil {
 		ff := d.fields(of, path+".onFailure", "action")

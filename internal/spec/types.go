@@ -122,28 +122,12 @@ type Size struct {
 }
 
 // Hook is a pre-hook, post-hook or check (seed 000), kept as declared; the hooks package
-// runs them.
+// runs them. It is written to the plan and read back by MarshalJSON and UnmarshalJSON.
 type Hook struct {
-	Name          string        `json:"name"`
-	Type          string        `json:"type"` // http | command
-	Timeout       time.Duration `json:"timeout"`
-	FailurePolicy string        `json:"failurePolicy"` // fail | ignore | abort | retry
-	HTTP          *HTTPHook     `json:"http,omitempty"`
-	Command       *CommandHook  `json:"command,omitempty"`
-}
-
-// HTTPHook is the http block of a hook.
-type HTTPHook struct {
-	URL                string            `json:"url"`
-	Method             string            `json:"method,omitempty"`
-	Headers            map[string]string `json:"headers,omitempty"`
-	Body               string            `json:"body,omitempty"`
-	ExpectedStatus     int               `json:"expectedStatus,omitempty"`
-	InsecureSkipVerify bool              `json:"insecureSkipVerify,omitempty"`
-}
-
-// CommandHook is the command block of a hook.
-type CommandHook struct {
-	Command []string          `json:"command"`
-	Env     map[string]string `json:"env,omitempty"`
+	Name          string
+	Type          string // the HookKind's name: http | command
+	Timeout       time.Duration
+	FailurePolicy string // fail | ignore | abort | retry
+	// Block is the kind's own block (`http:`, `command:`), as the kind Type names read it.
+	Block HookBlock
 }

@@ -1,0 +1,50 @@
+package hooks
+
+import (
+	"context"
+
+	"github.com/cmp-phase/cmp-phase/internal/spec"
+)
+
+// Kind is a hook kind whole: its spec half (spec.HookKind: the `type:` name, how its block
+// is read and validated, its timeout limit, which fields are templated and so whether a
+// check runs per cluster) and its run half below. Runner finds the kind by the hook's type.
+type Kind interface {
+	spec.HookKind
+	// Reach says what a run of block (templated) reaches, for the agent's per-host cap and
+	// its log.
+	Reach(block spec.HookBlock) Reach
+	// Run makes one attempt of c, whose hook is templated and of this kind, within ctx
+	// (which ends at the hook's timeout) and r's limits. It says Succeeded, Failed (it ran
+	// and said no) or Errored (it could not run or tell); Runner.Run redacts and caps the
+	// message and sets the duration. Run may be called again with the same
+	// c.IdempotencyKey (a retry, or a new agent taking over a run its ledger says is
+	// Running): a kind whose work outlives the call must find that work again by the key
+	// rather than start it twice.
+	Run(ctx context.Context, r *Runner, c Call) Result
+}
+
+// Reach is what a hook run reaches.
+type Reach struct {
+	// Host is the host runs reach (an http hook's URL's), at most the agent's
+	// --hooks-per-host of them at once; empty when a run reaches none.
+	Host string
+	// SkipsTLSVerify is true when the run does not verify TLS (insecureSkipVerify).
+	SkipsTLSVerify bool
+}
+
+// kinds are the kinds the agent runs, by name. A new kind is its run half in a file of
+// this package, this one line, and its spec half in internal/spec; tests fail when either
+// half is missing.
+var kinds = byName(
+	httpKind{spec.HTTPKind},
+	commandKind{spec.CommandKind},
+)
+
+func byName(ks ...Kind) map[string]Kind {
+	m := make(map[string]Kind, len(ks))
+	for _, k := range ks {
+		m[k.Name()] = k
+	}
+	return m
+}

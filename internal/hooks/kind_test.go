@@ -1,0 +1,74 @@
+package hooks
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/cmp-phase/cmp-phase/internal/spec"
+)
+
+// TestEveryKindHasBothHalves: a kind registered in spec (so a spec may use it) but not
+// here (so the agent cannot run it), or here but not in spec, or whose halves differ,
+// fails; so does a run half that does not take its own spec half's block.
+func TestEveryKindHasBothHalves(t *testing.T) {
+	specKinds := spec.HookKinds()
+	if len(kinds) != len(specKinds) {
+		t.Errorf("%d kinds run here, %d registered in spec", len(kinds), len(specKinds))
+	}
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, sk := range specKinds {
+		k, ok := kinds[sk.Name()]
+		if !ok {
+			t.Errorf("kind %s: registered in spec but has no run half in kinds", sk.Name())
+			continue
+		}
+		if half := reflect.ValueOf(k).FieldByName("HookKind"); !half.IsValid() || half.Interface() != sk {
+			t.Errorf("kind %s: its run half embeds another spec half", sk.Name())
+		}
+		var h spec.Hook
+		if err := json.Unmarshal([]byte(`{"name":"h","type":"`+sk.Name()+`","`+sk.Name()+`":{}}`), &h); err != nil || h.Block == nil {
+			t.Fatalf("kind %s: an empty block from the plan: %v", sk.Name(), err)
+		}
+		_ = k.Reach(h.Block)
+		res := New(Limits{}).Run(cancelled, Call{Hook: h})
+		if res.Outcome != Errored || strings.Contains(res.Message, "has no "+sk.Name()+" block") {
+			t.Errorf("kind %s: an empty block, cancelled, must be Errored by the kind itself: %s %q", sk.Name(), res.Outcome, res.Message)
+		}
+	}
+}
+
+// TestAHookWithoutItsBlockIsErrored: a type this build does not run, or a hook without
+// its kind's block, is Errored with a message, not run.
+func TestAHookWithoutItsBlockIsErrored(t *testing.T) {
+	for _, h := range []spec.Hook{
+		{Name: "h", Type: "job"},
+		{Name: "h", Type: "http"},
+		{Name: "h", Type: "http", Block: &spec.CommandHook{Command: []string{"x"}}},
+		{Name: "h", Type: "command", Block: &spec.HTTPHook{URL: "https://example.com"}},
+	} {
+		if res := New(Limits{}).Run(context.Background(), Call{Hook: h}); res.Outcome != Errored || res.Message != `hook "h" has no `+h.Type+" block" {
+			t.Errorf("%+v: %s %q", h, res.Outcome, res.Message)
+		}
+	}
+}
+
+// TestReach: an http hook reaches its URL's host (the agent caps runs per host) and says
+// when TLS goes unverified; a command reaches nothing the agent caps.
+func TestReach(t *testing.T) {
+	r := New(Limits{})
+	for h, want := range map[*spec.Hook]Reach{
+		{Type: "http", Block: &spec.HTTPHook{URL: "https://slo.example.com:8443/x"}}:                      {Host: "slo.example.com:8443"},
+		{Type: "http", Block: &spec.HTTPHook{URL: "https://slo.example.com/x", InsecureSkipVerify: true}}: {Host: "slo.example.com", SkipsTLSVerify: true},
+		{Type: "http", Block: &spec.HTTPHook{URL: "://bad"}}:                                              {},
+		{Type: "command", Block: &spec.CommandHook{Command: []string{"./check.sh"}}}:                      {},
+		{Type: "job", Block: &spec.HTTPHook{URL: "https://slo.example.com/x"}}:                            {},
+	} {
+		if got := r.Reach(*h); got != want {
+			t.Errorf("%s %+v: %+v, want %+v", h.Type, h.Block, got, want)
+		}
+	}
+}

@@ -1,0 +1,217 @@
+package spec
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// HookKind is the spec half of a hook kind, the `type:` of a pre-hook, check or post-hook
+// (http, command): how its block is read and validated, its limits, and which of its
+// fields are templated. The run half is internal/hooks.Kind, which embeds this one, so the
+// CLI's validate, the plugin, the engine and the agent all ask the same value.
+//
+// Its unexported methods keep the spec halves in this package, beside the decoder they
+// report through: one file per kind (hook_<name>.go: its block type, its parse function,
+// the kind from newKind) and one line in hookKinds.
+type HookKind interface {
+	// Name is the kind's `type:` value, and the key of its block in a hook, in the spec and
+	// in the plan ("http": {...}).
+	Name() string
+	// MaxTimeout is the longest timeout a hook of this kind may ask for, and the fix told
+	// to a spec that asks for more.
+	MaxTimeout() (time.Duration, string)
+	// parse reads and validates the kind's block of h, reporting every problem through d
+	// with its line and field path. It returns nil when the block is missing or unusable
+	// (having reported why).
+	parse(d *dec, h hookNode) HookBlock
+	// decode reads the kind's block back from the plan, as Hook.MarshalJSON wrote it.
+	decode(b []byte) (HookBlock, error)
+}
+
+// HookBlock is a kind's own block of a hook (`http:` is *HTTPHook, `command:` is
+// *CommandHook), as its kind parsed it; it marshals to JSON as the plan carries it.
+type HookBlock interface {
+	// Fill returns a copy of the block with f applied to every string value it holds
+	// (the names of map entries, such as header and variable names, are not values). Those
+	// are exactly the fields templates fill: hooks.Template fills them and PerCluster reads
+	// them, so whatever a kind templates also decides where it runs.
+	Fill(f func(string) string) HookBlock
+}
+
+// hookNode is a hook's mapping as a kind's parse sees it.
+type hookNode struct {
+	node   *yaml.Node            // the hook, for the line of a missing block
+	fields map[string]*yaml.Node // its fields by key; the kind's block is fields[kind]
+	path   string                // its field path, e.g. spec.…phases[0].checks[1]
+	check  bool                  // a check, else a pre- or post-hook
+}
+
+// hookKinds are the hook kinds a spec may use, in the order errors list them. A new kind
+// is its spec half in this package, this one line, and its run half in internal/hooks
+// (see that package's documentation); tests fail when either half is missing.
+var hookKinds = []HookKind{HTTPKind, CommandKind}
+
+// HookKinds are the hook kinds a spec may use.
+func HookKinds() []HookKind { return append([]HookKind(nil), hookKinds...) }
+
+// HookKindOf is the kind whose `type:` is name.
+func HookKindOf(name string) (HookKind, bool) {
+	for _, k := range hookKinds {
+		if k.Name() == name {
+			return k, true
+		}
+	}
+	return nil, false
+}
+
+func hookKindNames() []string {
+	names := make([]string, len(hookKinds))
+	for i, k := range hookKinds {
+		names[i] = k.Name()
+	}
+	return names
+}
+
+// blockKind is a HookKind whose block is a *B. A kind's file declares its block type
+// (with Fill), its parse function and the kind: newKind[B](name, limit, fix, parse).
+type blockKind[B any, P blockOf[B]] struct {
+	name       string
+	maxTimeout time.Duration
+	timeoutFix string
+	parseBlock func(d *dec, h hookNode) P
+}
+
+// blockOf is the pointer to a block type B, which is what a HookBlock is.
+type blockOf[B any] interface {
+	*B
+	HookBlock
+}
+
+func newKind[B any, P blockOf[B]](name string, maxTimeout time.Duration, timeoutFix string, parse func(*dec, hookNode) P) HookKind {
+	return &blockKind[B, P]{name: name, maxTimeout: maxTimeout, timeoutFix: timeoutFix, parseBlock: parse}
+}
+
+func (k *blockKind[B, P]) Name() string { return k.name }
+
+func (k *blockKind[B, P]) MaxTimeout() (time.Duration, string) { return k.maxTimeout, k.timeoutFix }
+
+func (k *blockKind[B, P]) parse(d *dec, h hookNode) HookBlock {
+	if b := k.parseBlock(d, h); b != nil {
+		return b
+	}
+	return nil // not a nil *B in a non-nil HookBlock
+}
+
+func (k *blockKind[B, P]) decode(b []byte) (HookBlock, error) {
+	p := P(new(B))
+	if err := json.Unmarshal(b, p); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// PerCluster reports whether a check runs once per admitted cluster: when any field its
+// kind templates is templated with the cluster ({{name}}, {{server}},
+// {{metadata.labels.x}}, …); secret references ({{.secrets.<name>.<key>}}) and the
+// phase's own variables ({{.appset.name}}, {{.phase.name}}) do not count. Otherwise it runs
+// once per phase. It asks every kind the same way, through HookBlock.Fill.
+func (h Hook) PerCluster() bool {
+	per := false
+	if h.Block != nil {
+		h.Block.Fill(func(s string) string {
+			per = per || namesCluster(s)
+			return s
+		})
+	}
+	return per
+}
+
+// namesCluster reports whether s holds a placeholder of the cluster's: one that does not
+// start with "." (.secrets.*, .appset.*, .phase.* are not the cluster's).
+func namesCluster(s string) bool {
+	for rest := s; ; {
+		i := strings.Index(rest, "{{")
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+2:]
+		if !strings.HasPrefix(strings.TrimSpace(rest), ".") {
+			return true
+		}
+	}
+}
+
+// RunTimeout is how long one attempt of the hook may take: its timeout, seed 000's
+// default when unset, never over its kind's limit.
+func (h Hook) RunTimeout() time.Duration {
+	t := h.Timeout
+	if t <= 0 {
+		t = DefaultHookTimeout
+	}
+	if k, ok := HookKindOf(h.Type); ok {
+		limit, _ := k.MaxTimeout()
+		t = min(t, limit)
+	}
+	return t
+}
+
+// hookJSON is a hook as the plan carries it, but for its block.
+type hookJSON struct {
+	Name          string        `json:"name"`
+	Type          string        `json:"type"`
+	Timeout       time.Duration `json:"timeout"`
+	FailurePolicy string        `json:"failurePolicy"`
+}
+
+// MarshalJSON writes the hook as the plan carries it: its fields, then its block under its
+// kind's name ("http": {...}).
+func (h Hook) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(hookJSON{Name: h.Name, Type: h.Type, Timeout: h.Timeout, FailurePolicy: h.FailurePolicy})
+	if err != nil || h.Block == nil {
+		return b, err
+	}
+	key, err := json.Marshal(h.Type)
+	if err != nil {
+		return nil, err
+	}
+	block, err := json.Marshal(h.Block)
+	if err != nil {
+		return nil, fmt.Errorf("hook %s: %w", h.Name, err)
+	}
+	out := append(b[:len(b)-1], ',')
+	out = append(append(append(out, key...), ':'), block...)
+	return append(out, '}'), nil
+}
+
+// UnmarshalJSON reads a hook from the plan: its block is read by the kind its type names;
+// a type this build does not know leaves the hook without a block (it then errors when
+// run, saying so).
+func (h *Hook) UnmarshalJSON(b []byte) error {
+	var base hookJSON
+	if err := json.Unmarshal(b, &base); err != nil {
+		return err
+	}
+	*h = Hook{Name: base.Name, Type: base.Type, Timeout: base.Timeout, FailurePolicy: base.FailurePolicy}
+	k, ok := HookKindOf(h.Type)
+	if !ok {
+		return nil
+	}
+	var blocks map[string]json.RawMessage
+	if err := json.Unmarshal(b, &blocks); err != nil {
+		return err
+	}
+	raw := blocks[h.Type]
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	block, err := k.decode(raw)
+	if err != nil {
+		return fmt.Errorf("hook %s: %s block: %w", h.Name, h.Type, err)
+	}
+	h.Block = block
+	return nil
+}

@@ -1,0 +1,195 @@
+package spec
+
+import (
+	"encoding/json"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/cmp-phase/cmp-phase/internal/targets"
+)
+
+// TestEveryHookKindIsWhole: each registered kind has a name a spec can write, a timeout
+// limit with a fix, and a block that reads back from the plan and fills into its own type.
+func TestEveryHookKindIsWhole(t *testing.T) {
+	seen := map[string]bool{}
+	for _, k := range HookKinds() {
+		name := k.Name()
+		if !regexp.MustCompile(`^[a-z][a-z0-9]*$`).MatchString(name) || seen[name] {
+			t.Errorf("kind %q: a name must be a lowercase word, used once", name)
+		}
+		seen[name] = true
+		if limit, fix := k.MaxTimeout(); limit <= 0 || fix == "" {
+			t.Errorf("kind %s: MaxTimeout = %s, %q: want a positive limit and its fix", name, limit, fix)
+		}
+		zero, err := k.decode([]byte("{}"))
+		if err != nil || zero == nil {
+			t.Fatalf("kind %s: decode of an empty block: %v, %v", name, zero, err)
+		}
+		if filled := zero.Fill(func(s string) string { return s }); reflect.TypeOf(filled) != reflect.TypeOf(zero) {
+			t.Errorf("kind %s: Fill returns a %T, not its own %T", name, filled, zero)
+		}
+		if got, ok := HookKindOf(name); !ok || got != k {
+			t.Errorf("kind %s: HookKindOf does not find it", name)
+		}
+	}
+}
+
+// TestAClusterFieldInAnyStringOfAnyKindMakesItPerCluster sets each string value a kind's
+// block can hold, one at a time, found by reflection (so a field a kind forgets to fill
+// fails here): a cluster field makes the hook per-cluster, the phase's variables and
+// secrets do not; Fill fills it and leaves the original alone; and the plan carries it.
+func TestAClusterFieldInAnyStringOfAnyKindMakesItPerCluster(t *testing.T) {
+	for _, k := range HookKinds() {
+		zero, _ := k.decode([]byte("{}"))
+		typ := reflect.TypeOf(zero)
+		places := stringPlaces(typ, k.Name(), 0)
+		if len(places) == 0 {
+			t.Errorf("kind %s: no string value found in a %s", k.Name(), typ)
+		}
+		for _, p := range places {
+			for value, want := range map[string]bool{
+				"{{name}}": true, "https://{{ server }}/x": true, "{{metadata.labels.env}}": true,
+				"{{.appset.name}}": false, "{{ .phase.name }}": false, "{{.secrets.token.value}}": false, "plain": false,
+			} {
+				h := Hook{Name: "h", Type: k.Name(), Block: p.block(typ, value)}
+				if got := h.PerCluster(); got != want {
+					t.Errorf("%s = %q: PerCluster = %v, want %v", p.path, value, got, want)
+				}
+			}
+			h := Hook{Name: "h", Type: k.Name(), Block: p.block(typ, "{{name}}")}
+			filled := h.Block.Fill(func(s string) string { return strings.ReplaceAll(s, "{{name}}", "prod-1") })
+			if b, _ := json.Marshal(filled); !strings.Contains(string(b), "prod-1") {
+				t.Errorf("%s: Fill does not fill it: %s", p.path, b)
+			}
+			if !h.PerCluster() {
+				t.Errorf("%s: Fill changed the hook it copied", p.path)
+			}
+			var back Hook
+			if b, err := json.Marshal(h); err != nil || json.Unmarshal(b, &back) != nil || !reflect.DeepEqual(back, h) {
+				t.Errorf("%s: the plan does not carry it: %s, %v → %+v", p.path, b, err, back)
+			}
+		}
+	}
+}
+
+// stringPlace is one string value a block type can hold, and how to make a block that
+// holds value there and nothing else.
+type stringPlace struct {
+	path string
+	set  func(v reflect.Value, value string)
+}
+
+func (p stringPlace) block(typ reflect.Type, value string) HookBlock {
+	v := reflect.New(typ).Elem()
+	p.set(v, value)
+	return v.Interface().(HookBlock)
+}
+
+// stringPlaces walks a type: strings, and what pointers, structs (exported fields), slices,
+// arrays, map values and interfaces that take a string lead to.
+func stringPlaces(t reflect.Type, path string, depth int) []stringPlace {
+	if depth > 10 { // a recursive type: deep enough
+		return nil
+	}
+	var out []stringPlace
+	wrap := func(inner []stringPlace, step func(v reflect.Value, set func(reflect.Value))) {
+		for _, in := range inner {
+			out = append(out, stringPlace{in.path, func(v reflect.Value, s string) {
+				step(v, func(e reflect.Value) { in.set(e, s) })
+			}})
+		}
+	}
+	switch t.Kind() {
+	case reflect.String:
+		out = append(out, stringPlace{path, func(v reflect.Value, s string) { v.SetString(s) }})
+	case reflect.Interface:
+		if reflect.TypeFor[string]().Implements(t) {
+			out = append(out, stringPlace{path, func(v reflect.Value, s string) { v.Set(reflect.ValueOf(s)) }})
+		}
+	case reflect.Pointer:
+		wrap(stringPlaces(t.Elem(), path, depth+1), func(v reflect.Value, set func(reflect.Value)) {
+			v.Set(reflect.New(t.Elem()))
+			set(v.Elem())
+		})
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if f := t.Field(i); f.IsExported() {
+				wrap(stringPlaces(f.Type, path+"."+f.Name, depth+1), func(v reflect.Value, set func(reflect.Value)) { set(v.Field(i)) })
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		wrap(stringPlaces(t.Elem(), path+"[0]", depth+1), func(v reflect.Value, set func(reflect.Value)) {
+			if t.Kind() == reflect.Slice {
+				v.Set(reflect.MakeSlice(t, 1, 1))
+			}
+			set(v.Index(0))
+		})
+	case reflect.Map:
+		wrap(stringPlaces(t.Elem(), path+"[key]", depth+1), func(v reflect.Value, set func(reflect.Value)) {
+			e := reflect.New(t.Elem()).Elem()
+			set(e)
+			key := reflect.New(t.Key()).Elem()
+			if key.Kind() == reflect.String {
+				key.SetString("key")
+			}
+			v.Set(reflect.MakeMap(t))
+			v.SetMapIndex(key, e)
+		})
+	}
+	return out
+}
+
+// TestThePlanCarriesHooksAsItAlwaysHas: plans written before hook kinds read back, and
+// write out byte for byte the same.
+func TestThePlanCarriesHooksAsItAlwaysHas(t *testing.T) {
+	const plan = `[{"name":"infrastructure-check","type":"command","timeout":300000000000,"failurePolicy":"fail","command":{"command":["kubectl","get","nodes"],"env":{"KUBECONFIG":"/etc/kubeconfig"}}},` +
+		`{"name":"slack","type":"http","timeout":30000000000,"failurePolicy":"ignore","http":{"url":"https://hooks.example.com/\u003cid\u003e","method":"POST","headers":{"Content-Type":"application/json"},"body":"{\"text\": \"{{ .appset.name }}\"}\n","expectedStatus":200,"insecureSkipVerify":true}},` +
+		`{"name":"later","type":"job","timeout":0,"failurePolicy":"fail"}]`
+	var hooks []Hook
+	if err := json.Unmarshal([]byte(plan), &hooks); err != nil {
+		t.Fatal(err)
+	}
+	if c, ok := hooks[0].Block.(*CommandHook); !ok || c.Env["KUBECONFIG"] != "/etc/kubeconfig" || len(c.Command) != 3 {
+		t.Fatalf("command: %+v", hooks[0].Block)
+	}
+	if h, ok := hooks[1].Block.(*HTTPHook); !ok || !h.InsecureSkipVerify || h.URL != "https://hooks.example.com/<id>" {
+		t.Fatalf("http: %+v", hooks[1].Block)
+	}
+	if hooks[2].Block != nil {
+		t.Fatalf("a type this build does not know has no block: %+v", hooks[2].Block)
+	}
+	if b, err := json.Marshal(hooks); err != nil || string(b) != plan {
+		t.Fatalf("written again:\n%s\nwant\n%s (%v)", b, plan, err)
+	}
+}
+
+// TestHookKindsAreValidatedAsBefore: the shared fields, a block of another kind, the
+// kind's own limits.
+func TestHookKindsAreValidatedAsBefore(t *testing.T) {
+	for hook, want := range map[string]string{
+		"{name: a, type: ftp, http: {url: 'https://x'}}":                           `type: unknown value "ftp" (fix: use one of: http, command)`,
+		"{name: a, http: {url: 'https://x'}}":                                      `type: is required (fix: write type: http or type: command)`,
+		"{name: a, type: http, http: {url: 'https://x'}, command: {command: [x]}}": `command: type http takes the http block, not command (fix: remove it or use type: command)`,
+		"{name: a, type: http}":                                                    `http: is required (fix: add http.url)`,
+		"{name: a, type: command}":                                                 `command: is required (fix: add command.command)`,
+		"{name: a, type: http, timeout: 11m, http: {url: 'https://x'}}":            `timeout: 11m0s is over the http limit of 10m0s (fix: use at most 10m)`,
+		"{name: a, type: command, timeout: 31m, command: {command: [x]}}":          `timeout: 31m0s is over the command limit of 30m0s (fix: use at most 30m, or poll from a check)`,
+		"{name: a, type: http, http: {url: 'https://x', extra: 1}}":                `http.extra: unknown field "extra"`,
+	} {
+		if _, err := parseWithCheck(hook); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v, want %q", hook, err, want)
+		}
+	}
+	s, err := parseWithCheck("{name: a, type: http, http: {url: 'https://x'}}")
+	if err != nil || s.Phases[0].Checks[0].Block.(*HTTPHook).Method != "GET" {
+		t.Fatalf("a check GETs unless it says otherwise: %v", err)
+	}
+}
+
+// parseWithCheck parses a spec whose first phase has the check hook (YAML flow style).
+func parseWithCheck(hook string) (*Spec, error) {
+	src := strings.Replace(string(specWith("'true'", "1")), "        percentage: 10\n", "        percentage: 10\n        checks:\n        - "+hook+"\n", 1)
+	return Parse("spec.yaml", []byte(src), targets.NewCache(8))
+}
