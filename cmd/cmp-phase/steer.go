@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/util/retry"
 
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/control"
 	"github.com/cmp-phase/cmp-phase/internal/inputs"
 	"github.com/cmp-phase/cmp-phase/internal/render"
@@ -84,28 +85,28 @@ func set(v string) *string { return &v }
 
 var verbs = map[string]verb{
 	"pause": {"", 0, func(_ []string, reason, until string, _ bool, _ map[string]string) (map[string]*string, error) {
-		e := map[string]*string{control.KeyPause: set(reason), control.KeyPauseUntil: nil}
+		e := map[string]*string{contract.PauseKey: set(reason), contract.PauseUntilKey: nil}
 		if until != "" {
-			e[control.KeyPauseUntil] = set(until)
+			e[contract.PauseUntilKey] = set(until)
 		}
 		return e, nil
 	}},
-	"resume":   {"", 0, oneKey(control.KeyResume, false)},
-	"abort":    {"", 0, oneKey(control.KeyAbort, false)},
-	"rollback": {"", 0, oneKey(control.KeyRollback, false)},
-	"approve":  {"<phase>", 1, oneKey(control.KeyApprove, true)},
-	"promote":  {"<phase>", 1, oneKey(control.KeyPromote, true)},
+	"resume":   {"", 0, oneKey(contract.ResumeKey, false)},
+	"abort":    {"", 0, oneKey(contract.AbortKey, false)},
+	"rollback": {"", 0, oneKey(contract.RollbackKey, false)},
+	"approve":  {"<phase>", 1, oneKey(contract.ApproveKey, true)},
+	"promote":  {"<phase>", 1, oneKey(contract.PromoteKey, true)},
 	"jump": {"<phase>", 1, func(args []string, _, _ string, force bool, _ map[string]string) (map[string]*string, error) {
-		e := map[string]*string{control.KeyJump: set(args[0]), control.KeyForce: nil}
+		e := map[string]*string{contract.JumpKey: set(args[0]), contract.ForceKey: nil}
 		if force {
-			e[control.KeyForce] = set("true")
+			e[contract.ForceKey] = set("true")
 		}
 		return e, nil
 	}},
 	"skip":   {"<child>...", -1, skipEdit(true)},
 	"unskip": {"<child>...", -1, skipEdit(false)},
 	"confirm-removal": {"<child>...|all", -1, func(args []string, _, _ string, _ bool, _ map[string]string) (map[string]*string, error) {
-		return map[string]*string{control.KeyConfirmRemoval: set(strings.Join(args, ","))}, nil
+		return map[string]*string{contract.ConfirmRemovalKey: set(strings.Join(args, ","))}, nil
 	}},
 }
 
@@ -122,7 +123,7 @@ func oneKey(key string, withArg bool) func([]string, string, string, bool, map[s
 func skipEdit(add bool) func([]string, string, string, bool, map[string]string) (map[string]*string, error) {
 	return func(args []string, _, _ string, _ bool, data map[string]string) (map[string]*string, error) {
 		list := map[string]bool{}
-		for _, s := range strings.Split(data[control.KeySkip], ",") {
+		for _, s := range strings.Split(data[contract.SkipKey], ",") {
 			if s = strings.TrimSpace(s); s != "" {
 				list[s] = true
 			}
@@ -137,10 +138,10 @@ func skipEdit(add bool) func([]string, string, string, bool, map[string]string) 
 			}
 		}
 		if len(out) == 0 {
-			return map[string]*string{control.KeySkip: nil}, nil
+			return map[string]*string{contract.SkipKey: nil}, nil
 		}
 		slices.Sort(out)
-		return map[string]*string{control.KeySkip: set(strings.Join(out, ","))}, nil
+		return map[string]*string{contract.SkipKey: set(strings.Join(out, ","))}, nil
 	}
 }
 
@@ -211,7 +212,7 @@ func edit(ctx context.Context, kc kubernetes.Interface, ns, rollout, who string,
 				cm.Data[k] = *v
 			}
 		}
-		cm.Data[control.KeyBy], cm.Data[control.KeyReason] = who, reason
+		cm.Data[contract.ByKey], cm.Data[contract.ReasonKey] = who, reason
 		if c := control.Parse(cm.Data, phases, time.Now()); len(c.Problems) > 0 {
 			return fmt.Errorf("refused: %s", c.Problems[0])
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/control"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
@@ -172,7 +173,7 @@ func confirm(st *state.State, group, rest []string, c *control.Controls, now tim
 			}
 		}
 		slices.Sort(st.Confirmed)
-		consume(acts, control.KeyConfirmRemoval)
+		consume(acts, contract.ConfirmRemovalKey)
 		leaving := append(slices.Clone(group), rest...)
 		st.Confirmed = slices.DeleteFunc(st.Confirmed, func(x string) bool { return !slices.Contains(leaving, x) }) // came back: forget
 		emit(st.Rollout, acts, now, EvControlApplied, "removal of "+strings.Join(c.ConfirmRemoval, ", ")+" confirmed by "+who(c))
