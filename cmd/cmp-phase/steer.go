@@ -19,7 +19,6 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/control"
-	"github.com/cmp-phase/cmp-phase/internal/inputs"
 	"github.com/cmp-phase/cmp-phase/internal/render"
 )
 
@@ -184,7 +183,7 @@ func runVerb(ctx context.Context, name string, args []string, stdout, stderr io.
 }
 
 func edit(ctx context.Context, kc kubernetes.Interface, ns, rollout, who string, change func(map[string]string) (map[string]*string, error), reason string) error {
-	plan, err := kc.CoreV1().ConfigMaps(ns).Get(ctx, render.PlanName(rollout), metav1.GetOptions{})
+	plan, err := kc.CoreV1().ConfigMaps(ns).Get(ctx, contract.PlanConfigMap(rollout), metav1.GetOptions{})
 	if err != nil {
 		return fmt.Errorf("rollout %s: no plan in %s (is the parent synced?): %w", rollout, ns, err)
 	}
@@ -194,7 +193,7 @@ func edit(ctx context.Context, kc kubernetes.Interface, ns, rollout, who string,
 	}
 	cms := kc.CoreV1().ConfigMaps(ns)
 	return retry.RetryOnConflict(retry.DefaultBackoff, func() error {
-		cm, err := cms.Get(ctx, inputs.StateConfigMap(rollout), metav1.GetOptions{})
+		cm, err := cms.Get(ctx, contract.StateConfigMap(rollout), metav1.GetOptions{})
 		if err != nil {
 			return fmt.Errorf("rollout %s: no state yet: %w", rollout, err)
 		}

@@ -13,7 +13,7 @@ import (
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/cmp-phase/cmp-phase/internal/inputs"
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/render"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
@@ -128,7 +128,7 @@ func (a *Agent) route(obj any) {
 	case *corev1.ConfigMap:
 		if r := m.GetLabels()[render.LabelRollout]; r != "" {
 			a.queue.Add(r)
-		} else if r, ok := inputs.RolloutOfState(o.Name); ok {
+		} else if r, ok := contract.RolloutOfState(o.Name); ok {
 			a.queue.Add(r)
 		}
 	case *v1alpha1.Application:

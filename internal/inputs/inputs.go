@@ -11,22 +11,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/render"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
-
-// ConfigMap names in the state namespace.
-const InventoryConfigMap = "cmp-phase-inventory"
-
-// StateConfigMap is the name of a rollout's state ConfigMap.
-func StateConfigMap(rollout string) string { return rollout + "-state" }
-
-// RolloutOfState is the rollout a state ConfigMap name belongs to.
-func RolloutOfState(name string) (string, bool) {
-	r, ok := strings.CutSuffix(name, "-state")
-	return r, ok && r != ""
-}
 
 // PreviewMarker is the file that, in an app directory sent by
 // `argocd app diff --local <dir> --server-side-generate`, asks for a render of the next phase
@@ -112,9 +101,9 @@ func InventoryFromFile(path string) (*inventory.Inventory, error) {
 
 // InventoryFromConfigMap decodes the inventory ConfigMap the agent publishes.
 func InventoryFromConfigMap(cm *corev1.ConfigMap) (*inventory.Inventory, error) {
-	data, ok := cm.Data[inventory.Key]
+	data, ok := cm.Data[contract.InventoryKey]
 	if !ok {
-		return nil, fmt.Errorf("configmap %s/%s has no key %s (fix: let the agent publish the inventory)", cm.Namespace, cm.Name, inventory.Key)
+		return nil, fmt.Errorf("configmap %s/%s has no key %s (fix: let the agent publish the inventory)", cm.Namespace, cm.Name, contract.InventoryKey)
 	}
 	return inventory.Decode("configmap "+cm.Namespace+"/"+cm.Name, []byte(data))
 }

@@ -10,6 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/util/retry"
+
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 )
 
 // LabelState marks state ConfigMaps (the agent watches them by it).
@@ -127,7 +129,7 @@ func (s *Store) read(ctx context.Context) (*corev1.ConfigMap, *State, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("read state: %w", err)
 	}
-	if len(cm.BinaryData[BinaryKey]) == 0 {
+	if len(cm.BinaryData[contract.StateKey]) == 0 {
 		return cm, nil, nil
 	}
 	st, err := FromConfigMap(cm)

@@ -22,7 +22,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/cmp-phase/cmp-phase/internal/inputs"
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/test/framework"
 )
@@ -225,7 +225,7 @@ func clusterState(phases []state.PhaseState, child string) string {
 }
 
 func (d *demo) readState(ctx context.Context) (*state.State, error) {
-	cm, err := d.env.Kube.CoreV1().ConfigMaps(framework.ArgoNamespace).Get(ctx, inputs.StateConfigMap(demoName), metav1.GetOptions{})
+	cm, err := d.env.Kube.CoreV1().ConfigMaps(framework.ArgoNamespace).Get(ctx, contract.StateConfigMap(demoName), metav1.GetOptions{})
 	if err != nil {
 		return nil, err
 	}

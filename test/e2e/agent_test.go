@@ -15,7 +15,7 @@ import (
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/cmp-phase/cmp-phase/internal/inputs"
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/render"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/state"
@@ -83,7 +83,7 @@ func (r *phased) agent(proc string, extraEnv []string, args ...string) *framewor
 }
 
 func (r *phased) state(ctx context.Context) (*state.State, error) {
-	cm, err := env.Kube.CoreV1().ConfigMaps("argocd").Get(ctx, inputs.StateConfigMap(r.name), metav1.GetOptions{})
+	cm, err := env.Kube.CoreV1().ConfigMaps("argocd").Get(ctx, contract.StateConfigMap(r.name), metav1.GetOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -309,7 +309,7 @@ func TestAgentDrivesPhasedRollouts(t *testing.T) {
 // meanwhile: PHASE_GEN names a missing state).
 func (r *phased) loseState(ctx context.Context, phaseGen int64, deployed string) {
 	r.t.Helper()
-	if err := env.Kube.CoreV1().ConfigMaps("argocd").Delete(ctx, inputs.StateConfigMap(r.name), metav1.DeleteOptions{}); err != nil {
+	if err := env.Kube.CoreV1().ConfigMaps("argocd").Delete(ctx, contract.StateConfigMap(r.name), metav1.DeleteOptions{}); err != nil {
 		r.t.Fatal(err)
 	}
 	env.WaitFor(r.t, 2*time.Minute, "the agent rebuilds the lost state", func(ctx context.Context) (bool, string) {

@@ -16,7 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/cmp-phase/cmp-phase/internal/inputs"
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/test/framework"
@@ -191,7 +191,7 @@ func putHookSecret(ctx context.Context, t *testing.T, name string) string {
 // neverShows greps everything the agent wrote — its log, the state, the Events — for value.
 func (r *phased) neverShows(ctx context.Context, value string) {
 	r.t.Helper()
-	cm, err := env.Kube.CoreV1().ConfigMaps("argocd").Get(ctx, inputs.StateConfigMap(r.name), metav1.GetOptions{})
+	cm, err := env.Kube.CoreV1().ConfigMaps("argocd").Get(ctx, contract.StateConfigMap(r.name), metav1.GetOptions{})
 	if err != nil {
 		r.t.Fatal(err)
 	}

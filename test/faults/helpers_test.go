@@ -14,7 +14,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/cmp-phase/cmp-phase/internal/inputs"
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/test/framework"
 )
@@ -118,7 +118,7 @@ func (s *supervisor) stop() {
 }
 
 func readState(ctx context.Context) (*state.State, error) {
-	cm, err := env.Kube.CoreV1().ConfigMaps("argocd").Get(ctx, inputs.StateConfigMap(name), metav1.GetOptions{})
+	cm, err := env.Kube.CoreV1().ConfigMaps("argocd").Get(ctx, contract.StateConfigMap(name), metav1.GetOptions{})
 	if err != nil {
 		return nil, err
 	}

@@ -10,7 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/cmp-phase/cmp-phase/internal/inputs"
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
@@ -35,8 +35,8 @@ func (e *Env) PublishInventory(ctx context.Context) error {
 		return err
 	}
 	return e.PutConfigMap(ctx, &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Name: inputs.InventoryConfigMap, Namespace: ArgoNamespace},
-		Data:       map[string]string{inventory.Key: string(b)},
+		ObjectMeta: metav1.ObjectMeta{Name: contract.InventoryConfigMap, Namespace: ArgoNamespace},
+		Data:       map[string]string{contract.InventoryKey: string(b)},
 	})
 }
 
@@ -53,7 +53,7 @@ func (e *Env) Inventory() *inventory.Inventory {
 
 // PutState writes a rollout's state ConfigMap.
 func (e *Env) PutState(ctx context.Context, rollout string, st *state.State) error {
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: inputs.StateConfigMap(rollout), Namespace: ArgoNamespace}}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: contract.StateConfigMap(rollout), Namespace: ArgoNamespace}}
 	if err := state.ToConfigMap(st, cm); err != nil {
 		return err
 	}
