@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/cmp-phase/cmp-phase/internal/agent"
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/logging"
 )
 
@@ -92,7 +93,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("unexpected argument %q (fix: the agent takes flags only; see -h)", fs.Arg(0))
 	}
 	if _, err := labels.Parse(o.agent.Selector); err != nil {
-		return o, fmt.Errorf("--rollout-selector: %w (fix: e.g. cmp-phase.io/rollout=guestbook)", err)
+		return o, fmt.Errorf("--rollout-selector: %w (fix: e.g. %s)", err, contract.RolloutSelector("guestbook"))
 	}
 	if e := o.election; e.enabled && !(e.retryPeriod < e.renewDeadline && e.renewDeadline < e.leaseDuration) {
 		return o, fmt.Errorf("--retry-period < --renew-deadline < --lease-duration must hold (fix: e.g. 2s, 7s, 10s)")

@@ -14,7 +14,6 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/inputs"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
-	"github.com/cmp-phase/cmp-phase/internal/render"
 )
 
 // publish writes the inventory ConfigMap from the cached cluster Secrets when it differs,
@@ -68,7 +67,7 @@ func (a *Agent) publish(ctx context.Context) (time.Time, error) {
 		return time.Time{}, fmt.Errorf("list plans: %w", err)
 	}
 	for _, p := range plans {
-		if r := p.Labels[render.LabelRollout]; r != "" {
+		if r := p.Labels[contract.LabelRollout]; r != "" {
 			a.queue.Add(r)
 		}
 	}
@@ -100,7 +99,7 @@ func (a *Agent) warnEveryParent(reason, msg string) {
 		return
 	}
 	for _, p := range plans {
-		if parent := p.Annotations[render.AnnotationParent]; parent != "" {
+		if parent := p.Annotations[contract.AnnotationParent]; parent != "" {
 			a.events.Event(a.applicationRef(parent), corev1.EventTypeWarning, reason, msg)
 		}
 	}

@@ -87,7 +87,7 @@ func (a *Agent) read(name string) (*pass, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &pass{plan: plan, planGen: generationOf(cm.Annotations[render.AnnotationGeneration]),
+	p := &pass{plan: plan, planGen: generationOf(cm.Annotations[contract.AnnotationGeneration]),
 		children: map[string]*v1alpha1.Application{}, observed: map[string]rollout.Observation{}}
 	if plan.Parent != "" {
 		a.parents.set(plan.Parent, name)
@@ -95,7 +95,7 @@ func (a *Agent) read(name string) (*pass, error) {
 			p.parent, p.phaseGen = parent, PhaseGen(parent)
 		}
 	}
-	apps, err := a.caches.apps.List(labels.SelectorFromSet(labels.Set{render.LabelRollout: name}))
+	apps, err := a.caches.apps.List(labels.SelectorFromSet(labels.Set{contract.LabelRollout: name}))
 	if err != nil {
 		return nil, fmt.Errorf("list children of %s: %w", name, err)
 	}

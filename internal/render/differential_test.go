@@ -3,7 +3,6 @@ package render_test
 import (
 	"encoding/json"
 	"io"
-	"maps"
 
 	"path/filepath"
 	"slices"
@@ -22,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	sigsyaml "sigs.k8s.io/yaml"
 
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/inputs"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/render"
@@ -133,9 +133,11 @@ func ourApps(t *testing.T, file string, data []byte, inv *inventory.Inventory, w
 			t.Fatalf("our output does not parse as an Application: %v\n%s", err, d)
 		}
 		a.TypeMeta = metav1.TypeMeta{}
-		maps.DeleteFunc(a.Labels, func(k, _ string) bool { return strings.HasPrefix(k, "cmp-phase.io/") })
-		delete(a.Annotations, render.AnnotationRevision)
-		delete(a.Annotations, render.AnnotationSyncOpts)
+		for _, k := range []string{contract.LabelRollout, contract.LabelCluster, contract.LabelPhase} {
+			delete(a.Labels, k)
+		}
+		delete(a.Annotations, contract.AnnotationRevision)
+		delete(a.Annotations, contract.AnnotationSyncOptions)
 		out[a.Name] = normalized(t, a)
 	}
 	return out

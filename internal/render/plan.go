@@ -14,13 +14,6 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/targets"
 )
 
-const (
-	LabelPlan = "cmp-phase.io/plan"
-	// AnnotationParent names the parent Application that rendered the plan (the agent bumps
-	// its PHASE_GEN).
-	AnnotationParent = "cmp-phase.io/parent"
-)
-
 // maxPlanBytes bounds the plan ConfigMap.
 const maxPlanBytes = 900 << 10
 
@@ -100,8 +93,9 @@ func planDoc(in Input, body []byte, id string) ([]byte, error) {
 		"apiVersion": "v1", "kind": "ConfigMap",
 		"metadata": map[string]any{
 			"name": contract.PlanConfigMap(in.Spec.Name), "namespace": in.Env.StateNamespace,
-			"labels":      map[string]string{LabelPlan: "true", LabelRollout: in.Spec.Name},
-			"annotations": map[string]string{AnnotationGeneration: strconv.FormatInt(gen, 10), AnnotationSyncOpts: DefaultSyncOptions, AnnotationParent: in.Env.AppName},
+			"labels": map[string]string{contract.LabelPlan: contract.MarkerValue, contract.LabelRollout: in.Spec.Name},
+			"annotations": map[string]string{contract.AnnotationGeneration: strconv.FormatInt(gen, 10),
+				contract.AnnotationSyncOptions: contract.DefaultSyncOptions, contract.AnnotationParent: in.Env.AppName},
 		},
 		"data": data,
 	}
@@ -135,7 +129,7 @@ type Plan struct {
 
 // DecodePlan reads a plan ConfigMap back, compiling the phases' targets.
 func DecodePlan(cm *corev1.ConfigMap, exprs *targets.Cache) (*Plan, error) {
-	p := &Plan{Rollout: cm.Labels[LabelRollout], Parent: cm.Annotations[AnnotationParent], Namespace: cm.Namespace,
+	p := &Plan{Rollout: cm.Labels[contract.LabelRollout], Parent: cm.Annotations[contract.AnnotationParent], Namespace: cm.Namespace,
 		Revision: cm.Data[contract.PlanRevisionKey], Body: []byte(cm.Data[contract.PlanSpecKey])}
 	if p.Rollout == "" || p.Revision == "" || len(p.Body) == 0 {
 		return nil, fmt.Errorf("plan %s/%s is incomplete (fix: let the parent re-render it)", cm.Namespace, cm.Name)

@@ -8,20 +8,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
-)
-
-// Labels and annotations cmp-phase puts on what it renders.
-const (
-	LabelRollout         = "cmp-phase.io/rollout"
-	LabelCluster         = "cmp-phase.io/cluster"
-	LabelPhase           = "cmp-phase.io/phase"
-	AnnotationRevision   = "cmp-phase.io/revision"
-	AnnotationGeneration = "cmp-phase.io/state-generation"
-	AnnotationSyncOpts   = "argocd.argoproj.io/sync-options"
-	DefaultSyncOptions   = "Prune=false,Delete=false"
 )
 
 // ErrStale means the state is older than the generation the parent asks for; the caller may
@@ -196,7 +186,7 @@ func (r *Renderer) renderRevision(rendered map[string][]byte, in Input, rev stri
 	}
 	syncOpts := in.Env.SyncOptions
 	if syncOpts == "" {
-		syncOpts = DefaultSyncOptions
+		syncOpts = contract.DefaultSyncOptions
 	}
 	var missing []string
 	slots := map[string]string{slotRollout: in.Spec.Name, slotRevision: rev, slotSyncOpts: syncOpts, slotNS: childNamespace(in)}

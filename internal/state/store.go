@@ -14,9 +14,6 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 )
 
-// LabelState marks state ConfigMaps (the agent watches them by it).
-const LabelState = "cmp-phase.io/state"
-
 // Store reads and writes one rollout's state ConfigMap.
 type Store struct {
 	ConfigMaps corev1client.ConfigMapsGetter
@@ -124,7 +121,7 @@ func (s *Store) read(ctx context.Context) (*corev1.ConfigMap, *State, error) {
 	cm, err := s.ConfigMaps.ConfigMaps(s.Namespace).Get(ctx, s.Name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: s.Name, Namespace: s.Namespace,
-			Labels: map[string]string{LabelState: "true"}}}, nil, nil
+			Labels: map[string]string{contract.LabelState: contract.MarkerValue}}}, nil, nil
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("read state: %w", err)

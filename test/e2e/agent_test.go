@@ -16,7 +16,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
-	"github.com/cmp-phase/cmp-phase/internal/render"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/test/framework"
@@ -75,7 +74,7 @@ func (r *phased) agent(proc string, extraEnv []string, args ...string) *framewor
 	r.metrics = "127.0.0.1:" + strconv.Itoa(port)
 	p, err := env.Start(framework.ProcSpec{Name: proc, Path: agentBin, Env: extraEnv, Args: append([]string{"--metrics-addr", r.metrics,
 		"--namespace", "argocd", "--kubeconfig", env.Kubeconfig, "--log-level", "debug",
-		"--rollout-selector", render.LabelRollout + "=" + r.name, "--lease-name", "cmp-phase-agent-" + r.name}, args...)})
+		"--rollout-selector", contract.LabelRollout + "=" + r.name, "--lease-name", "cmp-phase-agent-" + r.name}, args...)})
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -122,7 +121,7 @@ func (r *phased) until(what string, rev string, status state.RolloutStatus, want
 				}
 				return false, err.Error()
 			}
-			if a.Annotations[render.AnnotationRevision] == rev && rev != st.Deployed && st.Rollout.Active() && admitted[name] == "" {
+			if a.Annotations[contract.AnnotationRevision] == rev && rev != st.Deployed && st.Rollout.Active() && admitted[name] == "" {
 				r.t.Fatalf("%s carries revision %s but the state does not admit it", name, rev)
 			}
 			r.checkFresh(ctx, st, c.Name, name, admitted)
@@ -363,8 +362,8 @@ func TestAgentFailurePolicies(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if rev, _, _ := st.RevisionOf(a.Name); a.Annotations[render.AnnotationRevision] != rev || rev == r2 {
-					t.Fatalf("%s runs %s after the rollback", a.Name, a.Annotations[render.AnnotationRevision])
+				if rev, _, _ := st.RevisionOf(a.Name); a.Annotations[contract.AnnotationRevision] != rev || rev == r2 {
+					t.Fatalf("%s runs %s after the rollback", a.Name, a.Annotations[contract.AnnotationRevision])
 				}
 			}
 			var order []string

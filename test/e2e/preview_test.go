@@ -15,8 +15,8 @@ import (
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/inputs"
-	"github.com/cmp-phase/cmp-phase/internal/render"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/test/framework"
@@ -111,13 +111,13 @@ func (r *phased) childrenExist(ctx context.Context, clusters []string) bool {
 
 // childVersions are the live children's resourceVersions and revisions.
 func (r *phased) childVersions(ctx context.Context) map[string]string {
-	list, err := env.Argo.ArgoprojV1alpha1().Applications("argocd").List(ctx, metav1.ListOptions{LabelSelector: render.LabelRollout + "=" + r.name})
+	list, err := env.Argo.ArgoprojV1alpha1().Applications("argocd").List(ctx, metav1.ListOptions{LabelSelector: contract.LabelRollout + "=" + r.name})
 	if err != nil {
 		r.t.Fatal(err)
 	}
 	out := map[string]string{}
 	for _, a := range list.Items {
-		out[a.Name] = a.Annotations[render.AnnotationRevision] + " " + string(a.Status.Sync.Status)
+		out[a.Name] = a.Annotations[contract.AnnotationRevision] + " " + string(a.Status.Sync.Status)
 	}
 	return out
 }

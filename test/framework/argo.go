@@ -16,6 +16,8 @@ import (
 	"golang.org/x/crypto/bcrypt"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 )
 
 // resourceInclusions keeps the application controller's cluster caches small: every
@@ -138,7 +140,7 @@ func (e *Env) PutClusterSecret(ctx context.Context, c Cluster) error {
 		"certData": base64.StdEncoding.EncodeToString(e.PKI.AdminCert),
 		"keyData":  base64.StdEncoding.EncodeToString(e.PKI.AdminKey),
 	}})
-	labels := map[string]string{"argocd.argoproj.io/secret-type": "cluster"}
+	labels := map[string]string{contract.LabelSecretType: contract.SecretTypeCluster}
 	for k, v := range c.Labels {
 		labels[k] = v
 	}

@@ -44,7 +44,7 @@ func (e *Env) PublishInventory(ctx context.Context) error {
 func (e *Env) Inventory() *inventory.Inventory {
 	inv := &inventory.Inventory{}
 	for _, c := range e.Clusters {
-		labels := map[string]string{"argocd.argoproj.io/secret-type": "cluster"}
+		labels := map[string]string{contract.LabelSecretType: contract.SecretTypeCluster}
 		maps.Copy(labels, c.Labels)
 		inv.Clusters = append(inv.Clusters, inventory.Cluster{Name: c.Name, Server: c.Server, Labels: labels})
 	}
