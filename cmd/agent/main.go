@@ -54,7 +54,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.agent.Namespace, "namespace", "argocd", "namespace of the Applications, cluster Secrets and cmp-phase ConfigMaps")
+	fs.StringVar(&o.agent.Namespace, "namespace", contract.DefaultNamespace, "namespace of the Applications, cluster Secrets and cmp-phase ConfigMaps")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig (default: in-cluster)")
 	fs.DurationVar(&o.agent.Resync, "resync", 5*time.Minute, "reconcile every rollout at least this often")
 	fs.DurationVar(&o.agent.ConfirmAfter, "confirm-after", 30*time.Second, "ask again for a parent re-render not seen after this long")

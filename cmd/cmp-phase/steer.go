@@ -30,7 +30,7 @@ type kubeFlags struct {
 func (k *kubeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&k.kubeconfig, "kubeconfig", "", "kubeconfig (default: $KUBECONFIG, then ~/.kube/config)")
 	fs.StringVar(&k.context, "context", "", "kubeconfig context")
-	fs.StringVar(&k.namespace, "n", "", "namespace of the rollout's ConfigMaps (default: the context's, else argocd)")
+	fs.StringVar(&k.namespace, "n", "", "namespace of the rollout's ConfigMaps (default: the context's, else "+contract.DefaultNamespace+")")
 	fs.StringVar(&k.namespace, "namespace", "", "same as -n")
 }
 
@@ -53,7 +53,7 @@ func (k *kubeFlags) connectConfig() (kubernetes.Interface, *rest.Config, string,
 		if n, explicit, err := cc.Namespace(); err == nil && explicit {
 			ns = n
 		} else {
-			ns = "argocd"
+			ns = contract.DefaultNamespace
 		}
 	}
 	who := os.Getenv("USER")

@@ -180,7 +180,7 @@ func (a *Agent) confirmed(name string, planGen, view int64) (time.Time, bool) {
 func PhaseGen(parent *v1alpha1.Application) int64 {
 	if src := parent.Spec.Source; src != nil && src.Plugin != nil {
 		for _, e := range src.Plugin.Env {
-			if e.Name == PhaseGenEnv {
+			if e.Name == contract.EnvPhaseGen {
 				return generationOf(e.Value)
 			}
 		}

@@ -138,7 +138,7 @@ func TestTheCachesNeverHoldCredentialsOrBulk(t *testing.T) {
 
 func TestPhaseGenReadsTheParentsPluginEnv(t *testing.T) {
 	p := &v1alpha1.Application{Spec: v1alpha1.ApplicationSpec{Source: &v1alpha1.ApplicationSource{Plugin: &v1alpha1.ApplicationSourcePlugin{
-		Env: v1alpha1.Env{{Name: "OTHER", Value: "9"}, {Name: PhaseGenEnv, Value: "42"}}}}}}
+		Env: v1alpha1.Env{{Name: "OTHER", Value: "9"}, {Name: contract.EnvPhaseGen, Value: "42"}}}}}}
 	if PhaseGen(p) != 42 {
 		t.Fatal(PhaseGen(p))
 	}
@@ -150,7 +150,7 @@ func TestPhaseGenReadsTheParentsPluginEnv(t *testing.T) {
 
 func TestAManualParentThatShowsTheChangeWaitsForAPerson(t *testing.T) {
 	parent := &v1alpha1.Application{Spec: v1alpha1.ApplicationSpec{Source: &v1alpha1.ApplicationSource{Plugin: &v1alpha1.ApplicationSourcePlugin{
-		Env: v1alpha1.Env{{Name: PhaseGenEnv, Value: "7"}}}}}}
+		Env: v1alpha1.Env{{Name: contract.EnvPhaseGen, Value: "7"}}}}}}
 	parent.Status.Sync.Status = v1alpha1.SyncStatusCodeOutOfSync
 	if !awaitsManualSync(parent, 7) {
 		t.Fatal("a manual parent, OutOfSync on generation 7, waits for its sync")

@@ -47,6 +47,8 @@ func TestValues(t *testing.T) {
 		{EnvAppSourceRepoURL, "ARGOCD_APP_SOURCE_REPO_URL"},
 		{EnvAppSourceTargetRevision, "ARGOCD_APP_SOURCE_TARGET_REVISION"},
 		{EnvStateNamespace, "CMP_PHASE_STATE_NAMESPACE"},
+		{EnvPluginSocketDir, "ARGOCD_PLUGINSOCKFILEPATH"},
+		{DefaultPluginSocketDir, "/home/argocd/cmp-server/plugins"},
 	} {
 		if c[0] != c[1] {
 			t.Errorf("got %q, want %q", c[0], c[1])

@@ -35,6 +35,11 @@ const (
 
 // The build environment Argo CD gives the plugin.
 const (
+	// EnvPluginSocketDir is the directory the repo-server dials plugins in, as Argo CD tells
+	// the sidecar.
+	EnvPluginSocketDir = "ARGOCD_PLUGINSOCKFILEPATH"
+	// DefaultPluginSocketDir is that directory in the stock repo-server pod.
+	DefaultPluginSocketDir = "/home/argocd/cmp-server/plugins"
 	// EnvAppName is the parent Application's name.
 	EnvAppName = "ARGOCD_APP_NAME"
 	// EnvAppNamespace is the parent's destination namespace.

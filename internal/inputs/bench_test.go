@@ -94,7 +94,7 @@ func BenchmarkRenderPinned(b *testing.B) {
 				if mode == "cold" {
 					r, d = render.New(8), content.NewDigester(64, content.Limits{})
 				}
-				in := render.Input{Spec: sp, Inventory: inv, Env: render.Env{StateNamespace: "argocd",
+				in := render.Input{Spec: sp, Inventory: inv, Env: render.Env{StateNamespace: contract.DefaultNamespace,
 					Source: render.Source{RepoURL: "https://git.example.com/fleet", TargetRevision: "HEAD", Commit: commit}}}
 				c, _, err := inputs.Content(r, d, in, root)
 				if err != nil || c == nil {

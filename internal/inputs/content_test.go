@@ -109,7 +109,7 @@ func newFixture(t *testing.T, yaml string) *fixture {
 }
 
 func (f *fixture) input(st *state.State, commit string) render.Input {
-	env := render.Env{StateNamespace: "argocd", AppName: "shop", Source: render.Source{RepoURL: repoURL, TargetRevision: "HEAD", Commit: commit}}
+	env := render.Env{StateNamespace: contract.DefaultNamespace, AppName: "shop", Source: render.Source{RepoURL: repoURL, TargetRevision: "HEAD", Commit: commit}}
 	return render.Input{Spec: f.sp, Inventory: &inventory.Inventory{}, State: st, Env: env}
 }
 

@@ -176,7 +176,7 @@ func benchOurs(b *testing.B, c benchCase, cold bool) {
 			r = render.New(4)
 		}
 		out.Reset()
-		docs, err := r.Render(render.Input{Spec: c.spec, Inventory: c.inv, State: c.st, Env: render.Env{PhaseGen: 9, StateNamespace: "argocd"}})
+		docs, err := r.Render(render.Input{Spec: c.spec, Inventory: c.inv, State: c.st, Env: render.Env{PhaseGen: 9, StateNamespace: contract.DefaultNamespace}})
 		if err != nil {
 			b.Fatal(err)
 		}

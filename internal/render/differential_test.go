@@ -74,7 +74,7 @@ func argoApps(t *testing.T, data []byte, inv *inventory.Inventory) map[string]st
 		t.Fatal(err)
 	}
 	if appset.Namespace == "" {
-		appset.Namespace = "argocd"
+		appset.Namespace = contract.DefaultNamespace
 	}
 	scheme := runtime.NewScheme()
 	_ = corev1.AddToScheme(scheme)
@@ -82,12 +82,12 @@ func argoApps(t *testing.T, data []byte, inv *inventory.Inventory) map[string]st
 	objs := []client.Object{}
 	for _, c := range inv.Clusters {
 		objs = append(objs, &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Name: "cluster-" + strings.ToLower(c.Name), Namespace: "argocd", Labels: c.Labels, Annotations: c.Annotations},
+			ObjectMeta: metav1.ObjectMeta{Name: "cluster-" + strings.ToLower(c.Name), Namespace: contract.DefaultNamespace, Labels: c.Labels, Annotations: c.Annotations},
 			Data:       map[string][]byte{"name": []byte(c.Name), "server": []byte(c.Server), "project": []byte(c.Project)},
 		})
 	}
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).Build()
-	gens := map[string]generators.Generator{"List": generators.NewListGenerator(), "Clusters": generators.NewClusterGenerator(c, "argocd")}
+	gens := map[string]generators.Generator{"List": generators.NewListGenerator(), "Clusters": generators.NewClusterGenerator(c, contract.DefaultNamespace)}
 	logrus.SetOutput(io.Discard) // the cluster generator logs through the global logger
 	quiet := logrus.New()
 	quiet.SetOutput(io.Discard)
@@ -110,7 +110,7 @@ func ourApps(t *testing.T, file string, data []byte, inv *inventory.Inventory, w
 		t.Fatal(err)
 	}
 	if s.Namespace == "" {
-		s.Namespace = "argocd"
+		s.Namespace = contract.DefaultNamespace
 	}
 	_, body, id, err := s.Revision()
 	if err != nil {
