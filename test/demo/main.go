@@ -62,7 +62,7 @@ func run(ctx context.Context, keep bool) error {
 	say("starting etcd, kube-apiserver, kube-controller-manager, redis, Argo CD and the cmp-phase sidecar on loopback")
 	start := time.Now()
 	env, err := framework.Start(ctx, framework.Options{Clusters: fleet, AppResync: 10 * time.Second,
-		Plugins: []framework.Plugin{{Name: "cmp-phase-v1", Start: framework.CmpPhaseSidecar(bin)}}})
+		Plugins: []framework.Plugin{{Name: contract.PluginName, Start: framework.CmpPhaseSidecar(bin)}}})
 	if err != nil {
 		return err
 	}

@@ -73,7 +73,7 @@ func (r *phased) agent(proc string, extraEnv []string, args ...string) *framewor
 	}
 	r.metrics = "127.0.0.1:" + strconv.Itoa(port)
 	p, err := env.Start(framework.ProcSpec{Name: proc, Path: agentBin, Env: extraEnv, Args: append([]string{"--metrics-addr", r.metrics,
-		"--namespace", "argocd", "--kubeconfig", env.Kubeconfig, "--log-level", "debug",
+		"--namespace", framework.ArgoNamespace, "--kubeconfig", env.Kubeconfig, "--log-level", "debug",
 		"--rollout-selector", contract.LabelRollout + "=" + r.name, "--lease-name", "cmp-phase-agent-" + r.name}, args...)})
 	if err != nil {
 		r.t.Fatal(err)
@@ -82,7 +82,7 @@ func (r *phased) agent(proc string, extraEnv []string, args ...string) *framewor
 }
 
 func (r *phased) state(ctx context.Context) (*state.State, error) {
-	cm, err := env.Kube.CoreV1().ConfigMaps("argocd").Get(ctx, contract.StateConfigMap(r.name), metav1.GetOptions{})
+	cm, err := env.Kube.CoreV1().ConfigMaps(framework.ArgoNamespace).Get(ctx, contract.StateConfigMap(r.name), metav1.GetOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +194,7 @@ func historyOf(a *v1alpha1.Application) string {
 
 // events are the Kubernetes Events' reasons on the parent, oldest first.
 func (r *phased) events(ctx context.Context) []string {
-	list, err := env.Kube.CoreV1().Events("argocd").List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=" + r.name})
+	list, err := env.Kube.CoreV1().Events(framework.ArgoNamespace).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=" + r.name})
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -308,7 +308,7 @@ func TestAgentDrivesPhasedRollouts(t *testing.T) {
 // meanwhile: PHASE_GEN names a missing state).
 func (r *phased) loseState(ctx context.Context, phaseGen int64, deployed string) {
 	r.t.Helper()
-	if err := env.Kube.CoreV1().ConfigMaps("argocd").Delete(ctx, contract.StateConfigMap(r.name), metav1.DeleteOptions{}); err != nil {
+	if err := env.Kube.CoreV1().ConfigMaps(framework.ArgoNamespace).Delete(ctx, contract.StateConfigMap(r.name), metav1.DeleteOptions{}); err != nil {
 		r.t.Fatal(err)
 	}
 	env.WaitFor(r.t, 2*time.Minute, "the agent rebuilds the lost state", func(ctx context.Context) (bool, string) {

@@ -72,7 +72,7 @@ func TestRenderThroughRealCMPSocket(t *testing.T) {
 	}
 
 	// A corrupt state at generation 3: ComparisonError, nothing deleted or changed.
-	cm, err := env.Kube.CoreV1().ConfigMaps("argocd").Get(ctx, contract.StateConfigMap("phased"), metav1.GetOptions{})
+	cm, err := env.Kube.CoreV1().ConfigMaps(framework.ArgoNamespace).Get(ctx, contract.StateConfigMap("phased"), metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestRenderThroughRealCMPSocket(t *testing.T) {
 			return false, err.Error()
 		}
 		for _, c := range a.Status.Conditions {
-			if c.Type == "ComparisonError" && strings.Contains(c.Message, "phased-state") {
+			if c.Type == "ComparisonError" && strings.Contains(c.Message, contract.StateConfigMap("phased")) {
 				return true, c.Message
 			}
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/state"
+	"github.com/cmp-phase/cmp-phase/test/framework"
 )
 
 type figures struct {
@@ -44,7 +45,7 @@ func watchInvariants(ctx context.Context, t *testing.T, h *hookServer) *monitor 
 			if err != nil {
 				continue
 			}
-			apps, err := env.Argo.ArgoprojV1alpha1().Applications("argocd").List(ctx, metav1.ListOptions{LabelSelector: contract.LabelRollout + "=" + name})
+			apps, err := env.Argo.ArgoprojV1alpha1().Applications(framework.ArgoNamespace).List(ctx, metav1.ListOptions{LabelSelector: contract.LabelRollout + "=" + name})
 			if err != nil {
 				continue
 			}

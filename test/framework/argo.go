@@ -61,7 +61,7 @@ func (e *Env) installArgoCD(ctx context.Context) error {
 	}
 	e.AdminPassword = password
 	objs := []string{
-		`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"argocd"}}`,
+		fmt.Sprintf(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":%q}}`, ArgoNamespace),
 		cmJSON("argocd-cm", map[string]string{
 			"admin.enabled": "true", "resource.inclusions": resourceInclusions,
 			"application.resourceTrackingMethod":       "annotation",
@@ -70,9 +70,9 @@ func (e *Env) installArgoCD(ctx context.Context) error {
 		cmJSON("argocd-rbac-cm", nil), cmJSON("argocd-cmd-params-cm", nil),
 		cmJSON("argocd-tls-certs-cm", nil), cmJSON("argocd-ssh-known-hosts-cm", nil), cmJSON("argocd-gpg-keys-cm", nil),
 		secret,
-		`{"apiVersion":"argoproj.io/v1alpha1","kind":"AppProject","metadata":{"name":"default","namespace":"argocd"},
+		fmt.Sprintf(`{"apiVersion":"argoproj.io/v1alpha1","kind":"AppProject","metadata":{"name":"default","namespace":%q},
 		  "spec":{"sourceRepos":["*"],"destinations":[{"server":"*","namespace":"*"}],
-		  "clusterResourceWhitelist":[{"group":"*","kind":"*"}]}}`,
+		  "clusterResourceWhitelist":[{"group":"*","kind":"*"}]}}`, ArgoNamespace),
 	}
 	for _, o := range objs {
 		if err := e.ApplyYAML(ctx, o); err != nil {
@@ -227,7 +227,7 @@ func (e *Env) argoEnv(binary string) []string {
 		"ARGOCD_BINARY_NAME=" + binary,
 		"KUBECONFIG=" + e.Kubeconfig,
 		"ARGOCD_FAKE_IN_CLUSTER=true",
-		"ARGOCD_PLUGINSOCKFILEPATH=" + e.PluginSockDir,
+		contract.EnvPluginSocketDir + "=" + e.PluginSockDir,
 		"ARGOCD_TLS_DATA_PATH=" + filepath.Join(data, "tls"),
 		"ARGOCD_SSH_DATA_PATH=" + filepath.Join(data, "ssh"),
 		"ARGOCD_GNUPGHOME=" + filepath.Join(data, "gpg", "keys"),
