@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/cmp-phase/cmp-phase/internal/agent"
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/logging"
 )
 
@@ -55,7 +56,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.agent.Namespace, "namespace", "argocd", "namespace of the Applications, cluster Secrets and cmp-phase ConfigMaps")
+	fs.StringVar(&o.agent.Namespace, "namespace", contract.DefaultNamespace, "namespace of the Applications, cluster Secrets and cmp-phase ConfigMaps")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig (default: in-cluster)")
 	fs.Float64Var(&o.qps, "kube-api-qps", 50, "requests per second to the API server, sustained (client-go's 5 made every phase wait on the agent's own throttle)")
 	fs.IntVar(&o.burst, "kube-api-burst", 100, "requests to the API server in a burst")
@@ -96,7 +97,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("unexpected argument %q (fix: the agent takes flags only; see -h)", fs.Arg(0))
 	}
 	if _, err := labels.Parse(o.agent.Selector); err != nil {
-		return o, fmt.Errorf("--rollout-selector: %w (fix: e.g. cmp-phase.io/rollout=guestbook)", err)
+		return o, fmt.Errorf("--rollout-selector: %w (fix: e.g. %s)", err, contract.RolloutSelector("guestbook"))
 	}
 	if e := o.election; e.enabled && !(e.retryPeriod < e.renewDeadline && e.renewDeadline < e.leaseDuration) {
 		return o, fmt.Errorf("--retry-period < --renew-deadline < --lease-duration must hold (fix: e.g. 2s, 7s, 10s)")

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 )
 
 func TestFlagsHaveDefaultsAndBadOnesSayWhatToDo(t *testing.T) {
@@ -12,7 +14,7 @@ func TestFlagsHaveDefaultsAndBadOnesSayWhatToDo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.agent.Namespace != "argocd" || !o.election.enabled || o.election.leaseDuration != 10*time.Second || !o.agent.HardRefresh {
+	if o.agent.Namespace != contract.DefaultNamespace || !o.election.enabled || o.election.leaseDuration != 10*time.Second || !o.agent.HardRefresh {
 		t.Fatalf("%+v", o)
 	}
 	for name, c := range map[string]struct {

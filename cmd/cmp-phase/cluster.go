@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/inputs"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/kubeclient"
@@ -28,15 +29,15 @@ func readFromCluster(ctx context.Context, o generateOptions, rollout string, kc 
 		}
 	}
 	cms := kc.CoreV1().ConfigMaps(o.stateNamespace)
-	icm, err := cms.Get(ctx, inputs.InventoryConfigMap, metav1.GetOptions{})
+	icm, err := cms.Get(ctx, contract.InventoryConfigMap, metav1.GetOptions{})
 	if err != nil {
-		return nil, nil, fmt.Errorf("read inventory configmap %s/%s: %w", o.stateNamespace, inputs.InventoryConfigMap, err)
+		return nil, nil, fmt.Errorf("read inventory configmap %s/%s: %w", o.stateNamespace, contract.InventoryConfigMap, err)
 	}
 	inv, err := inputs.InventoryFromConfigMap(icm)
 	if err != nil {
 		return nil, nil, err
 	}
-	scm, err := cms.Get(ctx, inputs.StateConfigMap(rollout), metav1.GetOptions{})
+	scm, err := cms.Get(ctx, contract.StateConfigMap(rollout), metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil, inv, nil
 	}

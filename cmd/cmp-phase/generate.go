@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cmp-phase/cmp-phase/internal/content"
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/inputs"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/render"
@@ -38,9 +39,9 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs.StringVar(&o.stateFile, "state-file", "", "state: a ConfigMap manifest or a state JSON document")
 	fs.StringVar(&o.inventoryFile, "inventory-file", "", "inventory: a ConfigMap manifest or {\"clusters\":[...]}")
 	fs.BoolVar(&o.fromCluster, "from-cluster", false, "read state and inventory ConfigMaps from the API server (in-cluster or --kubeconfig)")
-	fs.StringVar(&o.stateNamespace, "state-namespace", envOr("CMP_PHASE_STATE_NAMESPACE", "argocd"), "namespace of the state, inventory and plan ConfigMaps")
+	fs.StringVar(&o.stateNamespace, "state-namespace", envOr(contract.EnvStateNamespace, contract.DefaultNamespace), "namespace of the state, inventory and plan ConfigMaps")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig for --from-cluster (default: in-cluster)")
-	fs.StringVar(&o.repoRoot, "repo-root", "", "root of the parent's repository checkout (default: --dir less ARGOCD_APP_SOURCE_PATH)")
+	fs.StringVar(&o.repoRoot, "repo-root", "", "root of the parent's repository checkout (default: --dir less "+contract.EnvAppSourcePath+")")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -69,7 +70,7 @@ func generate(ctx context.Context, o generateOptions) ([][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	preview := inputs.Preview(os.Getenv("ARGOCD_APP_REVISION"), o.dir)
+	preview := inputs.Preview(os.Getenv(contract.EnvAppRevision), o.dir)
 	if preview {
 		st = rollout.PreviewNext(st, s.Phases)
 	}
@@ -95,13 +96,13 @@ func repoRoot(o generateOptions) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("repository root: %w", err)
 	}
-	rel := filepath.Clean(os.Getenv("ARGOCD_APP_SOURCE_PATH"))
+	rel := filepath.Clean(os.Getenv(contract.EnvAppSourcePath))
 	if rel == "." {
 		return dir, nil
 	}
 	root, ok := strings.CutSuffix(dir, string(filepath.Separator)+rel)
 	if !ok {
-		return "", fmt.Errorf("repository root: --dir %s does not end with ARGOCD_APP_SOURCE_PATH %s (fix: pass --repo-root)", dir, rel)
+		return "", fmt.Errorf("repository root: --dir %s does not end with %s %s (fix: pass --repo-root)", dir, contract.EnvAppSourcePath, rel)
 	}
 	return root, nil
 }

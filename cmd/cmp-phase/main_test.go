@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 )
 
 func runCmd(t *testing.T, args ...string) (string, string, int) {
@@ -32,7 +34,7 @@ func TestGenerateWritesManifestsOnlyOnSuccess(t *testing.T) {
 		t.Fatalf("first deployment: code %d stderr %q stdout %.200q", code, errOut, out)
 	}
 
-	t.Setenv("ARGOCD_ENV_PHASE_GEN", "3")
+	t.Setenv(contract.PluginEnvPhaseGen, "3")
 	out, errOut, code = runCmd(t, "generate", "--dir", dir, "--inventory-file", inv)
 	if code != 1 || out != "" || !strings.Contains(errOut, "PHASE_GEN is 3 but there is no state") || strings.Count(errOut, "\n") != 1 {
 		t.Fatalf("missing state: code %d stdout %q stderr %q", code, out, errOut)

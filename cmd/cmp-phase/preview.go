@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/render"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
@@ -92,7 +93,7 @@ func diffChildren(ctx context.Context, argo argoclient.Interface, ns string, doc
 		switch {
 		case apierrors.IsNotFound(err):
 			changed++
-			fmt.Fprintf(w, "+ %s (new, revision %s)\n", app.Name, app.Annotations[render.AnnotationRevision])
+			fmt.Fprintf(w, "+ %s (new, revision %s)\n", app.Name, app.Annotations[contract.AnnotationRevision])
 			continue
 		case err != nil:
 			return fmt.Errorf("read child %s: %w", app.Name, err)
@@ -102,7 +103,7 @@ func diffChildren(ctx context.Context, argo argoclient.Interface, ns string, doc
 			continue
 		}
 		changed++
-		fmt.Fprintf(w, "~ %s (revision %s → %s)\n", app.Name, live.Annotations[render.AnnotationRevision], app.Annotations[render.AnnotationRevision])
+		fmt.Fprintf(w, "~ %s (revision %s → %s)\n", app.Name, live.Annotations[contract.AnnotationRevision], app.Annotations[contract.AnnotationRevision])
 		for _, l := range lines {
 			fmt.Fprintln(w, "    "+l)
 		}

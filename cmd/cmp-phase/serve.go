@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/cmp-phase/cmp-phase/internal/cmpserver"
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/kubeclient"
 	"github.com/cmp-phase/cmp-phase/internal/logging"
 )
@@ -30,12 +31,12 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) int {
 	var o serveOptions
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.socketDir, "socket-dir", envOr("ARGOCD_PLUGINSOCKFILEPATH", "/home/argocd/cmp-server/plugins"), "directory the repo-server dials plugins in")
-	fs.StringVar(&o.pluginName, "plugin-name", "cmp-phase-v1", "<name>-<version> the parent Application names")
+	fs.StringVar(&o.socketDir, "socket-dir", envOr(contract.EnvPluginSocketDir, contract.DefaultPluginSocketDir), "directory the repo-server dials plugins in")
+	fs.StringVar(&o.pluginName, "plugin-name", contract.PluginName, "<name>-<version> the parent Application names")
 	fs.StringVar(&o.workDir, "work-dir", os.TempDir(), "where received repositories are unpacked")
-	fs.StringVar(&o.stateNamespace, "state-namespace", envOr("CMP_PHASE_STATE_NAMESPACE", "argocd"), "namespace of the state, inventory and plan ConfigMaps")
+	fs.StringVar(&o.stateNamespace, "state-namespace", envOr(contract.EnvStateNamespace, contract.DefaultNamespace), "namespace of the state, inventory and plan ConfigMaps")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig (default: in-cluster)")
-	fs.DurationVar(&o.staleWait, "stale-wait", 10*time.Second, "how long a render waits for the state to reach PHASE_GEN")
+	fs.DurationVar(&o.staleWait, "stale-wait", 10*time.Second, "how long a render waits for the state to reach "+contract.EnvPhaseGen)
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	if err := fs.Parse(args); err != nil {
 		return 2

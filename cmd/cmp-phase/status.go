@@ -13,7 +13,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 
-	"github.com/cmp-phase/cmp-phase/internal/inputs"
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/internal/status"
 )
@@ -65,7 +65,7 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 // show prints the status unless the state's resourceVersion is still last (a table always
 // redraws: its soak countdown moves); it returns the version shown.
 func show(ctx context.Context, kc kubernetes.Interface, ns, rollout, output, last string, w io.Writer) (string, error) {
-	cm, err := kc.CoreV1().ConfigMaps(ns).Get(ctx, inputs.StateConfigMap(rollout), metav1.GetOptions{})
+	cm, err := kc.CoreV1().ConfigMaps(ns).Get(ctx, contract.StateConfigMap(rollout), metav1.GetOptions{})
 	if err != nil {
 		return "", fmt.Errorf("rollout %s: %w", rollout, err)
 	}

@@ -17,8 +17,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/util/retry"
 
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/control"
-	"github.com/cmp-phase/cmp-phase/internal/inputs"
 	"github.com/cmp-phase/cmp-phase/internal/render"
 )
 
@@ -30,7 +30,7 @@ type kubeFlags struct {
 func (k *kubeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&k.kubeconfig, "kubeconfig", "", "kubeconfig (default: $KUBECONFIG, then ~/.kube/config)")
 	fs.StringVar(&k.context, "context", "", "kubeconfig context")
-	fs.StringVar(&k.namespace, "n", "", "namespace of the rollout's ConfigMaps (default: the context's, else argocd)")
+	fs.StringVar(&k.namespace, "n", "", "namespace of the rollout's ConfigMaps (default: the context's, else "+contract.DefaultNamespace+")")
 	fs.StringVar(&k.namespace, "namespace", "", "same as -n")
 }
 
@@ -53,7 +53,7 @@ func (k *kubeFlags) connectConfig() (kubernetes.Interface, *rest.Config, string,
 		if n, explicit, err := cc.Namespace(); err == nil && explicit {
 			ns = n
 		} else {
-			ns = "argocd"
+			ns = contract.DefaultNamespace
 		}
 	}
 	who := os.Getenv("USER")
@@ -84,28 +84,28 @@ func set(v string) *string { return &v }
 
 var verbs = map[string]verb{
 	"pause": {"", 0, func(_ []string, reason, until string, _ bool, _ map[string]string) (map[string]*string, error) {
-		e := map[string]*string{control.KeyPause: set(reason), control.KeyPauseUntil: nil}
+		e := map[string]*string{contract.PauseKey: set(reason), contract.PauseUntilKey: nil}
 		if until != "" {
-			e[control.KeyPauseUntil] = set(until)
+			e[contract.PauseUntilKey] = set(until)
 		}
 		return e, nil
 	}},
-	"resume":   {"", 0, oneKey(control.KeyResume, false)},
-	"abort":    {"", 0, oneKey(control.KeyAbort, false)},
-	"rollback": {"", 0, oneKey(control.KeyRollback, false)},
-	"approve":  {"<phase>", 1, oneKey(control.KeyApprove, true)},
-	"promote":  {"<phase>", 1, oneKey(control.KeyPromote, true)},
+	"resume":   {"", 0, oneKey(contract.ResumeKey, false)},
+	"abort":    {"", 0, oneKey(contract.AbortKey, false)},
+	"rollback": {"", 0, oneKey(contract.RollbackKey, false)},
+	"approve":  {"<phase>", 1, oneKey(contract.ApproveKey, true)},
+	"promote":  {"<phase>", 1, oneKey(contract.PromoteKey, true)},
 	"jump": {"<phase>", 1, func(args []string, _, _ string, force bool, _ map[string]string) (map[string]*string, error) {
-		e := map[string]*string{control.KeyJump: set(args[0]), control.KeyForce: nil}
+		e := map[string]*string{contract.JumpKey: set(args[0]), contract.ForceKey: nil}
 		if force {
-			e[control.KeyForce] = set("true")
+			e[contract.ForceKey] = set("true")
 		}
 		return e, nil
 	}},
 	"skip":   {"<child>...", -1, skipEdit(true)},
 	"unskip": {"<child>...", -1, skipEdit(false)},
 	"confirm-removal": {"<child>...|all", -1, func(args []string, _, _ string, _ bool, _ map[string]string) (map[string]*string, error) {
-		return map[string]*string{control.KeyConfirmRemoval: set(strings.Join(args, ","))}, nil
+		return map[string]*string{contract.ConfirmRemovalKey: set(strings.Join(args, ","))}, nil
 	}},
 }
 
@@ -122,7 +122,7 @@ func oneKey(key string, withArg bool) func([]string, string, string, bool, map[s
 func skipEdit(add bool) func([]string, string, string, bool, map[string]string) (map[string]*string, error) {
 	return func(args []string, _, _ string, _ bool, data map[string]string) (map[string]*string, error) {
 		list := map[string]bool{}
-		for _, s := range strings.Split(data[control.KeySkip], ",") {
+		for _, s := range strings.Split(data[contract.SkipKey], ",") {
 			if s = strings.TrimSpace(s); s != "" {
 				list[s] = true
 			}
@@ -137,10 +137,10 @@ func skipEdit(add bool) func([]string, string, string, bool, map[string]string) 
 			}
 		}
 		if len(out) == 0 {
-			return map[string]*string{control.KeySkip: nil}, nil
+			return map[string]*string{contract.SkipKey: nil}, nil
 		}
 		slices.Sort(out)
-		return map[string]*string{control.KeySkip: set(strings.Join(out, ","))}, nil
+		return map[string]*string{contract.SkipKey: set(strings.Join(out, ","))}, nil
 	}
 }
 
@@ -183,7 +183,7 @@ func runVerb(ctx context.Context, name string, args []string, stdout, stderr io.
 }
 
 func edit(ctx context.Context, kc kubernetes.Interface, ns, rollout, who string, change func(map[string]string) (map[string]*string, error), reason string) error {
-	plan, err := kc.CoreV1().ConfigMaps(ns).Get(ctx, render.PlanName(rollout), metav1.GetOptions{})
+	plan, err := kc.CoreV1().ConfigMaps(ns).Get(ctx, contract.PlanConfigMap(rollout), metav1.GetOptions{})
 	if err != nil {
 		return fmt.Errorf("rollout %s: no plan in %s (is the parent synced?): %w", rollout, ns, err)
 	}
@@ -193,7 +193,7 @@ func edit(ctx context.Context, kc kubernetes.Interface, ns, rollout, who string,
 	}
 	cms := kc.CoreV1().ConfigMaps(ns)
 	return retry.RetryOnConflict(retry.DefaultBackoff, func() error {
-		cm, err := cms.Get(ctx, inputs.StateConfigMap(rollout), metav1.GetOptions{})
+		cm, err := cms.Get(ctx, contract.StateConfigMap(rollout), metav1.GetOptions{})
 		if err != nil {
 			return fmt.Errorf("rollout %s: no state yet: %w", rollout, err)
 		}
@@ -211,7 +211,7 @@ func edit(ctx context.Context, kc kubernetes.Interface, ns, rollout, who string,
 				cm.Data[k] = *v
 			}
 		}
-		cm.Data[control.KeyBy], cm.Data[control.KeyReason] = who, reason
+		cm.Data[contract.ByKey], cm.Data[contract.ReasonKey] = who, reason
 		if c := control.Parse(cm.Data, phases, time.Now()); len(c.Problems) > 0 {
 			return fmt.Errorf("refused: %s", c.Problems[0])
 		}

@@ -12,7 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
@@ -107,9 +107,9 @@ func (a *Agent) deleteChild(ctx context.Context, p *pass, child string) error {
 	if !live {
 		return nil
 	}
-	if back, err := a.clusterRegistered(ctx, app.Labels[render.LabelCluster]); err != nil || back {
+	if back, err := a.clusterRegistered(ctx, app.Labels[contract.LabelCluster]); err != nil || back {
 		if back {
-			a.warn(p, "RemovalRefused", fmt.Sprintf("not deleting %s: the Secret of cluster %s is there again (the next reconcile keeps the child)", child, app.Labels[render.LabelCluster]))
+			a.warn(p, "RemovalRefused", fmt.Sprintf("not deleting %s: the Secret of cluster %s is there again (the next reconcile keeps the child)", child, app.Labels[contract.LabelCluster]))
 		}
 		return err
 	}
@@ -125,7 +125,7 @@ func (a *Agent) deleteChild(ctx context.Context, p *pass, child string) error {
 // clusterRegistered re-checks, against the live cluster Secrets (not the cache), whether a
 // cluster is registered: the last proof asked for before a child is deleted.
 func (a *Agent) clusterRegistered(ctx context.Context, cluster string) (bool, error) {
-	list, err := a.kube.CoreV1().Secrets(a.opts.Namespace).List(ctx, metav1.ListOptions{LabelSelector: "argocd.argoproj.io/secret-type=cluster"})
+	list, err := a.kube.CoreV1().Secrets(a.opts.Namespace).List(ctx, metav1.ListOptions{LabelSelector: contract.ClusterSecretSelector})
 	if err != nil {
 		return false, fmt.Errorf("re-check cluster secrets before a removal: %w", err)
 	}
@@ -166,7 +166,7 @@ func (a *Agent) remembered(name string) named {
 func PhaseGen(parent *v1alpha1.Application) int64 {
 	if src := parent.Spec.Source; src != nil && src.Plugin != nil {
 		for _, e := range src.Plugin.Env {
-			if e.Name == PhaseGenEnv {
+			if e.Name == contract.EnvPhaseGen {
 				return generationOf(e.Value)
 			}
 		}

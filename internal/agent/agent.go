@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/hooks"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/render"
@@ -59,7 +60,7 @@ type Options struct {
 
 func (o Options) withDefaults() Options {
 	if o.Namespace == "" {
-		o.Namespace = "argocd"
+		o.Namespace = contract.DefaultNamespace
 	}
 	if o.Resync <= 0 {
 		o.Resync = 5 * time.Minute

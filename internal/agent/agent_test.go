@@ -11,7 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 )
 
@@ -21,7 +21,7 @@ func liveChild() *v1alpha1.Application {
 	finished := metav1.NewTime(time.Date(2026, 11, 22, 10, 0, 20, 0, time.UTC))
 	reconciled := metav1.NewTime(time.Date(2026, 11, 22, 10, 0, 30, 0, time.UTC))
 	return &v1alpha1.Application{
-		ObjectMeta: metav1.ObjectMeta{Name: "x-dev-1", Annotations: map[string]string{"cmp-phase.io/revision": "r2"}},
+		ObjectMeta: metav1.ObjectMeta{Name: "x-dev-1", Annotations: map[string]string{contract.AnnotationRevision: "r2"}},
 		Spec:       v1alpha1.ApplicationSpec{Source: &src, Destination: dst},
 		Status: v1alpha1.ApplicationStatus{
 			Sync:           v1alpha1.SyncStatus{Status: v1alpha1.SyncStatusCodeSynced, ComparedTo: v1alpha1.ComparedTo{Source: src, Destination: dst}},
@@ -55,12 +55,12 @@ func TestObserveALiveChild(t *testing.T) {
 
 func TestInventoryNeverCarriesCredentials(t *testing.T) {
 	secrets := []*corev1.Secret{
-		{ObjectMeta: metav1.ObjectMeta{Name: "c2", Labels: map[string]string{"argocd.argoproj.io/secret-type": "cluster", "env": "prod"},
+		{ObjectMeta: metav1.ObjectMeta{Name: "c2", Labels: map[string]string{contract.LabelSecretType: contract.SecretTypeCluster, "env": "prod"},
 			Annotations: map[string]string{"team": "payments", corev1.LastAppliedConfigAnnotation: `{"data":{"config":"c2VjcmV0"}}`}},
 			Data: map[string][]byte{"name": []byte("prod"), "server": []byte("https://10.0.0.2"), "config": []byte(`{"bearerToken":"s3cr3t"}`)}},
-		{ObjectMeta: metav1.ObjectMeta{Name: "c1", Labels: map[string]string{"argocd.argoproj.io/secret-type": "cluster"}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "c1", Labels: map[string]string{contract.LabelSecretType: contract.SecretTypeCluster}},
 			Data: map[string][]byte{"name": []byte("dev"), "server": []byte("https://10.0.0.1"), "project": []byte("team-a")}},
-		{ObjectMeta: metav1.ObjectMeta{Name: "repo", Labels: map[string]string{"argocd.argoproj.io/secret-type": "repository"}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "repo", Labels: map[string]string{contract.LabelSecretType: "repository"}},
 			Data: map[string][]byte{"url": []byte("https://git")}},
 	}
 	inv := Inventory(secrets)
@@ -99,7 +99,7 @@ func TestNeedsSyncOnlyForAdmittedChildrenThatDoNotSyncThemselves(t *testing.T) {
 		"a sync started since admission is not started again": {func(a *v1alpha1.Application) {
 			a.Status.OperationState.StartedAt = metav1.NewTime(admitted.Add(time.Second))
 		}, false},
-		"a child still on the old revision waits for the parent": {func(a *v1alpha1.Application) { a.Annotations[render.AnnotationRevision] = "r1" }, false},
+		"a child still on the old revision waits for the parent": {func(a *v1alpha1.Application) { a.Annotations[contract.AnnotationRevision] = "r1" }, false},
 		"a comparison of the old spec is not a reason to sync":   {func(a *v1alpha1.Application) { a.Status.Sync.ComparedTo.Source.Path = "v1" }, false},
 		"a Synced child needs nothing":                           {func(a *v1alpha1.Application) { a.Status.Sync.Status = v1alpha1.SyncStatusCodeSynced }, false},
 	}
@@ -138,7 +138,7 @@ func TestTheCachesNeverHoldCredentialsOrBulk(t *testing.T) {
 
 func TestPhaseGenReadsTheParentsPluginEnv(t *testing.T) {
 	p := &v1alpha1.Application{Spec: v1alpha1.ApplicationSpec{Source: &v1alpha1.ApplicationSource{Plugin: &v1alpha1.ApplicationSourcePlugin{
-		Env: v1alpha1.Env{{Name: "OTHER", Value: "9"}, {Name: PhaseGenEnv, Value: "42"}}}}}}
+		Env: v1alpha1.Env{{Name: "OTHER", Value: "9"}, {Name: contract.EnvPhaseGen, Value: "42"}}}}}}
 	if PhaseGen(p) != 42 {
 		t.Fatal(PhaseGen(p))
 	}

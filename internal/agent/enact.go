@@ -13,15 +13,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/render"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
-
-// MarkerInfo is the name of the operation info entry that carries the agent's admission
-// marker (rollout.Marker) in the syncs it starts.
-const MarkerInfo = "cmp-phase.io/admission"
 
 // enact applies the moves the state decided (rollout.Moving) that the live children do not
 // show yet: each child gets the spec, labels and annotations the parent's render of this
@@ -151,7 +148,7 @@ func syncOperation(spec *v1alpha1.ApplicationSpec, marker string) *v1alpha1.Oper
 	op := &v1alpha1.Operation{
 		Sync:        &v1alpha1.SyncOperation{},
 		InitiatedBy: v1alpha1.OperationInitiator{Username: "cmp-phase-agent", Automated: true},
-		Info:        []*v1alpha1.Info{{Name: MarkerInfo, Value: marker}},
+		Info:        []*v1alpha1.Info{{Name: contract.OperationInfoAdmission, Value: marker}},
 	}
 	if sp := spec.SyncPolicy; sp != nil {
 		op.Sync.SyncOptions = sp.SyncOptions

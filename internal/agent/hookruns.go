@@ -9,8 +9,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/hooks"
-	"github.com/cmp-phase/cmp-phase/internal/render"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
@@ -164,7 +164,7 @@ func (a *Agent) clusterVars(p *pass, phase, child string) map[string]string {
 	}
 	inv := a.inventory()
 	for _, c := range inv.Clusters {
-		if c.Name != app.Labels[render.LabelCluster] {
+		if c.Name != app.Labels[contract.LabelCluster] {
 			continue
 		}
 		vars["name"], vars["server"], vars["project"] = c.Name, c.Server, c.Project

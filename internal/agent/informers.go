@@ -13,16 +13,7 @@ import (
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/cmp-phase/cmp-phase/internal/inputs"
-	"github.com/cmp-phase/cmp-phase/internal/render"
-	"github.com/cmp-phase/cmp-phase/internal/state"
-)
-
-// Label selectors of what the agent watches.
-const (
-	clusterSecrets = "argocd.argoproj.io/secret-type=cluster"
-	planConfigMaps = render.LabelPlan + "=true"
-	stateMaps      = state.LabelState + "=true"
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 )
 
 // caches are the agent's trimmed, namespace-scoped informers.
@@ -42,11 +33,11 @@ func (a *Agent) newCaches(resync time.Duration) (*caches, error) {
 		return informers.NewSharedInformerFactoryWithOptions(a.kube, resync, informers.WithNamespace(ns), informers.WithTransform(trim),
 			informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = sel }))
 	}
-	plans := planConfigMaps
+	plans := contract.PlanSelector
 	if a.opts.Selector != "" {
 		plans += "," + a.opts.Selector
 	}
-	pf, sf, cf := labelled(plans, trimMeta), labelled(stateMaps, trimMeta), labelled(clusterSecrets, trimSecret)
+	pf, sf, cf := labelled(plans, trimMeta), labelled(contract.StateSelector, trimMeta), labelled(contract.ClusterSecretSelector, trimSecret)
 	appInf, planInf := af.Argoproj().V1alpha1().Applications(), pf.Core().V1().ConfigMaps()
 	stateInf, secInf := sf.Core().V1().ConfigMaps(), cf.Core().V1().Secrets()
 	c := &caches{
@@ -126,13 +117,13 @@ func (a *Agent) route(obj any) {
 	case *corev1.Secret:
 		a.queue.Add(inventoryKey)
 	case *corev1.ConfigMap:
-		if r := m.GetLabels()[render.LabelRollout]; r != "" {
+		if r := m.GetLabels()[contract.LabelRollout]; r != "" {
 			a.queue.Add(r)
-		} else if r, ok := inputs.RolloutOfState(o.Name); ok {
+		} else if r, ok := contract.RolloutOfState(o.Name); ok {
 			a.queue.Add(r)
 		}
 	case *v1alpha1.Application:
-		if r := m.GetLabels()[render.LabelRollout]; r != "" {
+		if r := m.GetLabels()[contract.LabelRollout]; r != "" {
 			a.queue.Add(r)
 		}
 		for _, r := range a.parents.of(o.Name) {

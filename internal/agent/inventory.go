@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 )
 
@@ -14,8 +15,8 @@ import (
 // the ApplicationSet cluster generator we never expose them (the last-applied configuration
 // can hold the Secret's credentials).
 var excludedAnnotations = []string{
-	"argocd.argoproj.io/refresh", "argocd.argoproj.io/hydrate", "argocd.argoproj.io/instance",
-	"argocd.argoproj.io/installation-id", corev1.LastAppliedConfigAnnotation,
+	contract.AnnotationRefresh, contract.AnnotationHydrate, contract.AnnotationInstance,
+	contract.AnnotationInstallationID, corev1.LastAppliedConfigAnnotation,
 }
 
 // Inventory turns Argo CD cluster Secrets into the inventory the renderer reads: name,
@@ -23,7 +24,7 @@ var excludedAnnotations = []string{
 func Inventory(secrets []*corev1.Secret) *inventory.Inventory {
 	inv := &inventory.Inventory{Clusters: []inventory.Cluster{}}
 	for _, s := range secrets {
-		if s.Labels["argocd.argoproj.io/secret-type"] != "cluster" || len(s.Data["server"]) == 0 {
+		if s.Labels[contract.LabelSecretType] != contract.SecretTypeCluster || len(s.Data["server"]) == 0 {
 			continue
 		}
 		name := string(s.Data["name"])

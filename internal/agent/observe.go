@@ -3,14 +3,14 @@ package agent
 import (
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 
-	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 )
 
 // Observe reads what the engine needs from a live child Application.
 func Observe(app *v1alpha1.Application) rollout.Observation {
 	o := rollout.Observation{
-		Revision:     app.Annotations[render.AnnotationRevision],
+		Revision:     app.Annotations[contract.AnnotationRevision],
 		SpecCompared: compared(app),
 		SyncStatus:   string(app.Status.Sync.Status),
 		Health:       string(app.Status.Health.Status),
@@ -34,7 +34,7 @@ func Observe(app *v1alpha1.Application) rollout.Observation {
 // markerOf is the agent's admission marker among an operation's info, "" when none.
 func markerOf(info []*v1alpha1.Info) string {
 	for _, i := range info {
-		if i != nil && i.Name == MarkerInfo {
+		if i != nil && i.Name == contract.OperationInfoAdmission {
 			return i.Value
 		}
 	}

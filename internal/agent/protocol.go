@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 )
 
 // parentView is what the re-render protocol reads of a parent and of the agent's memory.
@@ -116,7 +118,7 @@ func genOfSource(src v1alpha1.ApplicationSource) int64 {
 		return 0
 	}
 	for _, e := range src.Plugin.Env {
-		if e.Name == PhaseGenEnv {
+		if e.Name == contract.EnvPhaseGen {
 			return generationOf(e.Value)
 		}
 	}

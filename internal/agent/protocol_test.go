@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 )
 
 // TestDecideRerender walks the re-render protocol through every case a pass can meet.
@@ -67,7 +69,7 @@ func TestDecideRerender(t *testing.T) {
 // TestViewOf reads the protocol's inputs off a parent as Argo CD writes it.
 func TestViewOf(t *testing.T) {
 	src := func(gen string) v1alpha1.ApplicationSource {
-		return v1alpha1.ApplicationSource{Plugin: &v1alpha1.ApplicationSourcePlugin{Env: v1alpha1.Env{{Name: "OTHER", Value: "x"}, {Name: PhaseGenEnv, Value: gen}}}}
+		return v1alpha1.ApplicationSource{Plugin: &v1alpha1.ApplicationSourcePlugin{Env: v1alpha1.Env{{Name: "OTHER", Value: "x"}, {Name: contract.EnvPhaseGen, Value: gen}}}}
 	}
 	spec := src("7")
 	parent := &v1alpha1.Application{Spec: v1alpha1.ApplicationSpec{Source: &spec,

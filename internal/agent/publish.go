@@ -11,9 +11,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/inputs"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
-	"github.com/cmp-phase/cmp-phase/internal/render"
 )
 
 // publish writes the inventory ConfigMap from the cached cluster Secrets when it differs,
@@ -26,7 +26,7 @@ func (a *Agent) publish(ctx context.Context) (time.Time, error) {
 		return time.Time{}, fmt.Errorf("list cluster secrets: %w", err)
 	}
 	cms := a.kube.CoreV1().ConfigMaps(a.opts.Namespace)
-	cur, getErr := cms.Get(ctx, inputs.InventoryConfigMap, metav1.GetOptions{})
+	cur, getErr := cms.Get(ctx, contract.InventoryConfigMap, metav1.GetOptions{})
 	if getErr != nil && !apierrors.IsNotFound(getErr) {
 		return time.Time{}, fmt.Errorf("publish inventory: %w", getErr)
 	}
@@ -39,13 +39,13 @@ func (a *Agent) publish(ctx context.Context) (time.Time, error) {
 		return time.Time{}, err
 	}
 	switch err = getErr; {
-	case err == nil && bytes.Equal([]byte(cur.Data[inventory.Key]), b):
+	case err == nil && bytes.Equal([]byte(cur.Data[contract.InventoryKey]), b):
 	case err == nil:
-		cur.Data = map[string]string{inventory.Key: string(b)}
+		cur.Data = map[string]string{contract.InventoryKey: string(b)}
 		_, err = cms.Update(ctx, cur, metav1.UpdateOptions{})
 	case apierrors.IsNotFound(err):
-		_, err = cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: inputs.InventoryConfigMap, Namespace: a.opts.Namespace},
-			Data: map[string]string{inventory.Key: string(b)}}, metav1.CreateOptions{})
+		_, err = cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: contract.InventoryConfigMap, Namespace: a.opts.Namespace},
+			Data: map[string]string{contract.InventoryKey: string(b)}}, metav1.CreateOptions{})
 	}
 	if err != nil {
 		return time.Time{}, fmt.Errorf("publish inventory: %w", err)
@@ -67,7 +67,7 @@ func (a *Agent) publish(ctx context.Context) (time.Time, error) {
 		return time.Time{}, fmt.Errorf("list plans: %w", err)
 	}
 	for _, p := range plans {
-		if r := p.Labels[render.LabelRollout]; r != "" {
+		if r := p.Labels[contract.LabelRollout]; r != "" {
 			a.queue.Add(r)
 		}
 	}
@@ -99,7 +99,7 @@ func (a *Agent) warnEveryParent(reason, msg string) {
 		return
 	}
 	for _, p := range plans {
-		if parent := p.Annotations[render.AnnotationParent]; parent != "" {
+		if parent := p.Annotations[contract.AnnotationParent]; parent != "" {
 			a.events.Event(a.applicationRef(parent), corev1.EventTypeWarning, reason, msg)
 		}
 	}

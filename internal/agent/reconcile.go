@@ -9,8 +9,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/control"
-	"github.com/cmp-phase/cmp-phase/internal/inputs"
 	"github.com/cmp-phase/cmp-phase/internal/render"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
@@ -39,7 +39,7 @@ func (a *Agent) Reconcile(ctx context.Context, name string) (time.Time, error) {
 	now := a.now()
 	var acts []rollout.Action
 	rebuilt := false
-	store := &state.Store{ConfigMaps: a.kube.CoreV1(), Namespace: a.opts.Namespace, Name: inputs.StateConfigMap(name),
+	store := &state.Store{ConfigMaps: a.kube.CoreV1(), Namespace: a.opts.Namespace, Name: contract.StateConfigMap(name),
 		OnConflict: func() { a.metrics.conflicts.WithLabelValues(name).Inc() }}
 	next, wrote, err := store.UpdateCM(ctx, func(data map[string]string, cur *state.State) (state.Edit, error) {
 		n, as, rb, err := a.decide(p, cur, controls(data, p.plan, now), now)
@@ -76,7 +76,7 @@ func (a *Agent) Reconcile(ctx context.Context, name string) (time.Time, error) {
 // read gathers a rollout's plan, parent and children from the caches; nil when the rollout
 // has no plan (any more).
 func (a *Agent) read(name string) (*pass, error) {
-	cm, err := a.caches.plans.Get(render.PlanName(name))
+	cm, err := a.caches.plans.Get(contract.PlanConfigMap(name))
 	if apierrors.IsNotFound(err) {
 		return nil, nil
 	}
@@ -87,7 +87,7 @@ func (a *Agent) read(name string) (*pass, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &pass{plan: plan, planGen: generationOf(cm.Annotations[render.AnnotationGeneration]),
+	p := &pass{plan: plan, planGen: generationOf(cm.Annotations[contract.AnnotationGeneration]),
 		children: map[string]*v1alpha1.Application{}, observed: map[string]rollout.Observation{}}
 	if plan.Parent != "" {
 		a.parents.set(plan.Parent, name)
@@ -95,7 +95,7 @@ func (a *Agent) read(name string) (*pass, error) {
 			p.parent, p.phaseGen = parent, PhaseGen(parent)
 		}
 	}
-	apps, err := a.caches.apps.List(labels.SelectorFromSet(labels.Set{render.LabelRollout: name}))
+	apps, err := a.caches.apps.List(labels.SelectorFromSet(labels.Set{contract.LabelRollout: name}))
 	if err != nil {
 		return nil, fmt.Errorf("list children of %s: %w", name, err)
 	}

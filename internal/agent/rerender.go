@@ -9,11 +9,9 @@ import (
 	argoclient "github.com/argoproj/argo-cd/v3/pkg/client/clientset/versioned"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
-)
 
-// PhaseGenEnv is the parent's plugin env entry that carries the state generation: changing
-// it changes the repo-server's manifest cache key, so Argo CD re-renders the parent at once.
-const PhaseGenEnv = "PHASE_GEN"
+	"github.com/cmp-phase/cmp-phase/internal/contract"
+)
 
 // SetPhaseGen points the parent at state generation gen, keeping its other plugin env
 // entries; it writes with the resourceVersion it read and retries on conflict.
@@ -26,7 +24,7 @@ func SetPhaseGen(ctx context.Context, c argoclient.Interface, ns, parent string,
 		}
 		src := app.Spec.Source
 		if src == nil || src.Plugin == nil {
-			return fmt.Errorf("parent %s/%s has no plugin source (fix: set spec.source.plugin.name: cmp-phase-v1)", ns, parent)
+			return fmt.Errorf("parent %s/%s has no plugin source (fix: set spec.source.plugin.name: %s)", ns, parent, contract.PluginName)
 		}
 		value := strconv.FormatInt(gen, 10)
 		if containsEnv(src.Plugin.Env, value) {
@@ -37,14 +35,14 @@ func SetPhaseGen(ctx context.Context, c argoclient.Interface, ns, parent string,
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("set %s of %s/%s to %d: %w", PhaseGenEnv, ns, parent, gen, err)
+		return fmt.Errorf("set %s of %s/%s to %d: %w", contract.EnvPhaseGen, ns, parent, gen, err)
 	}
 	return nil
 }
 
 func containsEnv(env v1alpha1.Env, value string) bool {
 	for _, e := range env {
-		if e.Name == PhaseGenEnv {
+		if e.Name == contract.EnvPhaseGen {
 			return e.Value == value
 		}
 	}
@@ -53,10 +51,10 @@ func containsEnv(env v1alpha1.Env, value string) bool {
 
 func setEnv(p *v1alpha1.ApplicationSourcePlugin, value string) {
 	for _, e := range p.Env {
-		if e.Name == PhaseGenEnv {
+		if e.Name == contract.EnvPhaseGen {
 			e.Value = value
 			return
 		}
 	}
-	p.Env = append(p.Env, &v1alpha1.EnvEntry{Name: PhaseGenEnv, Value: value})
+	p.Env = append(p.Env, &v1alpha1.EnvEntry{Name: contract.EnvPhaseGen, Value: value})
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/control"
 	"github.com/cmp-phase/cmp-phase/internal/render"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
@@ -34,7 +35,7 @@ func dataEdits(acts []rollout.Action, st *state.State) map[string]*string {
 	}
 	if st != nil {
 		status := Status(st)
-		edits[control.KeyStatus] = &status
+		edits[contract.StatusKey] = &status
 	}
 	return edits
 }

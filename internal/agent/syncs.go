@@ -9,7 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
@@ -41,7 +41,7 @@ func NeedsSync(app *v1alpha1.Application, rev string, admittedAt time.Time) bool
 	if (app.Spec.SyncPolicy != nil && app.Spec.SyncPolicy.IsAutomatedSyncEnabled()) || app.Operation != nil || app.DeletionTimestamp != nil {
 		return false
 	}
-	if app.Annotations[render.AnnotationRevision] != rev || !compared(app) || app.Status.Sync.Status != v1alpha1.SyncStatusCodeOutOfSync {
+	if app.Annotations[contract.AnnotationRevision] != rev || !compared(app) || app.Status.Sync.Status != v1alpha1.SyncStatusCodeOutOfSync {
 		return false
 	}
 	op := app.Status.OperationState

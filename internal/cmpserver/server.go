@@ -22,6 +22,7 @@ import (
 	"google.golang.org/protobuf/types/known/emptypb"
 
 	"github.com/cmp-phase/cmp-phase/internal/content"
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/inputs"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/render"
@@ -90,14 +91,14 @@ func (s *Server) GenerateManifest(stream apiclient.ConfigManagementPluginService
 	}
 	docs, err := s.render(ctx, dir, appPath, env)
 	if err != nil {
-		s.log.Warn("render failed", "app", env["ARGOCD_APP_NAME"], "error", oneLine(err), "duration", time.Since(start))
+		s.log.Warn("render failed", "app", env[contract.EnvAppName], "error", oneLine(err), "duration", time.Since(start))
 		return status.Error(codeOf(err), oneLine(err))
 	}
 	manifests := make([]string, len(docs))
 	for i, d := range docs {
 		manifests[i] = string(d)
 	}
-	s.log.Info("rendered", "app", env["ARGOCD_APP_NAME"], "documents", len(docs), "duration", time.Since(start))
+	s.log.Info("rendered", "app", env[contract.EnvAppName], "documents", len(docs), "duration", time.Since(start))
 	return stream.SendAndClose(&apiclient.ManifestResponse{Manifests: manifests})
 }
 
@@ -113,7 +114,7 @@ func (s *Server) render(ctx context.Context, root, appPath string, env map[strin
 	if err != nil {
 		return nil, err
 	}
-	preview := inputs.Preview(env["ARGOCD_APP_REVISION"], appPath)
+	preview := inputs.Preview(env[contract.EnvAppRevision], appPath)
 	deadline := time.Now().Add(s.opts.StaleWait)
 	for {
 		docs, err := s.renderOnce(sp, renv, root, preview)

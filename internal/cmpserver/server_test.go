@@ -19,6 +19,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/inputs"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
@@ -45,12 +46,12 @@ func (m *memStore) Inventory() (*inventory.Inventory, error) { return m.inv, nil
 func startServer(t *testing.T, store Store, staleWait time.Duration) (apiclient.ConfigManagementPluginServiceClient, string) {
 	t.Helper()
 	sockDir, workDir := t.TempDir(), t.TempDir()
-	srv := New(Options{WorkDir: workDir, StateNamespace: "argocd", StaleWait: staleWait}, store, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	srv := New(Options{WorkDir: workDir, StateNamespace: contract.DefaultNamespace, StaleWait: staleWait}, store, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- Serve(ctx, sockDir, "cmp-phase-v1", srv) }()
+	go func() { done <- Serve(ctx, sockDir, contract.PluginName, srv) }()
 	t.Cleanup(func() { cancel(); <-done })
-	sock := filepath.Join(sockDir, "cmp-phase-v1.sock")
+	sock := filepath.Join(sockDir, contract.PluginName+".sock")
 	for i := 0; i < 100; i++ {
 		if _, err := os.Stat(sock); err == nil {
 			break
@@ -117,7 +118,7 @@ func TestConcurrentRendersOverTheSocket(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			resp, err := generate(context.Background(), client, root, "apps/demo", []string{"ARGOCD_ENV_PHASE_GEN=5"})
+			resp, err := generate(context.Background(), client, root, "apps/demo", []string{contract.PluginEnvPhaseGen + "=5"})
 			if err == nil && len(resp.Manifests) != 7 {
 				err = status.Errorf(codes.Internal, "got %d manifests, want plan + 6 children", len(resp.Manifests))
 			}
@@ -140,7 +141,7 @@ func TestStaleStateHonoursTheDeadline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	start := time.Now()
-	_, err := generate(ctx, client, root, "apps/demo", []string{"ARGOCD_ENV_PHASE_GEN=9"})
+	_, err := generate(ctx, client, root, "apps/demo", []string{contract.PluginEnvPhaseGen + "=9"})
 	if err == nil || time.Since(start) > 20*time.Second {
 		t.Fatalf("want a deadline error well before the minute of stale-wait, got %v after %s", err, time.Since(start))
 	}
@@ -164,7 +165,7 @@ func waitEmpty(t *testing.T, dir string, bound time.Duration) {
 func TestErrorsAreStatusesWithOneLine(t *testing.T) {
 	root := repo(t)
 	client, _ := startServer(t, &memStore{inv: &inventory.Inventory{}}, 100*time.Millisecond)
-	_, err := generate(context.Background(), client, root, "apps/demo", []string{"ARGOCD_ENV_PHASE_GEN=2"})
+	_, err := generate(context.Background(), client, root, "apps/demo", []string{contract.PluginEnvPhaseGen + "=2"})
 	st, _ := status.FromError(err)
 	if st.Code() != codes.Unavailable || !strings.Contains(st.Message(), "PHASE_GEN is 2 but there is no state") {
 		t.Fatalf("got %v", err)

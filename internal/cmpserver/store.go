@@ -13,6 +13,7 @@ import (
 	listers "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/inputs"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/state"
@@ -53,7 +54,7 @@ func stripManagedFields(obj any) (any, error) {
 
 // State returns the decoded state, nil when the ConfigMap does not exist.
 func (s *InformerStore) State(rollout string) (*state.State, error) {
-	cm, err := s.lister.ConfigMaps(s.ns).Get(inputs.StateConfigMap(rollout))
+	cm, err := s.lister.ConfigMaps(s.ns).Get(contract.StateConfigMap(rollout))
 	if apierrors.IsNotFound(err) {
 		return nil, nil
 	}
@@ -74,9 +75,9 @@ func (s *InformerStore) State(rollout string) (*state.State, error) {
 
 // Inventory returns the decoded inventory.
 func (s *InformerStore) Inventory() (*inventory.Inventory, error) {
-	cm, err := s.lister.ConfigMaps(s.ns).Get(inputs.InventoryConfigMap)
+	cm, err := s.lister.ConfigMaps(s.ns).Get(contract.InventoryConfigMap)
 	if err != nil {
-		return nil, fmt.Errorf("read inventory configmap %s/%s: %w (fix: start the agent, which publishes it)", s.ns, inputs.InventoryConfigMap, err)
+		return nil, fmt.Errorf("read inventory configmap %s/%s: %w (fix: start the agent, which publishes it)", s.ns, contract.InventoryConfigMap, err)
 	}
 	key := cm.ResourceVersion
 	if inv, ok := s.invs.Get(key); ok {

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 )
 
 const sha = "0123456789abcdef0123456789abcdef01234567"
@@ -51,7 +53,7 @@ func uses(patterns ...string) []Use {
 // digest computes a digest without the cache.
 func digest(t testing.TB, root string, us []Use) string {
 	t.Helper()
-	d, err := NewDigester(1, Limits{}).Digest(root, "streamed", us)
+	d, err := NewDigester(1, Limits{}).Digest(root, contract.RevisionStreamed, us)
 	if err != nil {
 		t.Fatal(err)
 	}

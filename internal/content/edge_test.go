@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 )
 
 // wantErr runs Digest and checks the error holds every one of parts.
@@ -138,7 +140,7 @@ func TestDigestCache(t *testing.T) {
 	if again, err := d.Digest(root, sha, uses("envs/*.yaml", "apps/a", "apps/a")); err != nil || again != first {
 		t.Fatalf("cached digest = %s, %v; want %s", again, err, first)
 	}
-	for _, commit := range []string{"streamed", "", sha[:39], strings.Repeat("g", 40)} {
+	for _, commit := range []string{contract.RevisionStreamed, "", sha[:39], strings.Repeat("g", 40)} {
 		if _, err := d.Digest(root, commit, us); err == nil {
 			t.Errorf("commit %q: digest from the cache", commit)
 		}

@@ -6,38 +6,20 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cmp-phase/cmp-phase/internal/state"
-)
-
-// The keys of the state ConfigMap's data a person may write; every other key is an error,
-// except Status, which the agent writes.
-const (
-	KeyPause      = "pause"       // why; the rollout holds until resumed (or pause-until passes)
-	KeyPauseUntil = "pause-until" // optional, RFC 3339, in the future
-	KeyResume     = "resume"      // any value; ends a pause
-	KeyApprove    = "approve"     // a phase name: opens its manual gate (maxUpdate: 0)
-	KeyPromote    = "promote"     // a phase name: ends its soak now
-	KeyJump       = "jump"        // a phase name ahead of the current one
-	KeyForce      = "force"       // "true": a jump may pass unfinished gates
-	KeyAbort      = "abort"       // why; stops the rollout where it is
-	KeyRollback   = "rollback"    // why; returns admitted clusters to what they ran before
-	KeySkip       = "skip"        // comma-separated child names to quarantine; remove to un-skip
-	// KeyConfirmRemoval confirms removals a spec with confirmRemoval waits for: "all", or
-	// comma-separated child names.
-	KeyConfirmRemoval = "confirm-removal"
-	KeyBy             = "by"     // who made the edit (the CLI sets it)
-	KeyReason         = "reason" // why, for edits that carry no reason of their own (the CLI sets it)
-	KeyStatus         = "status" // written by the agent: where the rollout is, and rejected edits
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 )
 
 // editable are the keys a person may write; agentKeys are the agent's own.
 var (
-	editable  = []string{KeyPause, KeyPauseUntil, KeyResume, KeyApprove, KeyPromote, KeyJump, KeyForce, KeyAbort, KeyRollback, KeySkip, KeyConfirmRemoval, KeyBy, KeyReason}
-	agentKeys = []string{KeyStatus, state.GenerationKey} // the generation beside the state itself
+	editable = []string{contract.PauseKey, contract.PauseUntilKey, contract.ResumeKey, contract.ApproveKey,
+		contract.PromoteKey, contract.JumpKey, contract.ForceKey, contract.AbortKey, contract.RollbackKey,
+		contract.SkipKey, contract.ConfirmRemovalKey, contract.ByKey, contract.ReasonKey}
+	agentKeys = []string{contract.StatusKey, contract.GenerationKey} // the generation beside the state itself
 )
 
 // OneShot are the keys the agent removes once it acted on them.
-var OneShot = []string{KeyResume, KeyApprove, KeyPromote, KeyJump, KeyForce, KeyAbort, KeyRollback, KeyConfirmRemoval}
+var OneShot = []string{contract.ResumeKey, contract.ApproveKey, contract.PromoteKey, contract.JumpKey,
+	contract.ForceKey, contract.AbortKey, contract.RollbackKey, contract.ConfirmRemovalKey}
 
 // Controls are the valid edits found.
 type Controls struct {
@@ -70,7 +52,7 @@ func (p Problem) String() string { return fmt.Sprintf("%s=%q: %s", p.Key, p.Valu
 
 // Parse reads the steering keys of data against the plan's phase names, at now.
 func Parse(data map[string]string, phases []string, now time.Time) Controls {
-	c := Controls{By: strings.TrimSpace(data[KeyBy]), Reason: strings.TrimSpace(data[KeyReason])}
+	c := Controls{By: strings.TrimSpace(data[contract.ByKey]), Reason: strings.TrimSpace(data[contract.ReasonKey])}
 	bad := func(k, msg string, args ...any) {
 		c.Problems = append(c.Problems, Problem{Key: k, Value: data[k], Message: fmt.Sprintf(msg, args...)})
 	}
@@ -79,35 +61,35 @@ func Parse(data map[string]string, phases []string, now time.Time) Controls {
 			bad(k, "unknown key (fix: remove it; the keys are %s)", strings.Join(editable, ", "))
 		}
 	}
-	c.Pause = reason(data, KeyPause, bad)
-	if v, ok := data[KeyPauseUntil]; ok {
+	c.Pause = reason(data, contract.PauseKey, bad)
+	if v, ok := data[contract.PauseUntilKey]; ok {
 		c.PauseUntil = until(v, now, bad)
 		if c.Pause == "" && c.PauseUntil != nil {
-			bad(KeyPauseUntil, "pause-until without pause (fix: also set pause to the reason)")
+			bad(contract.PauseUntilKey, "pause-until without pause (fix: also set pause to the reason)")
 		}
 	}
-	_, c.Resume = data[KeyResume]
-	c.Approve = phase(data, KeyApprove, phases, bad)
-	c.Promote = phase(data, KeyPromote, phases, bad)
-	c.Jump = phase(data, KeyJump, phases, bad)
-	if v, ok := data[KeyForce]; ok {
+	_, c.Resume = data[contract.ResumeKey]
+	c.Approve = phase(data, contract.ApproveKey, phases, bad)
+	c.Promote = phase(data, contract.PromoteKey, phases, bad)
+	c.Jump = phase(data, contract.JumpKey, phases, bad)
+	if v, ok := data[contract.ForceKey]; ok {
 		c.Force = strings.TrimSpace(v) == "true"
 		if v := strings.TrimSpace(v); v != "true" && v != "false" {
-			bad(KeyForce, `must be "true" or "false"`)
+			bad(contract.ForceKey, `must be "true" or "false"`)
 		} else if c.Jump == "" {
-			bad(KeyForce, "force only goes with jump (fix: remove it, or set jump)")
+			bad(contract.ForceKey, "force only goes with jump (fix: remove it, or set jump)")
 		}
 	}
-	c.Abort = reason(data, KeyAbort, bad)
-	c.Rollback = reason(data, KeyRollback, bad)
+	c.Abort = reason(data, contract.AbortKey, bad)
+	c.Rollback = reason(data, contract.RollbackKey, bad)
 	if c.Abort != "" && c.Rollback != "" {
-		bad(KeyRollback, "abort and rollback at once (fix: keep one)")
+		bad(contract.RollbackKey, "abort and rollback at once (fix: keep one)")
 		c.Rollback = ""
 	}
-	c.Skip = skip(data[KeySkip])
-	if v, ok := data[KeyConfirmRemoval]; ok {
+	c.Skip = skip(data[contract.SkipKey])
+	if v, ok := data[contract.ConfirmRemovalKey]; ok {
 		if c.ConfirmRemoval = skip(v); len(c.ConfirmRemoval) == 0 {
-			bad(KeyConfirmRemoval, `names no child (fix: "all", or the children, comma-separated)`)
+			bad(contract.ConfirmRemovalKey, `names no child (fix: "all", or the children, comma-separated)`)
 		}
 	}
 	return c
@@ -139,7 +121,7 @@ func reason(data map[string]string, k string, bad func(string, string, ...any)) 
 func until(v string, now time.Time, bad func(string, string, ...any)) *time.Time {
 	t, err := time.Parse(time.RFC3339, strings.TrimSpace(v))
 	if err != nil {
-		bad(KeyPauseUntil, "not an RFC 3339 time (fix: e.g. %s)", now.Add(time.Hour).UTC().Format(time.RFC3339))
+		bad(contract.PauseUntilKey, "not an RFC 3339 time (fix: e.g. %s)", now.Add(time.Hour).UTC().Format(time.RFC3339))
 		return nil
 	}
 	return &t

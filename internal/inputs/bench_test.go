@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cmp-phase/cmp-phase/internal/content"
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/inputs"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/render"
@@ -64,7 +65,7 @@ func benchInventory(n int) *inventory.Inventory {
 	inv := &inventory.Inventory{}
 	for i := range n {
 		inv.Clusters = append(inv.Clusters, inventory.Cluster{Name: fmt.Sprintf("prod-%05d", i), Server: fmt.Sprintf("https://10.0.%d.%d:6443", i/256, i%256),
-			Labels: map[string]string{"argocd.argoproj.io/secret-type": "cluster", "env": "prod"}})
+			Labels: map[string]string{contract.LabelSecretType: contract.SecretTypeCluster, "env": "prod"}})
 	}
 	return inv
 }
@@ -93,7 +94,7 @@ func BenchmarkRenderPinned(b *testing.B) {
 				if mode == "cold" {
 					r, d = render.New(8), content.NewDigester(64, content.Limits{})
 				}
-				in := render.Input{Spec: sp, Inventory: inv, Env: render.Env{StateNamespace: "argocd",
+				in := render.Input{Spec: sp, Inventory: inv, Env: render.Env{StateNamespace: contract.DefaultNamespace,
 					Source: render.Source{RepoURL: "https://git.example.com/fleet", TargetRevision: "HEAD", Commit: commit}}}
 				c, _, err := inputs.Content(r, d, in, root)
 				if err != nil || c == nil {

@@ -4,13 +4,10 @@ import (
 	"fmt"
 
 	"github.com/cmp-phase/cmp-phase/internal/content"
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/render"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 )
-
-// Streamed is ARGOCD_APP_REVISION for files sent from a person's machine
-// (argocd app diff --local --server-side-generate).
-const Streamed = "streamed"
 
 // Content computes what the children deploy from the parent's repository checked out at
 // root, for in.Content (spec.pinCommits): nil when pinning is off, the parent's repository
@@ -29,13 +26,13 @@ func Content(r *render.Renderer, d *content.Digester, in render.Input, root stri
 	if len(deps.Uses) == 0 {
 		return nil, deps.Unphased, nil
 	}
-	if in.Env.Source.Commit == Streamed {
+	if in.Env.Source.Commit == contract.RevisionStreamed {
 		c, err := stateContent(in)
 		return c, deps.Unphased, err
 	}
 	src := in.Env.Source
 	if !render.IsCommit(src.Commit) {
-		return nil, nil, fmt.Errorf("ARGOCD_APP_REVISION=%q is not a commit SHA, so the children cannot be pinned to it (fix: render from git, or set pinCommits: false in the spec)", src.Commit)
+		return nil, nil, fmt.Errorf("%s=%q is not a commit SHA, so the children cannot be pinned to it (fix: render from git, or set pinCommits: false in the spec)", contract.EnvAppRevision, src.Commit)
 	}
 	digest, err := d.Digest(root, src.Commit, deps.Uses)
 	if err != nil {

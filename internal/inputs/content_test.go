@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cmp-phase/cmp-phase/internal/content"
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/inputs"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/render"
@@ -108,7 +109,7 @@ func newFixture(t *testing.T, yaml string) *fixture {
 }
 
 func (f *fixture) input(st *state.State, commit string) render.Input {
-	env := render.Env{StateNamespace: "argocd", AppName: "shop", Source: render.Source{RepoURL: repoURL, TargetRevision: "HEAD", Commit: commit}}
+	env := render.Env{StateNamespace: contract.DefaultNamespace, AppName: "shop", Source: render.Source{RepoURL: repoURL, TargetRevision: "HEAD", Commit: commit}}
 	return render.Input{Spec: f.sp, Inventory: &inventory.Inventory{}, State: st, Env: env}
 }
 
@@ -136,7 +137,7 @@ func (f *fixture) at(root, commit string, st *state.State) ([]byte, string, [][]
 	if err := json.Unmarshal(docs[0], &plan); err != nil {
 		f.t.Fatal(err)
 	}
-	return []byte(plan.Data[render.PlanSpecKey]), plan.Data[render.PlanRevisionKey], docs
+	return []byte(plan.Data[contract.PlanSpecKey]), plan.Data[contract.PlanRevisionKey], docs
 }
 
 func sha(c byte) string { return strings.Repeat(string(c), 40) }

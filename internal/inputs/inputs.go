@@ -11,36 +11,20 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/render"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
-// ConfigMap names in the state namespace.
-const InventoryConfigMap = "cmp-phase-inventory"
-
-// StateConfigMap is the name of a rollout's state ConfigMap.
-func StateConfigMap(rollout string) string { return rollout + "-state" }
-
-// RolloutOfState is the rollout a state ConfigMap name belongs to.
-func RolloutOfState(name string) (string, bool) {
-	r, ok := strings.CutSuffix(name, "-state")
-	return r, ok && r != ""
-}
-
-// PreviewMarker is the file that, in an app directory sent by
-// `argocd app diff --local <dir> --server-side-generate`, asks for a render of the next phase
-// as if admitted. A YAML name, so the CLI's default --local-include sends it.
-const PreviewMarker = "cmp-phase-preview.yaml"
-
 // Preview reports whether a render is a preview: the files were streamed from a person's
-// machine (ARGOCD_APP_REVISION=streamed) and hold the marker as a regular file. A marker
-// committed to git is ignored: it never admits anyone.
+// machine (ARGOCD_APP_REVISION=streamed) and hold the marker (contract.PreviewMarker) as a
+// regular file. A marker committed to git is ignored: it never admits anyone.
 func Preview(revision, dir string) bool {
-	if revision != Streamed {
+	if revision != contract.RevisionStreamed {
 		return false
 	}
-	fi, err := os.Lstat(filepath.Join(dir, PreviewMarker))
+	fi, err := os.Lstat(filepath.Join(dir, contract.PreviewMarker))
 	return err == nil && fi.Mode().IsRegular()
 }
 
@@ -112,9 +96,9 @@ func InventoryFromFile(path string) (*inventory.Inventory, error) {
 
 // InventoryFromConfigMap decodes the inventory ConfigMap the agent publishes.
 func InventoryFromConfigMap(cm *corev1.ConfigMap) (*inventory.Inventory, error) {
-	data, ok := cm.Data[inventory.Key]
+	data, ok := cm.Data[contract.InventoryKey]
 	if !ok {
-		return nil, fmt.Errorf("configmap %s/%s has no key %s (fix: let the agent publish the inventory)", cm.Namespace, cm.Name, inventory.Key)
+		return nil, fmt.Errorf("configmap %s/%s has no key %s (fix: let the agent publish the inventory)", cm.Namespace, cm.Name, contract.InventoryKey)
 	}
 	return inventory.Decode("configmap "+cm.Namespace+"/"+cm.Name, []byte(data))
 }
@@ -123,24 +107,24 @@ func InventoryFromConfigMap(cm *corev1.ConfigMap) (*inventory.Inventory, error) 
 // passes them). lookup is os.LookupEnv or the env of a CMP request.
 func Env(lookup func(string) (string, bool), stateNamespace string) (render.Env, error) {
 	env := render.Env{StateNamespace: stateNamespace}
-	if v, ok := lookup("ARGOCD_ENV_PHASE_GEN"); ok && strings.TrimSpace(v) != "" {
+	if v, ok := lookup(contract.PluginEnvPhaseGen); ok && strings.TrimSpace(v) != "" {
 		g, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 		if err != nil || g < 0 {
-			return env, fmt.Errorf("ARGOCD_ENV_PHASE_GEN=%q is not a generation (fix: the agent sets the parent's plugin env PHASE_GEN; remove a hand-edited value)", v)
+			return env, fmt.Errorf("%s=%q is not a generation (fix: the agent sets the parent's plugin env %s; remove a hand-edited value)", contract.PluginEnvPhaseGen, v, contract.EnvPhaseGen)
 		}
 		env.PhaseGen = g
 	}
-	if v, ok := lookup("ARGOCD_APP_NAME"); ok {
+	if v, ok := lookup(contract.EnvAppName); ok {
 		env.AppName = v
 	}
-	if v, ok := lookup("ARGOCD_APP_NAMESPACE"); ok {
+	if v, ok := lookup(contract.EnvAppNamespace); ok {
 		env.AppNamespace = v
 	}
-	if v, ok := lookup("ARGOCD_ENV_SYNC_OPTIONS"); ok && v != "" {
+	if v, ok := lookup(contract.PluginEnvSyncOptions); ok && v != "" {
 		env.SyncOptions = v
 	}
-	env.Source.RepoURL, _ = lookup("ARGOCD_APP_SOURCE_REPO_URL")
-	env.Source.TargetRevision, _ = lookup("ARGOCD_APP_SOURCE_TARGET_REVISION")
-	env.Source.Commit, _ = lookup("ARGOCD_APP_REVISION")
+	env.Source.RepoURL, _ = lookup(contract.EnvAppSourceRepoURL)
+	env.Source.TargetRevision, _ = lookup(contract.EnvAppSourceTargetRevision)
+	env.Source.Commit, _ = lookup(contract.EnvAppRevision)
 	return env, nil
 }

@@ -9,9 +9,6 @@ import (
 	"time"
 )
 
-// Key is the data key of the inventory in its ConfigMap (and the format of a file).
-const Key = "clusters.json"
-
 // MaxSize bounds an encoded inventory.
 const MaxSize = 4 << 20
 

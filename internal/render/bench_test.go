@@ -13,6 +13,7 @@ import (
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	sigsyaml "sigs.k8s.io/yaml"
 
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/render"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
@@ -69,7 +70,7 @@ func benchInventory(n int) *inventory.Inventory {
 	for i := range n {
 		inv.Clusters = append(inv.Clusters, inventory.Cluster{
 			Name: fmt.Sprintf("prod-%05d", i), Server: fmt.Sprintf("https://10.%d.%d.%d:6443", i/65536, i/256%256, i%256),
-			Labels: map[string]string{"argocd.argoproj.io/secret-type": "cluster", "env": "prod", "region": []string{"eu-west-1", "us-east-1"}[i%2]},
+			Labels: map[string]string{contract.LabelSecretType: contract.SecretTypeCluster, "env": "prod", "region": []string{"eu-west-1", "us-east-1"}[i%2]},
 		})
 	}
 	return inv
@@ -175,7 +176,7 @@ func benchOurs(b *testing.B, c benchCase, cold bool) {
 			r = render.New(4)
 		}
 		out.Reset()
-		docs, err := r.Render(render.Input{Spec: c.spec, Inventory: c.inv, State: c.st, Env: render.Env{PhaseGen: 9, StateNamespace: "argocd"}})
+		docs, err := r.Render(render.Input{Spec: c.spec, Inventory: c.inv, State: c.st, Env: render.Env{PhaseGen: 9, StateNamespace: contract.DefaultNamespace}})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 
 	lru "github.com/hashicorp/golang-lru/v2"
 
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/tmpl"
@@ -19,10 +20,6 @@ const (
 	slotSyncOpts = "syncOptions"
 	slotNS       = "namespace"
 )
-
-// resourcesFinalizer is what the ApplicationSet controller adds to children whose template
-// has no finalizers, unless syncPolicy.preserveResourcesOnDeletion is set.
-const resourcesFinalizer = "resources-finalizer.argocd.argoproj.io"
 
 // Renderer renders children; it keeps compiled revisions across renders. Safe for
 // concurrent use.
@@ -117,23 +114,23 @@ func addSlots(tree map[string]any, preserve bool) {
 	// the template says (the apps-in-any-namespace boundary).
 	meta["namespace"] = tmpl.Slot(slotNS)
 	if f, _ := meta["finalizers"].([]any); len(f) == 0 && !preserve {
-		meta["finalizers"] = []any{resourcesFinalizer}
+		meta["finalizers"] = []any{contract.FinalizerResources}
 	}
 	labels, _ := meta["labels"].(map[string]any)
 	if labels == nil {
 		labels = map[string]any{}
 		meta["labels"] = labels
 	}
-	labels[LabelRollout] = tmpl.Slot(slotRollout)
-	labels[LabelCluster] = tmpl.Slot(slotCluster)
-	labels[LabelPhase] = tmpl.Slot(slotPhase)
+	labels[contract.LabelRollout] = tmpl.Slot(slotRollout)
+	labels[contract.LabelCluster] = tmpl.Slot(slotCluster)
+	labels[contract.LabelPhase] = tmpl.Slot(slotPhase)
 	ann, _ := meta["annotations"].(map[string]any)
 	if ann == nil {
 		ann = map[string]any{}
 		meta["annotations"] = ann
 	}
-	ann[AnnotationRevision] = tmpl.Slot(slotRevision)
-	ann[AnnotationSyncOpts] = tmpl.Slot(slotSyncOpts)
+	ann[contract.AnnotationRevision] = tmpl.Slot(slotRevision)
+	ann[contract.AnnotationSyncOptions] = tmpl.Slot(slotSyncOpts)
 }
 
 // usesInventory reports whether the revision has a clusters generator.

@@ -12,12 +12,9 @@ import (
 	"strings"
 
 	"github.com/cmp-phase/cmp-phase/internal/content"
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 )
-
-// AnnotationGeneratePaths is Argo CD's annotation naming the paths an Application's
-// manifests depend on beyond its source path.
-const AnnotationGeneratePaths = "argocd.argoproj.io/manifest-generate-paths"
 
 // Deploys is what the children of a spec deploy from the parent's repository.
 type Deploys struct {
@@ -149,7 +146,7 @@ func (d *Deploys) add(child string, app *appDoc, src Source) error {
 			}
 		}
 	}
-	return d.generatePaths(child, app.Metadata.Annotations[AnnotationGeneratePaths], paths)
+	return d.generatePaths(child, app.Metadata.Annotations[contract.AnnotationGeneratePaths], paths)
 }
 
 // generatePaths adds the paths of Argo CD's manifest-generate-paths annotation.
@@ -159,10 +156,10 @@ func (d *Deploys) generatePaths(child, ann string, paths []string) error {
 	}
 	pats, err := content.GeneratePaths(ann, paths)
 	if err != nil {
-		return fmt.Errorf("child %s: annotation %s: %w (fix: name paths inside the repository)", child, AnnotationGeneratePaths, err)
+		return fmt.Errorf("child %s: annotation %s: %w (fix: name paths inside the repository)", child, contract.AnnotationGeneratePaths, err)
 	}
 	for _, p := range pats {
-		d.Uses = append(d.Uses, content.Use{Child: child, Pattern: p, From: "annotation " + AnnotationGeneratePaths})
+		d.Uses = append(d.Uses, content.Use{Child: child, Pattern: p, From: "annotation " + contract.AnnotationGeneratePaths})
 	}
 	return nil
 }

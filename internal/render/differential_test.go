@@ -3,7 +3,6 @@ package render_test
 import (
 	"encoding/json"
 	"io"
-	"maps"
 
 	"path/filepath"
 	"slices"
@@ -22,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	sigsyaml "sigs.k8s.io/yaml"
 
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/inputs"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/render"
@@ -74,7 +74,7 @@ func argoApps(t *testing.T, data []byte, inv *inventory.Inventory) map[string]st
 		t.Fatal(err)
 	}
 	if appset.Namespace == "" {
-		appset.Namespace = "argocd"
+		appset.Namespace = contract.DefaultNamespace
 	}
 	scheme := runtime.NewScheme()
 	_ = corev1.AddToScheme(scheme)
@@ -82,12 +82,12 @@ func argoApps(t *testing.T, data []byte, inv *inventory.Inventory) map[string]st
 	objs := []client.Object{}
 	for _, c := range inv.Clusters {
 		objs = append(objs, &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Name: "cluster-" + strings.ToLower(c.Name), Namespace: "argocd", Labels: c.Labels, Annotations: c.Annotations},
+			ObjectMeta: metav1.ObjectMeta{Name: "cluster-" + strings.ToLower(c.Name), Namespace: contract.DefaultNamespace, Labels: c.Labels, Annotations: c.Annotations},
 			Data:       map[string][]byte{"name": []byte(c.Name), "server": []byte(c.Server), "project": []byte(c.Project)},
 		})
 	}
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).Build()
-	gens := map[string]generators.Generator{"List": generators.NewListGenerator(), "Clusters": generators.NewClusterGenerator(c, "argocd")}
+	gens := map[string]generators.Generator{"List": generators.NewListGenerator(), "Clusters": generators.NewClusterGenerator(c, contract.DefaultNamespace)}
 	logrus.SetOutput(io.Discard) // the cluster generator logs through the global logger
 	quiet := logrus.New()
 	quiet.SetOutput(io.Discard)
@@ -110,7 +110,7 @@ func ourApps(t *testing.T, file string, data []byte, inv *inventory.Inventory, w
 		t.Fatal(err)
 	}
 	if s.Namespace == "" {
-		s.Namespace = "argocd"
+		s.Namespace = contract.DefaultNamespace
 	}
 	_, body, id, err := s.Revision()
 	if err != nil {
@@ -133,9 +133,11 @@ func ourApps(t *testing.T, file string, data []byte, inv *inventory.Inventory, w
 			t.Fatalf("our output does not parse as an Application: %v\n%s", err, d)
 		}
 		a.TypeMeta = metav1.TypeMeta{}
-		maps.DeleteFunc(a.Labels, func(k, _ string) bool { return strings.HasPrefix(k, "cmp-phase.io/") })
-		delete(a.Annotations, render.AnnotationRevision)
-		delete(a.Annotations, render.AnnotationSyncOpts)
+		for _, k := range []string{contract.LabelRollout, contract.LabelCluster, contract.LabelPhase} {
+			delete(a.Labels, k)
+		}
+		delete(a.Annotations, contract.AnnotationRevision)
+		delete(a.Annotations, contract.AnnotationSyncOptions)
 		out[a.Name] = normalized(t, a)
 	}
 	return out

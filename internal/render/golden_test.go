@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/inputs"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/render"
@@ -69,11 +70,11 @@ func renderCase(t *testing.T, dir string) ([]byte, error) {
 	}
 	gen, _ := os.ReadFile(filepath.Join(dir, "phase-gen"))
 	env, err := inputs.Env(func(k string) (string, bool) {
-		if k == "ARGOCD_ENV_PHASE_GEN" && len(gen) > 0 {
+		if k == contract.PluginEnvPhaseGen && len(gen) > 0 {
 			return strings.TrimSpace(string(gen)), true
 		}
 		return "", false
-	}, "argocd")
+	}, contract.DefaultNamespace)
 	if err != nil {
 		return nil, err
 	}

@@ -9,34 +9,13 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
 )
 
-// Plan ConfigMap keys.
-const (
-	PlanSpecKey     = "spec.json"   // the revision (generators, template) the agent stores in state
-	PlanPhasesKey   = "phases.json" // the normalised phases, hooks and checks
-	PlanRevisionKey = "revision"    // the revision id (content hash)
-	// PlanRevisionsKey backs up the other revisions the state keeps (id → body), so the
-	// agent can rebuild a lost state from the live children's revision annotations.
-	PlanRevisionsKey = "revisions.json"
-	// PlanUnphasedKey lists children whose sources follow a moving ref the plugin cannot
-	// see (child → repoURL@ref): their changes are not phased.
-	PlanUnphasedKey = "unphased.json"
-	// PlanChildrenKey says how the render that wrote the plan renders children (their
-	// namespace and sync options, from the parent's environment), so the agent can apply
-	// an admitted child with the very bytes that render produces.
-	PlanChildrenKey = "children.json"
-	LabelPlan       = "cmp-phase.io/plan"
-	// AnnotationParent names the parent Application that rendered the plan (the agent bumps
-	// its PHASE_GEN).
-	AnnotationParent = "cmp-phase.io/parent"
-	maxPlanBytes     = 900 << 10
-)
-
-// PlanName is the name of the plan ConfigMap of a rollout.
-func PlanName(rollout string) string { return rollout + "-plan" }
+// maxPlanBytes bounds the plan ConfigMap.
+const maxPlanBytes = 900 << 10
 
 // planPhase is the normalised phase as the agent reads it.
 type planPhase struct {
@@ -87,13 +66,13 @@ func planDoc(in Input, body []byte, id string) ([]byte, error) {
 		return nil, fmt.Errorf("encode plan: %w", err)
 	}
 	var gen int64
-	data := map[string]string{PlanSpecKey: string(body), PlanPhasesKey: string(pb), PlanRevisionKey: id, PlanChildrenKey: string(cb)}
+	data := map[string]string{contract.PlanSpecKey: string(body), contract.PlanPhasesKey: string(pb), contract.PlanRevisionKey: id, contract.PlanChildrenKey: string(cb)}
 	if len(in.Unphased) > 0 {
 		ub, err := json.Marshal(in.Unphased)
 		if err != nil {
 			return nil, fmt.Errorf("encode plan: %w", err)
 		}
-		data[PlanUnphasedKey] = string(ub)
+		data[contract.PlanUnphasedKey] = string(ub)
 	}
 	if in.State != nil {
 		// The last render-relevant generation: renders of states that differ only in
@@ -110,16 +89,17 @@ func planDoc(in Input, body []byte, id string) ([]byte, error) {
 				if err != nil {
 					return nil, fmt.Errorf("encode plan: %w", err)
 				}
-				data[PlanRevisionsKey] = string(rb)
+				data[contract.PlanRevisionsKey] = string(rb)
 			}
 		}
 	}
 	cm := map[string]any{
 		"apiVersion": "v1", "kind": "ConfigMap",
 		"metadata": map[string]any{
-			"name": PlanName(in.Spec.Name), "namespace": in.Env.StateNamespace,
-			"labels":      map[string]string{LabelPlan: "true", LabelRollout: in.Spec.Name},
-			"annotations": map[string]string{AnnotationGeneration: strconv.FormatInt(gen, 10), AnnotationSyncOpts: DefaultSyncOptions, AnnotationParent: in.Env.AppName},
+			"name": contract.PlanConfigMap(in.Spec.Name), "namespace": in.Env.StateNamespace,
+			"labels": map[string]string{contract.LabelPlan: contract.MarkerValue, contract.LabelRollout: in.Spec.Name},
+			"annotations": map[string]string{contract.AnnotationGeneration: strconv.FormatInt(gen, 10),
+				contract.AnnotationSyncOptions: contract.DefaultSyncOptions, contract.AnnotationParent: in.Env.AppName},
 		},
 		"data": data,
 	}
@@ -162,8 +142,8 @@ type Plan struct {
 
 // DecodePlan reads a plan ConfigMap back, compiling the phases' targets.
 func DecodePlan(cm *corev1.ConfigMap, exprs *targets.Cache) (*Plan, error) {
-	p := &Plan{Rollout: cm.Labels[LabelRollout], Parent: cm.Annotations[AnnotationParent], Namespace: cm.Namespace,
-		Revision: cm.Data[PlanRevisionKey], Body: []byte(cm.Data[PlanSpecKey])}
+	p := &Plan{Rollout: cm.Labels[contract.LabelRollout], Parent: cm.Annotations[contract.AnnotationParent], Namespace: cm.Namespace,
+		Revision: cm.Data[contract.PlanRevisionKey], Body: []byte(cm.Data[contract.PlanSpecKey])}
 	if p.Rollout == "" || p.Revision == "" || len(p.Body) == 0 {
 		return nil, fmt.Errorf("plan %s/%s is incomplete (fix: let the parent re-render it)", cm.Namespace, cm.Name)
 	}
@@ -178,7 +158,7 @@ func DecodePlan(cm *corev1.ConfigMap, exprs *targets.Cache) (*Plan, error) {
 			Targets []targets.Target `json:"targets,omitempty"`
 		} `json:"phases"`
 	}
-	if err := json.Unmarshal([]byte(cm.Data[PlanPhasesKey]), &doc); err != nil {
+	if err := json.Unmarshal([]byte(cm.Data[contract.PlanPhasesKey]), &doc); err != nil {
 		return nil, fmt.Errorf("plan %s/%s: %w", cm.Namespace, cm.Name, err)
 	}
 	for _, d := range doc.Phases {
@@ -195,20 +175,20 @@ func DecodePlan(cm *corev1.ConfigMap, exprs *targets.Cache) (*Plan, error) {
 		ph.MaxFailures = d.MaxFailures
 		p.Phases = append(p.Phases, ph)
 	}
-	if b := cm.Data[PlanRevisionsKey]; b != "" {
+	if b := cm.Data[contract.PlanRevisionsKey]; b != "" {
 		if err := json.Unmarshal([]byte(b), &p.Others); err != nil {
-			return nil, fmt.Errorf("plan %s/%s %s: %w", cm.Namespace, cm.Name, PlanRevisionsKey, err)
+			return nil, fmt.Errorf("plan %s/%s %s: %w", cm.Namespace, cm.Name, contract.PlanRevisionsKey, err)
 		}
 	}
-	if b := cm.Data[PlanUnphasedKey]; b != "" {
+	if b := cm.Data[contract.PlanUnphasedKey]; b != "" {
 		if err := json.Unmarshal([]byte(b), &p.Unphased); err != nil {
-			return nil, fmt.Errorf("plan %s/%s %s: %w", cm.Namespace, cm.Name, PlanUnphasedKey, err)
+			return nil, fmt.Errorf("plan %s/%s %s: %w", cm.Namespace, cm.Name, contract.PlanUnphasedKey, err)
 		}
 	}
-	if b := cm.Data[PlanChildrenKey]; b != "" {
+	if b := cm.Data[contract.PlanChildrenKey]; b != "" {
 		p.Children = &ChildEnv{}
 		if err := json.Unmarshal([]byte(b), p.Children); err != nil {
-			return nil, fmt.Errorf("plan %s/%s %s: %w", cm.Namespace, cm.Name, PlanChildrenKey, err)
+			return nil, fmt.Errorf("plan %s/%s %s: %w", cm.Namespace, cm.Name, contract.PlanChildrenKey, err)
 		}
 	}
 	p.ConfirmRemoval = doc.ConfirmRemoval

@@ -8,25 +8,15 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
-// Labels and annotations cmp-phase puts on what it renders.
-const (
-	LabelRollout         = "cmp-phase.io/rollout"
-	LabelCluster         = "cmp-phase.io/cluster"
-	LabelPhase           = "cmp-phase.io/phase"
-	AnnotationRevision   = "cmp-phase.io/revision"
-	AnnotationGeneration = "cmp-phase.io/state-generation"
-	AnnotationSyncOpts   = "argocd.argoproj.io/sync-options"
-	DefaultSyncOptions   = "Prune=false,Delete=false"
-)
-
 // ErrStale means the state is older than the generation the parent asks for; the caller may
 // wait for its informer and try again.
-var ErrStale = errors.New("state is older than PHASE_GEN")
+var ErrStale = errors.New("state is older than " + contract.EnvPhaseGen)
 
 // Env is what the render reads from the plugin's environment.
 type Env struct {
@@ -54,14 +44,14 @@ func childNamespace(in Input) string {
 	case in.Env.AppNamespace != "":
 		return in.Env.AppNamespace
 	default:
-		return "argocd"
+		return contract.DefaultNamespace
 	}
 }
 
 // syncOptions is the sync-options annotation children get.
 func syncOptions(env Env) string {
 	if env.SyncOptions == "" {
-		return DefaultSyncOptions
+		return contract.DefaultSyncOptions
 	}
 	return env.SyncOptions
 }
@@ -139,9 +129,9 @@ func checkState(in Input) error {
 	}
 	switch {
 	case in.State == nil && in.Env.PhaseGen > 0:
-		return fmt.Errorf("%w: PHASE_GEN is %d but there is no state ConfigMap (the agent rebuilds it from the live children; retry after it does)", ErrStale, in.Env.PhaseGen)
+		return fmt.Errorf("%w: %s is %d but there is no state ConfigMap (the agent rebuilds it from the live children; retry after it does)", ErrStale, contract.EnvPhaseGen, in.Env.PhaseGen)
 	case in.State != nil && in.State.Generation < in.Env.PhaseGen:
-		return fmt.Errorf("%w: state generation %d < PHASE_GEN %d", ErrStale, in.State.Generation, in.Env.PhaseGen)
+		return fmt.Errorf("%w: state generation %d < %s %d", ErrStale, in.State.Generation, contract.EnvPhaseGen, in.Env.PhaseGen)
 	}
 	return nil
 }

@@ -7,13 +7,12 @@ import (
 	"strings"
 
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
-	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
 )
 
 // Subjects returns every child a revision generates as phases see it: the cluster's name,
 // server, labels and annotations, the generator values, and the child's own labels.
-func (r *Renderer) Subjects(rolloutName, rev string, body []byte, inv *inventory.Inventory) ([]rollout.Subject, error) {
+func (r *Renderer) Subjects(rolloutName, rev string, body []byte, inv *inventory.Inventory) ([]targets.Child, error) {
 	c, err := r.compiled(rev, body, rolloutName)
 	if err != nil {
 		return nil, err
@@ -22,13 +21,13 @@ func (r *Renderer) Subjects(rolloutName, rev string, body []byte, inv *inventory
 	if err != nil {
 		return nil, fmt.Errorf("revision %s: %w", rev, err)
 	}
-	out := make([]rollout.Subject, 0, len(params))
+	out := make([]targets.Child, 0, len(params))
 	for _, p := range params {
 		name, labels, err := c.tmpl.Meta(p.Values)
 		if err != nil {
 			return nil, fmt.Errorf("revision %s: %w", rev, err)
 		}
-		s := rollout.Subject{Key: name, Subject: targets.Subject{Name: p.clusterName(name), AppLabels: labels, Values: values(p)}}
+		s := targets.Child{Key: name, Subject: targets.Subject{Name: p.clusterName(name), AppLabels: labels, Values: values(p)}}
 		if p.Cluster != nil {
 			s.Server, s.Labels, s.Annotations = p.Cluster.Server, p.Cluster.Labels, p.Cluster.Annotations
 			s.Absent = p.Cluster.Absent()
@@ -70,7 +69,7 @@ func values(p Params) map[string]string {
 // Changed reports, for each of the subjects the new revision generates (from Subjects),
 // whether its rendered Application differs from what it runs now (a child that runs nothing
 // has changed). Only changed children take part in a rollout.
-func (r *Renderer) Changed(in Input, newRev string, newBody []byte, subjects []rollout.Subject) (map[string]bool, error) {
+func (r *Renderer) Changed(in Input, newRev string, newBody []byte, subjects []targets.Child) (map[string]bool, error) {
 	out := make(map[string]bool, len(subjects))
 	revisionOf := func(string) (string, string, bool) { return "", "", false }
 	if in.State != nil {

@@ -6,9 +6,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/control"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
+	"github.com/cmp-phase/cmp-phase/internal/targets"
 )
 
 // idle handles a state whose deployed revision is the plan's, with no rollout running.
@@ -35,7 +37,7 @@ func idle(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action) er
 
 // eligible reports whether any phase selects the subject: one no phase selects never takes
 // part in a rollout (and must not start catch-ups forever).
-func eligible(phases []spec.Phase, s Subject) bool {
+func eligible(phases []spec.Phase, s targets.Child) bool {
 	for _, ph := range phases {
 		if ok, err := selects(ph, s); err == nil && ok {
 			return true
@@ -79,7 +81,7 @@ func joiners(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action)
 }
 
 // joinPhase is the phase a late joiner joins under policy join, or -1.
-func joinPhase(p Plan, r *state.Rollout, s Subject) int {
+func joinPhase(p Plan, r *state.Rollout, s targets.Child) int {
 	if p.LateJoiners != spec.LateJoinersJoin {
 		return -1
 	}
@@ -168,7 +170,7 @@ func confirm(st *state.State, group, rest []string, c *control.Controls, now tim
 			}
 		}
 		slices.Sort(st.Confirmed)
-		consume(acts, control.KeyConfirmRemoval)
+		consume(acts, contract.ConfirmRemovalKey)
 		leaving := append(slices.Clone(group), rest...)
 		st.Confirmed = slices.DeleteFunc(st.Confirmed, func(x string) bool { return !slices.Contains(leaving, x) }) // came back: forget
 		emit(st.Rollout, acts, now, EvControlApplied, "removal of "+strings.Join(c.ConfirmRemoval, ", ")+" confirmed by "+who(c))

@@ -9,6 +9,7 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/control"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
+	"github.com/cmp-phase/cmp-phase/internal/targets"
 )
 
 // events are the names of the Event actions, in order.
@@ -31,7 +32,7 @@ func (w *world) join(key, env string) {
 
 // leave takes a cluster out of the fleet: the plan no longer generates its child.
 func (w *world) leave(key string) {
-	w.obs.Subjects = slices.DeleteFunc(w.obs.Subjects, func(s Subject) bool { return s.Key == key })
+	w.obs.Subjects = slices.DeleteFunc(w.obs.Subjects, func(s targets.Child) bool { return s.Key == key })
 	delete(w.obs.Changed, key)
 }
 

@@ -9,21 +9,11 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/targets"
 )
 
-// Subject is one child a revision generates, as phases see it: Key is the child
-// Application's name.
-type Subject struct {
-	Key string
-	targets.Subject
-	// Absent: the cluster's Secret is gone (held for the removal grace). Its child renders
-	// as it was and takes part in no rollout.
-	Absent bool
-}
-
 // Snapshot returns each phase's members, sorted by key, from the children taking part in
 // the rollout. phaseDeployment phases select by their targets and may share members (seed
 // 000's canary then full production); RollingSync/RollingUpdate steps take each child once,
 // in the first step that selects it. A phase without targets selects every child.
-func Snapshot(phases []spec.Phase, subjects []Subject) ([][]string, error) {
+func Snapshot(phases []spec.Phase, subjects []targets.Child) ([][]string, error) {
 	taken := map[string]bool{}
 	out := make([][]string, len(phases))
 	for i, p := range phases {
@@ -45,7 +35,7 @@ func Snapshot(phases []spec.Phase, subjects []Subject) ([][]string, error) {
 	return out, nil
 }
 
-func selects(p spec.Phase, s Subject) (bool, error) {
+func selects(p spec.Phase, s targets.Child) (bool, error) {
 	if len(p.Targets) == 0 {
 		return true, nil
 	}

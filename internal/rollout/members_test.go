@@ -9,8 +9,8 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/targets"
 )
 
-func subject(key, env string) Subject {
-	return Subject{Key: key, Subject: targets.Subject{Name: key, Labels: map[string]string{"env": env}, AppLabels: map[string]string{"env": env}}}
+func subject(key, env string) targets.Child {
+	return targets.Child{Key: key, Subject: targets.Subject{Name: key, Labels: map[string]string{"env": env}, AppLabels: map[string]string{"env": env}}}
 }
 
 func envPhase(name, env string, size spec.Size, appLabels bool) spec.Phase {
@@ -22,7 +22,7 @@ func envPhase(name, env string, size spec.Size, appLabels bool) spec.Phase {
 }
 
 func TestSnapshotIsSortedAndDeterministic(t *testing.T) {
-	subjects := []Subject{subject("prod-b", "prod"), subject("dev-1", "dev"), subject("prod-a", "prod"), subject("lab", "lab")}
+	subjects := []targets.Child{subject("prod-b", "prod"), subject("dev-1", "dev"), subject("prod-a", "prod"), subject("lab", "lab")}
 	phases := []spec.Phase{envPhase("canary", "prod", pct(10), false), envPhase("full", "prod", spec.Size{}, false), envPhase("dev", "dev", spec.Size{}, false)}
 	got, err := Snapshot(phases, subjects)
 	if err != nil {
@@ -40,7 +40,7 @@ func TestSnapshotIsSortedAndDeterministic(t *testing.T) {
 }
 
 func TestRollingStepsTakeEachChildOnce(t *testing.T) {
-	subjects := []Subject{subject("a", "prod"), subject("b", "prod")}
+	subjects := []targets.Child{subject("a", "prod"), subject("b", "prod")}
 	phases := []spec.Phase{envPhase("step-1", "prod", spec.Size{}, true), envPhase("step-2", "prod", spec.Size{}, true)}
 	got, _ := Snapshot(phases, subjects)
 	if len(got[0]) != 2 || len(got[1]) != 0 {

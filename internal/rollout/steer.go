@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/control"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
@@ -68,14 +69,14 @@ func pause(st *state.State, c *control.Controls, now time.Time, acts *[]Action, 
 			st.Paused = nil
 			emit(st.Rollout, acts, now, EvResumed, fmt.Sprintf("resumed by %s (paused since %s: %s)", who(c), p.Since.UTC().Format(time.RFC3339), p.Reason))
 		}
-		consume(acts, control.KeyResume, control.KeyPause, control.KeyPauseUntil)
+		consume(acts, contract.ResumeKey, contract.PauseKey, contract.PauseUntilKey)
 	case p != nil && p.Until != nil && !now.Before(*p.Until):
 		st.Paused = nil
 		emit(st.Rollout, acts, now, EvResumed, fmt.Sprintf("pause by %s ran out at %s: %s", p.By, p.Until.UTC().Format(time.RFC3339), p.Reason))
-		consume(acts, control.KeyPause, control.KeyPauseUntil)
+		consume(acts, contract.PauseKey, contract.PauseUntilKey)
 	case c.Pause != "" && (p == nil || p.Reason != c.Pause || !sameTime(p.Until, c.PauseUntil)):
 		if c.PauseUntil != nil && !c.PauseUntil.After(now) {
-			reject(control.KeyPauseUntil, c.PauseUntil.UTC().Format(time.RFC3339), "expired (fix: a time in the future, or remove it to pause until resumed)")
+			reject(contract.PauseUntilKey, c.PauseUntil.UTC().Format(time.RFC3339), "expired (fix: a time in the future, or remove it to pause until resumed)")
 			return
 		}
 		st.Paused = &state.Pause{Reason: c.Pause, By: c.By, Since: now, Until: c.PauseUntil}
@@ -94,16 +95,16 @@ func sameTime(a, b *time.Time) bool {
 // a stopped rollout, and ends a pause, as a person asked the fleet to move.
 func endRollout(st *state.State, c *control.Controls, now time.Time, acts *[]Action, reject func(string, string, string, ...any)) {
 	r := st.Rollout
-	key, why := control.KeyAbort, c.Abort
+	key, why := contract.AbortKey, c.Abort
 	if why == "" {
-		key, why = control.KeyRollback, c.Rollback
+		key, why = contract.RollbackKey, c.Rollback
 	}
 	switch {
-	case key == control.KeyRollback && r != nil && (r.Status == StatusRollingBack || r.Status == StatusRolledBack):
+	case key == contract.RollbackKey && r != nil && (r.Status == StatusRollingBack || r.Status == StatusRolledBack):
 		consume(acts, key) // already done
-	case !r.Active() || (key == control.KeyAbort && r.Status.IsTerminal()):
+	case !r.Active() || (key == contract.AbortKey && r.Status.IsTerminal()):
 		reject(key, why, "no rollout in progress (fix: remove it)")
-	case key == control.KeyAbort:
+	case key == contract.AbortKey:
 		r.Status, r.Reason = StatusStopped, fmt.Sprintf("aborted by %s: %s", who(c), why)
 		if r.Phase < len(r.Phases) {
 			r.Phases[r.Phase].Status = PhaseFailed
@@ -116,7 +117,7 @@ func endRollout(st *state.State, c *control.Controls, now time.Time, acts *[]Act
 		r.Status, r.Reason = StatusRollingBack, fmt.Sprintf("rollback asked by %s: %s", who(c), why)
 		if st.Paused != nil {
 			st.Paused = nil
-			consume(acts, control.KeyPause, control.KeyPauseUntil)
+			consume(acts, contract.PauseKey, contract.PauseUntilKey)
 		}
 		emit(r, acts, now, EvRollingBack, "rolling back: "+r.Reason)
 		consume(acts, key)
@@ -128,20 +129,20 @@ func phaseEdits(r *state.Rollout, p Plan, c *control.Controls, now time.Time, ac
 	cur := &r.Phases[r.Phase]
 	if c.Approve != "" {
 		if c.Approve != cur.Name || cur.ApprovedBy != "" || !p.Phases[r.Phase].Size.Gate {
-			reject(control.KeyApprove, c.Approve, "phase %s is not waiting for approval; the rollout is at %s (fix: remove it)", c.Approve, cur.Name)
+			reject(contract.ApproveKey, c.Approve, "phase %s is not waiting for approval; the rollout is at %s (fix: remove it)", c.Approve, cur.Name)
 		} else {
 			cur.ApprovedBy = who(c)
 			emit(r, acts, now, EvControlApplied, fmt.Sprintf("phase %s approved by %s", cur.Name, who(c)))
-			consume(acts, control.KeyApprove)
+			consume(acts, contract.ApproveKey)
 		}
 	}
 	if c.Promote != "" {
 		if c.Promote != cur.Name || cur.Status != PhaseSoaking {
-			reject(control.KeyPromote, c.Promote, "phase %s is not soaking; the rollout is at %s, %s (fix: remove it)", c.Promote, cur.Name, cur.Status)
+			reject(contract.PromoteKey, c.Promote, "phase %s is not soaking; the rollout is at %s, %s (fix: remove it)", c.Promote, cur.Name, cur.Status)
 		} else {
 			cur.SoakUntil = &now
 			emit(r, acts, now, EvControlApplied, fmt.Sprintf("phase %s promoted by %s: soak ended early", cur.Name, who(c)))
-			consume(acts, control.KeyPromote)
+			consume(acts, contract.PromoteKey)
 		}
 	}
 	if c.Jump != "" {
@@ -155,12 +156,12 @@ func phaseEdits(r *state.Rollout, p Plan, c *control.Controls, now time.Time, ac
 func jump(r *state.Rollout, p Plan, c *control.Controls, now time.Time, acts *[]Action, reject func(string, string, string, ...any)) {
 	to := slices.IndexFunc(r.Phases, func(p state.PhaseState) bool { return p.Name == c.Jump })
 	if to <= r.Phase {
-		reject(control.KeyJump, c.Jump, "jumps go forward only; the rollout is at %s (fix: rollback to go back)", r.Phases[r.Phase].Name)
+		reject(contract.JumpKey, c.Jump, "jumps go forward only; the rollout is at %s (fix: rollback to go back)", r.Phases[r.Phase].Name)
 		return
 	}
 	for i := r.Phase; i < to; i++ {
 		if ph := r.Phases[i]; p.Phases[i].Size.Gate && ph.ApprovedBy == "" && !c.Force {
-			reject(control.KeyJump, c.Jump, "it passes the unfinished gate of phase %s (fix: approve %s first, or add force: \"true\")", ph.Name, ph.Name)
+			reject(contract.JumpKey, c.Jump, "it passes the unfinished gate of phase %s (fix: approve %s first, or add force: \"true\")", ph.Name, ph.Name)
 			return
 		}
 	}
@@ -170,7 +171,7 @@ func jump(r *state.Rollout, p Plan, c *control.Controls, now time.Time, acts *[]
 	}
 	r.Phase = to
 	emit(r, acts, now, EvControlApplied, fmt.Sprintf("jumped to phase %s by %s", c.Jump, who(c)))
-	consume(acts, control.KeyJump, control.KeyForce)
+	consume(acts, contract.JumpKey, contract.ForceKey)
 }
 
 // skips keeps the rollout's quarantine list equal to the skip key (children it knows).
@@ -184,7 +185,7 @@ func skips(st *state.State, c *control.Controls, acts *[]Action, now time.Time, 
 		if _, deployed := slices.BinarySearch(st.Children, s); deployed || isMember(r, s) {
 			valid = append(valid, s)
 		} else {
-			reject(control.KeySkip, s, "no child %s in this rollout (fix: use a child Application's name)", s)
+			reject(contract.SkipKey, s, "no child %s in this rollout (fix: use a child Application's name)", s)
 		}
 	}
 	if !slices.Equal(valid, r.Skipped) {

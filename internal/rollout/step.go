@@ -10,6 +10,7 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/control"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
+	"github.com/cmp-phase/cmp-phase/internal/targets"
 )
 
 // The statuses, typed in state, under the engine's short names.
@@ -56,7 +57,7 @@ type Plan struct {
 // Observed is the world as the agent saw it on this pass.
 type Observed struct {
 	// Subjects are the children the plan's revision generates.
-	Subjects []Subject
+	Subjects []targets.Child
 	// Changed says which children's rendered Application differs from what they run:
 	// only those take part in a rollout.
 	Changed map[string]bool
@@ -177,7 +178,7 @@ func start(st *state.State, p Plan, o Observed, only map[string]bool, now time.T
 	}
 	taking := changedSubjects(st, o)
 	if only != nil {
-		taking = slices.DeleteFunc(taking, func(s Subject) bool { return !only[s.Key] })
+		taking = slices.DeleteFunc(taking, func(s targets.Child) bool { return !only[s.Key] })
 	}
 	members, err := Snapshot(p.Phases, taking)
 	if err != nil {
@@ -202,8 +203,8 @@ func start(st *state.State, p Plan, o Observed, only map[string]bool, now time.T
 
 // changedSubjects are the subjects whose child would change, leaving out children being
 // removed and clusters whose Secret is gone (held for the removal grace).
-func changedSubjects(st *state.State, o Observed) []Subject {
-	var out []Subject
+func changedSubjects(st *state.State, o Observed) []targets.Child {
+	var out []targets.Child
 	for _, s := range o.Subjects {
 		if o.Changed[s.Key] && !s.Absent && !slices.Contains(st.Removing, s.Key) {
 			out = append(out, s)

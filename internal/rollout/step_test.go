@@ -10,6 +10,7 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
+	"github.com/cmp-phase/cmp-phase/internal/targets"
 )
 
 // world is a fleet of dev/staging/prod children, all deployed on r1, rolling out r2.
@@ -363,7 +364,7 @@ func TestStatusOnlyChangesDoNotAskForARerender(t *testing.T) {
 func TestAChildTheNewRevisionDoesNotGenerateKeepsItsRevision(t *testing.T) {
 	w := newWorld(envPhase("dev", "dev", spec.Size{}, false))
 	// prod-2's cluster is missing from the inventory on this pass: no subject, no verdict.
-	w.obs.Subjects = slices.DeleteFunc(w.obs.Subjects, func(s Subject) bool { return s.Key == "prod-2" })
+	w.obs.Subjects = slices.DeleteFunc(w.obs.Subjects, func(s targets.Child) bool { return s.Key == "prod-2" })
 	delete(w.obs.Changed, "prod-2")
 	w.step(t, 0)
 	w.syncs(5, "r2", "dev-1", "dev-2")

@@ -10,14 +10,12 @@ import (
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 )
 
-// Keys and limits of the state ConfigMap.
+// Limits of the state ConfigMap (its keys are contract.StateKey and contract.GenerationKey).
 const (
-	// BinaryKey holds the gzip'd JSON state document.
-	BinaryKey = "state.json.gz"
-	// GenerationKey repeats the generation in plain text for people and quick checks.
-	GenerationKey = "generation"
 	// MaxConfigMapBytes is the API server's limit on a ConfigMap.
 	MaxConfigMapBytes = 1 << 20
 	// Budget is what the state may use: 70% of the limit, keeping 30% headroom.
@@ -97,12 +95,12 @@ func DecodeJSON(raw []byte) (*State, error) {
 // FromConfigMap decodes the state held by a ConfigMap and checks the plain generation key
 // agrees with the document.
 func FromConfigMap(cm *corev1.ConfigMap) (*State, error) {
-	s, err := Decode(cm.BinaryData[BinaryKey])
+	s, err := Decode(cm.BinaryData[contract.StateKey])
 	if err != nil {
-		return nil, fmt.Errorf("configmap %s/%s key %s: %w", cm.Namespace, cm.Name, BinaryKey, err)
+		return nil, fmt.Errorf("configmap %s/%s key %s: %w", cm.Namespace, cm.Name, contract.StateKey, err)
 	}
-	if g, ok := cm.Data[GenerationKey]; ok && g != strconv.FormatInt(s.Generation, 10) {
-		return nil, fmt.Errorf("configmap %s/%s: key %s is %q but the state is at generation %d (fix: do not edit %s by hand)", cm.Namespace, cm.Name, GenerationKey, g, s.Generation, GenerationKey)
+	if g, ok := cm.Data[contract.GenerationKey]; ok && g != strconv.FormatInt(s.Generation, 10) {
+		return nil, fmt.Errorf("configmap %s/%s: key %s is %q but the state is at generation %d (fix: do not edit %s by hand)", cm.Namespace, cm.Name, contract.GenerationKey, g, s.Generation, contract.GenerationKey)
 	}
 	return s, nil
 }
@@ -119,7 +117,7 @@ func ToConfigMap(s *State, cm *corev1.ConfigMap) error {
 	if cm.Data == nil {
 		cm.Data = map[string]string{}
 	}
-	cm.BinaryData[BinaryKey] = b
-	cm.Data[GenerationKey] = strconv.FormatInt(s.Generation, 10)
+	cm.BinaryData[contract.StateKey] = b
+	cm.Data[contract.GenerationKey] = strconv.FormatInt(s.Generation, 10)
 	return nil
 }

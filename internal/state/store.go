@@ -10,10 +10,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/util/retry"
-)
 
-// LabelState marks state ConfigMaps (the agent watches them by it).
-const LabelState = "cmp-phase.io/state"
+	"github.com/cmp-phase/cmp-phase/internal/contract"
+)
 
 // Store reads and writes one rollout's state ConfigMap.
 type Store struct {
@@ -122,12 +121,12 @@ func (s *Store) read(ctx context.Context) (*corev1.ConfigMap, *State, error) {
 	cm, err := s.ConfigMaps.ConfigMaps(s.Namespace).Get(ctx, s.Name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: s.Name, Namespace: s.Namespace,
-			Labels: map[string]string{LabelState: "true"}}}, nil, nil
+			Labels: map[string]string{contract.LabelState: contract.MarkerValue}}}, nil, nil
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("read state: %w", err)
 	}
-	if len(cm.BinaryData[BinaryKey]) == 0 {
+	if len(cm.BinaryData[contract.StateKey]) == 0 {
 		return cm, nil, nil
 	}
 	st, err := FromConfigMap(cm)

@@ -1,5 +1,6 @@
 // Package targets decides which clusters (or generated Applications) a phase selects: explicit
 // cluster names, key/value matches, Kubernetes-style matchExpressions (In, NotIn, Exists,
 // DoesNotExist) and expr-lang boolean expressions. Expressions are compiled once, bounded in
-// size, rejected at load time unless boolean, and cached by source in an LRU.
+// size, rejected at load time unless boolean, and cached by source in an LRU. A Child is what
+// a phase selects: the renderer builds them, the engine assigns them to phases.
 package targets

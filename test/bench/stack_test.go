@@ -18,7 +18,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/cmp-phase/cmp-phase/internal/inputs"
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/test/framework"
 )
@@ -152,7 +152,7 @@ func (s *stack) quiesce(b *testing.B, st *setup, version string) {
 
 // state reads a cmp-phase setup's rollout state.
 func (s *stack) state(ctx context.Context, st *setup) (*state.State, error) {
-	cm, err := s.env.Kube.CoreV1().ConfigMaps("argocd").Get(ctx, inputs.StateConfigMap(st.name), metav1.GetOptions{})
+	cm, err := s.env.Kube.CoreV1().ConfigMaps("argocd").Get(ctx, contract.StateConfigMap(st.name), metav1.GetOptions{})
 	if err != nil {
 		return nil, err
 	}

@@ -22,7 +22,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/cmp-phase/cmp-phase/internal/inputs"
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/test/framework"
 )
@@ -62,7 +62,7 @@ func run(ctx context.Context, keep bool) error {
 	say("starting etcd, kube-apiserver, kube-controller-manager, redis, Argo CD and the cmp-phase sidecar on loopback")
 	start := time.Now()
 	env, err := framework.Start(ctx, framework.Options{Clusters: fleet, AppResync: 10 * time.Second,
-		Plugins: []framework.Plugin{{Name: "cmp-phase-v1", Start: framework.CmpPhaseSidecar(bin)}}})
+		Plugins: []framework.Plugin{{Name: contract.PluginName, Start: framework.CmpPhaseSidecar(bin)}}})
 	if err != nil {
 		return err
 	}
@@ -225,7 +225,7 @@ func clusterState(phases []state.PhaseState, child string) string {
 }
 
 func (d *demo) readState(ctx context.Context) (*state.State, error) {
-	cm, err := d.env.Kube.CoreV1().ConfigMaps(framework.ArgoNamespace).Get(ctx, inputs.StateConfigMap(demoName), metav1.GetOptions{})
+	cm, err := d.env.Kube.CoreV1().ConfigMaps(framework.ArgoNamespace).Get(ctx, contract.StateConfigMap(demoName), metav1.GetOptions{})
 	if err != nil {
 		return nil, err
 	}

@@ -15,8 +15,7 @@ import (
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/cmp-phase/cmp-phase/internal/inputs"
-	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/test/framework"
@@ -74,8 +73,8 @@ func (r *phased) agent(proc string, extraEnv []string, args ...string) *framewor
 	}
 	r.metrics = "127.0.0.1:" + strconv.Itoa(port)
 	p, err := env.Start(framework.ProcSpec{Name: proc, Path: agentBin, Env: extraEnv, Args: append([]string{"--metrics-addr", r.metrics,
-		"--namespace", "argocd", "--kubeconfig", env.Kubeconfig, "--log-level", "debug",
-		"--rollout-selector", render.LabelRollout + "=" + r.name, "--lease-name", "cmp-phase-agent-" + r.name}, args...)})
+		"--namespace", framework.ArgoNamespace, "--kubeconfig", env.Kubeconfig, "--log-level", "debug",
+		"--rollout-selector", contract.LabelRollout + "=" + r.name, "--lease-name", "cmp-phase-agent-" + r.name}, args...)})
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -83,7 +82,7 @@ func (r *phased) agent(proc string, extraEnv []string, args ...string) *framewor
 }
 
 func (r *phased) state(ctx context.Context) (*state.State, error) {
-	cm, err := env.Kube.CoreV1().ConfigMaps("argocd").Get(ctx, inputs.StateConfigMap(r.name), metav1.GetOptions{})
+	cm, err := env.Kube.CoreV1().ConfigMaps(framework.ArgoNamespace).Get(ctx, contract.StateConfigMap(r.name), metav1.GetOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +121,7 @@ func (r *phased) until(what string, rev string, status state.RolloutStatus, want
 				}
 				return false, err.Error()
 			}
-			if a.Annotations[render.AnnotationRevision] == rev && rev != st.Deployed && st.Rollout.Active() && admitted[name] == "" {
+			if a.Annotations[contract.AnnotationRevision] == rev && rev != st.Deployed && st.Rollout.Active() && admitted[name] == "" {
 				r.t.Fatalf("%s carries revision %s but the state does not admit it", name, rev)
 			}
 			r.checkFresh(ctx, st, c.Name, name, admitted)
@@ -195,7 +194,7 @@ func historyOf(a *v1alpha1.Application) string {
 
 // events are the Kubernetes Events' reasons on the parent, oldest first.
 func (r *phased) events(ctx context.Context) []string {
-	list, err := env.Kube.CoreV1().Events("argocd").List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=" + r.name})
+	list, err := env.Kube.CoreV1().Events(framework.ArgoNamespace).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=" + r.name})
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -309,7 +308,7 @@ func TestAgentDrivesPhasedRollouts(t *testing.T) {
 // meanwhile: PHASE_GEN names a missing state).
 func (r *phased) loseState(ctx context.Context, phaseGen int64, deployed string) {
 	r.t.Helper()
-	if err := env.Kube.CoreV1().ConfigMaps("argocd").Delete(ctx, inputs.StateConfigMap(r.name), metav1.DeleteOptions{}); err != nil {
+	if err := env.Kube.CoreV1().ConfigMaps(framework.ArgoNamespace).Delete(ctx, contract.StateConfigMap(r.name), metav1.DeleteOptions{}); err != nil {
 		r.t.Fatal(err)
 	}
 	env.WaitFor(r.t, 2*time.Minute, "the agent rebuilds the lost state", func(ctx context.Context) (bool, string) {
@@ -363,8 +362,8 @@ func TestAgentFailurePolicies(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if rev, _, _ := st.RevisionOf(a.Name); a.Annotations[render.AnnotationRevision] != rev || rev == r2 {
-					t.Fatalf("%s runs %s after the rollback", a.Name, a.Annotations[render.AnnotationRevision])
+				if rev, _, _ := st.RevisionOf(a.Name); a.Annotations[contract.AnnotationRevision] != rev || rev == r2 {
+					t.Fatalf("%s runs %s after the rollback", a.Name, a.Annotations[contract.AnnotationRevision])
 				}
 			}
 			var order []string

@@ -10,6 +10,8 @@ import (
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/cmp-phase/cmp-phase/test/framework"
 )
 
 // TestHarnessRunsRollingSync proves the harness's argocd-applicationset-controller runs with
@@ -54,11 +56,11 @@ spec:
 	if _, err := env.Git.Commit("rolling workload", map[string]string{"rolling/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: rolling\ndata:\n  v: \"1\"\n"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := env.Argo.ArgoprojV1alpha1().ApplicationSets("argocd").Create(ctx, &set, metav1.CreateOptions{}); err != nil {
+	if _, err := env.Argo.ArgoprojV1alpha1().ApplicationSets(framework.ArgoNamespace).Create(ctx, &set, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	env.WaitFor(t, 2*time.Minute, "RollingSync to generate an Application per cluster and track them", func(ctx context.Context) (bool, string) {
-		s, err := env.Argo.ArgoprojV1alpha1().ApplicationSets("argocd").Get(ctx, "rolling", metav1.GetOptions{})
+		s, err := env.Argo.ArgoprojV1alpha1().ApplicationSets(framework.ArgoNamespace).Get(ctx, "rolling", metav1.GetOptions{})
 		if err != nil {
 			return false, err.Error()
 		}

@@ -13,8 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/cmp-phase/cmp-phase/internal/agent"
-	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/test/framework"
 )
@@ -150,7 +149,7 @@ func watchChildren(t *testing.T, rolloutName string) *childWatch {
 	w := &childWatch{}
 	w.reset()
 	f := argoinformers.NewSharedInformerFactoryWithOptions(env.Argo, 0, argoinformers.WithNamespace("argocd"),
-		argoinformers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = render.LabelRollout + "=" + rolloutName }))
+		argoinformers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = contract.LabelRollout + "=" + rolloutName }))
 	inf := f.Argoproj().V1alpha1().Applications().Informer()
 	on := func(obj any) {
 		if app, ok := obj.(*v1alpha1.Application); ok {
@@ -181,14 +180,14 @@ func (w *childWatch) reset() {
 func (w *childWatch) see(app *v1alpha1.Application) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	rev := app.Annotations[render.AnnotationRevision]
+	rev := app.Annotations[contract.AnnotationRevision]
 	if revs := w.revisions[app.Name]; len(revs) == 0 || revs[len(revs)-1] != rev {
 		w.revisions[app.Name] = append(revs, rev)
 	}
 	if op := app.Operation; op != nil && !w.pending[app.Name] {
 		marker := ""
 		for _, i := range op.Info {
-			if i.Name == agent.MarkerInfo {
+			if i.Name == contract.OperationInfoAdmission {
 				marker = i.Value
 			}
 		}

@@ -16,7 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/cmp-phase/cmp-phase/internal/inputs"
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/test/framework"
@@ -180,7 +180,7 @@ func TestHooksGateARollout(t *testing.T) {
 // that must never show anywhere.
 func putHookSecret(ctx context.Context, t *testing.T, name string) string {
 	value := "sekret-" + name + "-7f3a9c"
-	_, err := env.Kube.CoreV1().Secrets("argocd").Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "token-" + name},
+	_, err := env.Kube.CoreV1().Secrets(framework.ArgoNamespace).Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "token-" + name},
 		StringData: map[string]string{"token": value}}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -191,13 +191,13 @@ func putHookSecret(ctx context.Context, t *testing.T, name string) string {
 // neverShows greps everything the agent wrote — its log, the state, the Events — for value.
 func (r *phased) neverShows(ctx context.Context, value string) {
 	r.t.Helper()
-	cm, err := env.Kube.CoreV1().ConfigMaps("argocd").Get(ctx, inputs.StateConfigMap(r.name), metav1.GetOptions{})
+	cm, err := env.Kube.CoreV1().ConfigMaps(framework.ArgoNamespace).Get(ctx, contract.StateConfigMap(r.name), metav1.GetOptions{})
 	if err != nil {
 		r.t.Fatal(err)
 	}
 	st, _ := state.FromConfigMap(cm)
 	doc, _ := json.Marshal(st)
-	events, _ := env.Kube.CoreV1().Events("argocd").List(ctx, metav1.ListOptions{})
+	events, _ := env.Kube.CoreV1().Events(framework.ArgoNamespace).List(ctx, metav1.ListOptions{})
 	evJSON, _ := json.Marshal(events)
 	logs, _ := os.ReadFile(filepath.Join(env.Dir, "logs", "agent-"+r.name+".log"))
 	for where, text := range map[string]string{"state": string(doc), "events": string(evJSON), "agent log": string(logs)} {

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/cmp-phase/cmp-phase/test/framework"
+
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 )
 
 // env is the stack shared by the tests of this package; each test uses its own names.
@@ -50,7 +52,7 @@ func run(m *testing.M) int {
 		ApplicationSetController: true,
 		Plugins: []framework.Plugin{
 			{Name: "smoke-v1.0", Start: framework.StockCMPServer(smokeConfig)},
-			{Name: "cmp-phase-v1", Start: framework.CmpPhaseSidecar(cmpPhaseBin)},
+			{Name: contract.PluginName, Start: framework.CmpPhaseSidecar(cmpPhaseBin)},
 		},
 	})
 	if err != nil {

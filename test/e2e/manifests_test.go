@@ -19,6 +19,8 @@ import (
 	"sigs.k8s.io/kustomize/api/resource"
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+
+	"github.com/cmp-phase/cmp-phase/test/framework"
 )
 
 // build renders component over Argo CD v3.5.7's own install.yaml (from the Go module cache)
@@ -137,7 +139,7 @@ func TestManifestsGrantEachIdentityOnlyWhatItNeeds(t *testing.T) {
 	if got := containerNames(t, build(t, "overlays/agent-deployment"), "argocd-repo-server"); slices.Contains(got, "cmp-phase-agent") {
 		t.Fatalf("the overlay keeps the agent in the repo-server: %v", got)
 	}
-	dyn := env.Dynamic
+	dyn, ns := env.Dynamic, framework.ArgoNamespace
 	for _, r := range m.Resources() {
 		if !strings.HasPrefix(r.GetName(), "cmp-phase-") || !slices.Contains([]string{"ServiceAccount", "Role", "RoleBinding"}, r.GetKind()) {
 			continue
@@ -145,7 +147,7 @@ func TestManifestsGrantEachIdentityOnlyWhatItNeeds(t *testing.T) {
 		obj := asJSON(t, r)
 		gv, _ := schema.ParseGroupVersion(r.GetApiVersion())
 		res := map[string]string{"ServiceAccount": "serviceaccounts", "Role": "roles", "RoleBinding": "rolebindings"}[r.GetKind()]
-		if _, err := dyn.Resource(gv.WithResource(res)).Namespace("argocd").Create(ctx, &unstructured.Unstructured{Object: obj}, metav1.CreateOptions{}); err != nil {
+		if _, err := dyn.Resource(gv.WithResource(res)).Namespace(ns).Create(ctx, &unstructured.Unstructured{Object: obj}, metav1.CreateOptions{}); err != nil {
 			t.Fatalf("apply %s %s: %v", r.GetKind(), r.GetName(), err)
 		}
 	}
@@ -155,24 +157,24 @@ func TestManifestsGrantEachIdentityOnlyWhatItNeeds(t *testing.T) {
 	}
 	for sa, asks := range map[string][]ask{
 		"cmp-phase-plugin": {
-			{"get", "", "configmaps", "argocd", true}, {"list", "", "configmaps", "argocd", true}, {"watch", "", "configmaps", "argocd", true},
-			{"update", "", "configmaps", "argocd", false}, {"get", "", "secrets", "argocd", false}, {"get", "argoproj.io", "applications", "argocd", false},
+			{"get", "", "configmaps", ns, true}, {"list", "", "configmaps", ns, true}, {"watch", "", "configmaps", ns, true},
+			{"update", "", "configmaps", ns, false}, {"get", "", "secrets", ns, false}, {"get", "argoproj.io", "applications", ns, false},
 			{"get", "", "configmaps", "default", false},
 		},
 		"cmp-phase-agent": {
-			{"patch", "argoproj.io", "applications", "argocd", true}, {"update", "argoproj.io", "applications", "argocd", true},
-			{"create", "", "configmaps", "argocd", true}, {"update", "", "configmaps", "argocd", true}, {"create", "", "events", "argocd", true},
-			{"create", "coordination.k8s.io", "leases", "argocd", true}, {"update", "coordination.k8s.io", "leases", "argocd", true},
-			{"get", "", "secrets", "argocd", true},
+			{"patch", "argoproj.io", "applications", ns, true}, {"update", "argoproj.io", "applications", ns, true},
+			{"create", "", "configmaps", ns, true}, {"update", "", "configmaps", ns, true}, {"create", "", "events", ns, true},
+			{"create", "coordination.k8s.io", "leases", ns, true}, {"update", "coordination.k8s.io", "leases", ns, true},
+			{"get", "", "secrets", ns, true},
 			{"get", "", "secrets", "default", false}, {"list", "argoproj.io", "applications", "default", false}, {"get", "", "configmaps", "kube-system", false},
-			{"create", "", "secrets", "argocd", false}, {"delete", "", "configmaps", "argocd", false}, {"create", "", "pods", "argocd", false},
-			{"patch", "argoproj.io", "appprojects", "argocd", false},
+			{"create", "", "secrets", ns, false}, {"delete", "", "configmaps", ns, false}, {"create", "", "pods", ns, false},
+			{"patch", "argoproj.io", "appprojects", ns, false},
 		},
 	} {
 		for _, a := range asks {
 			sar := &authv1.SubjectAccessReview{Spec: authv1.SubjectAccessReviewSpec{
-				User:               "system:serviceaccount:argocd:" + sa,
-				Groups:             []string{"system:serviceaccounts", "system:serviceaccounts:argocd", "system:authenticated"},
+				User:               "system:serviceaccount:" + ns + ":" + sa,
+				Groups:             []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"},
 				ResourceAttributes: &authv1.ResourceAttributes{Verb: a.verb, Group: a.group, Resource: a.resource, Namespace: a.ns},
 			}}
 			got, err := env.Kube.AuthorizationV1().SubjectAccessReviews().Create(ctx, sar, metav1.CreateOptions{})

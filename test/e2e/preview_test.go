@@ -15,8 +15,7 @@ import (
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/cmp-phase/cmp-phase/internal/inputs"
-	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/test/framework"
@@ -84,13 +83,13 @@ func (r *phased) waitOutOfSync(ctx context.Context, gen int64) {
 		if err != nil {
 			return false, err.Error()
 		}
-		return p.Status.Sync.Status == v1alpha1.SyncStatusCodeOutOfSync && phaseGenOf(p) >= gen, fmt.Sprintf("%s at PHASE_GEN %d", p.Status.Sync.Status, phaseGenOf(p))
+		return p.Status.Sync.Status == v1alpha1.SyncStatusCodeOutOfSync && phaseGenOf(p) >= gen, fmt.Sprintf("%s at %s %d", p.Status.Sync.Status, contract.EnvPhaseGen, phaseGenOf(p))
 	})
 }
 
 func phaseGenOf(p *v1alpha1.Application) int64 {
 	for _, e := range p.Spec.Source.Plugin.Env {
-		if e.Name == "PHASE_GEN" {
+		if e.Name == contract.EnvPhaseGen {
 			var n int64
 			fmt.Sscan(e.Value, &n)
 			return n
@@ -111,13 +110,13 @@ func (r *phased) childrenExist(ctx context.Context, clusters []string) bool {
 
 // childVersions are the live children's resourceVersions and revisions.
 func (r *phased) childVersions(ctx context.Context) map[string]string {
-	list, err := env.Argo.ArgoprojV1alpha1().Applications("argocd").List(ctx, metav1.ListOptions{LabelSelector: render.LabelRollout + "=" + r.name})
+	list, err := env.Argo.ArgoprojV1alpha1().Applications(framework.ArgoNamespace).List(ctx, metav1.ListOptions{LabelSelector: contract.LabelRollout + "=" + r.name})
 	if err != nil {
 		r.t.Fatal(err)
 	}
 	out := map[string]string{}
 	for _, a := range list.Items {
-		out[a.Name] = a.Annotations[render.AnnotationRevision] + " " + string(a.Status.Sync.Status)
+		out[a.Name] = a.Annotations[contract.AnnotationRevision] + " " + string(a.Status.Sync.Status)
 	}
 	return out
 }
@@ -152,7 +151,7 @@ func TestPreviewTheNextPhaseFromLocalFiles(t *testing.T) {
 	if diffHeader.MatchString(plain) {
 		t.Fatalf("without the marker the local render is the live one:\n%s", plain)
 	}
-	if err := os.WriteFile(filepath.Join(appDir, inputs.PreviewMarker), []byte("# cmp-phase: preview the next phase\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(appDir, contract.PreviewMarker), []byte("# cmp-phase: preview the next phase\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out, err := env.ArgoCDCLI(ctx, "app", "diff", r.name, "--local", local, "--server-side-generate")

@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/test/framework"
 )
@@ -67,12 +68,12 @@ func TestRemovalNeedsProof(t *testing.T) {
 			t.Fatalf("nothing is deleted before the key: %v", err)
 		}
 	}
-	cm, err := env.Kube.CoreV1().ConfigMaps("argocd").Get(ctx, r.name+"-state", metav1.GetOptions{})
+	cm, err := env.Kube.CoreV1().ConfigMaps(framework.ArgoNamespace).Get(ctx, contract.StateConfigMap(r.name), metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cm.Data["confirm-removal"], cm.Data["by"] = "all", "e2e"
-	if _, err := env.Kube.CoreV1().ConfigMaps("argocd").Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+	if _, err := env.Kube.CoreV1().ConfigMaps(framework.ArgoNamespace).Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	env.WaitFor(t, 3*time.Minute, "the children of the clusters gone for longer are removed", func(ctx context.Context) (bool, string) {
@@ -105,7 +106,7 @@ func TestRemovalNeedsProof(t *testing.T) {
 
 func (r *phased) deleteClusterSecret(ctx context.Context, name string) {
 	r.t.Helper()
-	if err := env.Kube.CoreV1().Secrets("argocd").Delete(ctx, "cluster-"+name, metav1.DeleteOptions{}); err != nil {
+	if err := env.Kube.CoreV1().Secrets(framework.ArgoNamespace).Delete(ctx, "cluster-"+name, metav1.DeleteOptions{}); err != nil {
 		r.t.Fatal(err)
 	}
 }

@@ -12,7 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/cmp-phase/cmp-phase/internal/inputs"
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/test/framework"
 )
@@ -72,12 +72,12 @@ func TestRenderThroughRealCMPSocket(t *testing.T) {
 	}
 
 	// A corrupt state at generation 3: ComparisonError, nothing deleted or changed.
-	cm, err := env.Kube.CoreV1().ConfigMaps("argocd").Get(ctx, inputs.StateConfigMap("phased"), metav1.GetOptions{})
+	cm, err := env.Kube.CoreV1().ConfigMaps(framework.ArgoNamespace).Get(ctx, contract.StateConfigMap("phased"), metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cm.BinaryData[state.BinaryKey] = []byte("this is not gzip")
-	cm.Data[state.GenerationKey] = "3"
+	cm.BinaryData[contract.StateKey] = []byte("this is not gzip")
+	cm.Data[contract.GenerationKey] = "3"
 	putConfigMap(ctx, t, cm)
 	setPhaseGen(ctx, t, "phased", 3)
 	env.WaitFor(t, 2*time.Minute, "parent ComparisonError naming the state", func(ctx context.Context) (bool, string) {
@@ -86,7 +86,7 @@ func TestRenderThroughRealCMPSocket(t *testing.T) {
 			return false, err.Error()
 		}
 		for _, c := range a.Status.Conditions {
-			if c.Type == "ComparisonError" && strings.Contains(c.Message, "phased-state") {
+			if c.Type == "ComparisonError" && strings.Contains(c.Message, contract.StateConfigMap("phased")) {
 				return true, c.Message
 			}
 		}

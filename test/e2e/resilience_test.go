@@ -134,7 +134,7 @@ func TestTwoAgentsOneLeader(t *testing.T) {
 }
 
 func (r *phased) leaseHolder(ctx context.Context) string {
-	l, err := env.Kube.CoordinationV1().Leases("argocd").Get(ctx, "cmp-phase-agent-"+r.name, metav1.GetOptions{})
+	l, err := env.Kube.CoordinationV1().Leases(framework.ArgoNamespace).Get(ctx, "cmp-phase-agent-"+r.name, metav1.GetOptions{})
 	if err != nil || l.Spec.HolderIdentity == nil {
 		return ""
 	}

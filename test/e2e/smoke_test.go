@@ -29,18 +29,18 @@ func TestSmokeAppOfAppsThroughRealArgoCD(t *testing.T) {
 		t.Fatal(err)
 	}
 	parent := &v1alpha1.Application{
-		ObjectMeta: metav1.ObjectMeta{Name: "smoke-parent", Namespace: "argocd"},
+		ObjectMeta: metav1.ObjectMeta{Name: "smoke-parent", Namespace: framework.ArgoNamespace},
 		Spec: v1alpha1.ApplicationSpec{
 			Project: "default",
 			Source: &v1alpha1.ApplicationSource{
 				RepoURL: env.Git.URL, TargetRevision: "HEAD", Path: "smoke/app",
 				Plugin: &v1alpha1.ApplicationSourcePlugin{Name: "smoke-v1.0"},
 			},
-			Destination: v1alpha1.ApplicationDestination{Server: "https://kubernetes.default.svc", Namespace: "argocd"},
+			Destination: v1alpha1.ApplicationDestination{Server: "https://kubernetes.default.svc", Namespace: framework.ArgoNamespace},
 			SyncPolicy:  &v1alpha1.SyncPolicy{Automated: &v1alpha1.SyncPolicyAutomated{}},
 		},
 	}
-	if _, err := env.Argo.ArgoprojV1alpha1().Applications("argocd").Create(ctx, parent, metav1.CreateOptions{}); err != nil {
+	if _, err := env.Argo.ArgoprojV1alpha1().Applications(framework.ArgoNamespace).Create(ctx, parent, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	waitAllSynced(t, "v1")

@@ -19,7 +19,7 @@ import (
 // cli runs the real cmp-phase CLI against the stack.
 func (r *phased) cli(args ...string) string {
 	r.t.Helper()
-	out, err := exec.Command(cmpPhaseBin, append(args, "--kubeconfig", env.Kubeconfig, "-n", "argocd")...).CombinedOutput()
+	out, err := exec.Command(cmpPhaseBin, append(args, "--kubeconfig", env.Kubeconfig, "-n", framework.ArgoNamespace)...).CombinedOutput()
 	if err != nil {
 		r.t.Fatalf("cmp-phase %v: %v\n%s", args, err, out)
 	}

@@ -13,7 +13,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/cmp-phase/cmp-phase/internal/agent"
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/state"
+	"github.com/cmp-phase/cmp-phase/test/framework"
 )
 
 // TestStateStoreNeverLosesAConcurrentUpdate: two writers add children to one state
@@ -21,7 +23,7 @@ import (
 // an unchanged decision writes nothing, and an over-budget state is refused.
 func TestStateStoreNeverLosesAConcurrentUpdate(t *testing.T) {
 	ctx := context.Background()
-	store := &state.Store{ConfigMaps: env.Kube.CoreV1(), Namespace: "argocd", Name: "store-test-state"}
+	store := &state.Store{ConfigMaps: env.Kube.CoreV1(), Namespace: framework.ArgoNamespace, Name: contract.StateConfigMap("store-test")}
 	add := func(child string) state.Decide {
 		return func(cur *state.State) (*state.State, error) {
 			next := cur.Clone()
@@ -75,17 +77,17 @@ func TestStateStoreNeverLosesAConcurrentUpdate(t *testing.T) {
 func TestSetPhaseGenKeepsTheParentsOtherPluginEnv(t *testing.T) {
 	ctx := context.Background()
 	parent := &v1alpha1.Application{
-		ObjectMeta: metav1.ObjectMeta{Name: "envtest-parent", Namespace: "argocd"},
+		ObjectMeta: metav1.ObjectMeta{Name: "envtest-parent", Namespace: framework.ArgoNamespace},
 		Spec: v1alpha1.ApplicationSpec{Project: "default",
 			Source: &v1alpha1.ApplicationSource{RepoURL: env.Git.URL, Path: "nowhere", Plugin: &v1alpha1.ApplicationSourcePlugin{
-				Name: "cmp-phase-v1", Env: v1alpha1.Env{{Name: "SYNC_OPTIONS", Value: "Prune=false"}}}},
-			Destination: v1alpha1.ApplicationDestination{Server: "https://kubernetes.default.svc", Namespace: "argocd"}},
+				Name: contract.PluginName, Env: v1alpha1.Env{{Name: contract.EnvSyncOptions, Value: "Prune=false"}}}},
+			Destination: v1alpha1.ApplicationDestination{Server: "https://kubernetes.default.svc", Namespace: framework.ArgoNamespace}},
 	}
-	if _, err := env.Argo.ArgoprojV1alpha1().Applications("argocd").Create(ctx, parent, metav1.CreateOptions{}); err != nil {
+	if _, err := env.Argo.ArgoprojV1alpha1().Applications(framework.ArgoNamespace).Create(ctx, parent, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, gen := range []int64{3, 4, 4} {
-		if err := agent.SetPhaseGen(ctx, env.Argo, "argocd", "envtest-parent", gen); err != nil {
+		if err := agent.SetPhaseGen(ctx, env.Argo, framework.ArgoNamespace, "envtest-parent", gen); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -93,8 +95,8 @@ func TestSetPhaseGenKeepsTheParentsOtherPluginEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := fmt.Sprint(a.Spec.Source.Plugin.Env.Environ()); got != "[SYNC_OPTIONS=Prune=false PHASE_GEN=4]" {
+	if got := fmt.Sprint(a.Spec.Source.Plugin.Env.Environ()); got != fmt.Sprintf("[%s=Prune=false %s=4]", contract.EnvSyncOptions, contract.EnvPhaseGen) {
 		t.Fatalf("plugin env %s", got)
 	}
-	_ = env.Argo.ArgoprojV1alpha1().Applications("argocd").Delete(ctx, "envtest-parent", metav1.DeleteOptions{})
+	_ = env.Argo.ArgoprojV1alpha1().Applications(framework.ArgoNamespace).Delete(ctx, "envtest-parent", metav1.DeleteOptions{})
 }

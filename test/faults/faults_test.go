@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/cmp-phase/cmp-phase/test/framework"
+
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 )
 
 const name = "faults"
@@ -95,7 +97,7 @@ func disrupt(ctx context.Context, t *testing.T) int {
 		t.Fatal(err)
 	}
 	atPhase(t, 2)
-	if err := env.KillPlugin(ctx, "cmp-phase-v1"); err != nil {
+	if err := env.KillPlugin(ctx, contract.PluginName); err != nil {
 		t.Fatal(err)
 	}
 	if err := env.RestartRepoServer(ctx); err != nil {

@@ -14,7 +14,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/cmp-phase/cmp-phase/internal/inputs"
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/test/framework"
 )
@@ -76,7 +76,7 @@ func superviseAgent(t *testing.T, kubeconfig string) *supervisor {
 		t.Fatal(err)
 	}
 	s := &supervisor{done: make(chan struct{}), spec: framework.ProcSpec{Name: "agent-faults", Path: agentBin, Args: []string{
-		"--kubeconfig", kubeconfig, "--namespace", "argocd", "--log-level", "debug", "--hook-allow-private",
+		"--kubeconfig", kubeconfig, "--namespace", framework.ArgoNamespace, "--log-level", "debug", "--hook-allow-private",
 		"--metrics-addr", "127.0.0.1:" + strconv.Itoa(port), "--confirm-after", "10s"}}}
 	if s.proc, err = env.Start(s.spec); err != nil {
 		t.Fatal(err)
@@ -118,7 +118,7 @@ func (s *supervisor) stop() {
 }
 
 func readState(ctx context.Context) (*state.State, error) {
-	cm, err := env.Kube.CoreV1().ConfigMaps("argocd").Get(ctx, inputs.StateConfigMap(name), metav1.GetOptions{})
+	cm, err := env.Kube.CoreV1().ConfigMaps(framework.ArgoNamespace).Get(ctx, contract.StateConfigMap(name), metav1.GetOptions{})
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/cmp-phase/cmp-phase/test/framework"
+
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 )
 
 var (
@@ -39,7 +41,7 @@ func run(m *testing.M) int {
 	defer os.RemoveAll(bins.Dir)
 	cmpPhaseBin, agentBin = bins.CmpPhase, bins.Agent
 	env, err = framework.Start(context.Background(), framework.Options{Clusters: fleet,
-		Plugins: []framework.Plugin{{Name: "cmp-phase-v1", Start: framework.CmpPhaseSidecar(cmpPhaseBin)}}})
+		Plugins: []framework.Plugin{{Name: contract.PluginName, Start: framework.CmpPhaseSidecar(cmpPhaseBin)}}})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "start the fault stack: %v\n", err)
 		return 1

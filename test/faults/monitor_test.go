@@ -11,8 +11,9 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/state"
+	"github.com/cmp-phase/cmp-phase/test/framework"
 )
 
 type figures struct {
@@ -44,7 +45,7 @@ func watchInvariants(ctx context.Context, t *testing.T, h *hookServer) *monitor 
 			if err != nil {
 				continue
 			}
-			apps, err := env.Argo.ArgoprojV1alpha1().Applications("argocd").List(ctx, metav1.ListOptions{LabelSelector: render.LabelRollout + "=" + name})
+			apps, err := env.Argo.ArgoprojV1alpha1().Applications(framework.ArgoNamespace).List(ctx, metav1.ListOptions{LabelSelector: contract.LabelRollout + "=" + name})
 			if err != nil {
 				continue
 			}
@@ -64,7 +65,7 @@ func watchInvariants(ctx context.Context, t *testing.T, h *hookServer) *monitor 
 			m.mu.Lock()
 			for _, a := range apps.Items {
 				live[a.Name] = true
-				if rev := a.Annotations[render.AnnotationRevision]; len(ok[a.Name]) > 0 && !slices.Contains(ok[a.Name], rev) {
+				if rev := a.Annotations[contract.AnnotationRevision]; len(ok[a.Name]) > 0 && !slices.Contains(ok[a.Name], rev) {
 					m.f.wrong++
 					m.f.examples = append(m.f.examples, fmt.Sprintf("%s on %s, allowed %v", a.Name, rev, ok[a.Name]))
 				}

@@ -13,6 +13,9 @@ import (
 	"github.com/argoproj/argo-cd/v3/util/cmp"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/test/framework"
 )
 
 // concurrentRenders sends n renders of the parent at the repository's head to the real
@@ -29,18 +32,20 @@ func concurrentRenders(ctx context.Context, t *testing.T, n int) (ok, failed int
 	}
 	gen := ""
 	for _, e := range parent.Spec.Source.Plugin.Env {
-		if e.Name == "PHASE_GEN" {
+		if e.Name == contract.EnvPhaseGen {
 			gen = e.Value
 		}
 	}
-	conn, err := grpc.NewClient("unix://"+filepath.Join(env.PluginSockDir, "cmp-phase-v1.sock"), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	conn, err := grpc.NewClient("unix://"+filepath.Join(env.PluginSockDir, contract.PluginName+".sock"), grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
 	c := apiclient.NewConfigManagementPluginServiceClient(conn)
-	envs := []string{"ARGOCD_APP_NAME=" + name, "ARGOCD_APP_NAMESPACE=argocd", "ARGOCD_APP_REVISION=" + head,
-		"ARGOCD_APP_SOURCE_REPO_URL=" + env.Git.URL, "ARGOCD_APP_SOURCE_PATH=" + name + "/app", "ARGOCD_APP_SOURCE_TARGET_REVISION=HEAD", "ARGOCD_ENV_PHASE_GEN=" + gen}
+	envs := []string{contract.EnvAppName + "=" + name, contract.EnvAppNamespace + "=" + framework.ArgoNamespace,
+		contract.EnvAppRevision + "=" + head, contract.EnvAppSourceRepoURL + "=" + env.Git.URL,
+		contract.EnvAppSourcePath + "=" + name + "/app", contract.EnvAppSourceTargetRevision + "=HEAD",
+		contract.PluginEnvPhaseGen + "=" + gen}
 	var mu sync.Mutex
 	var first []byte
 	var wg sync.WaitGroup

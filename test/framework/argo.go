@@ -16,6 +16,8 @@ import (
 	"golang.org/x/crypto/bcrypt"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 )
 
 // resourceInclusions keeps the application controller's cluster caches small: every
@@ -59,7 +61,7 @@ func (e *Env) installArgoCD(ctx context.Context) error {
 	}
 	e.AdminPassword = password
 	objs := []string{
-		`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"argocd"}}`,
+		fmt.Sprintf(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":%q}}`, ArgoNamespace),
 		cmJSON("argocd-cm", map[string]string{
 			"admin.enabled": "true", "resource.inclusions": resourceInclusions,
 			"application.resourceTrackingMethod":       "annotation",
@@ -68,9 +70,9 @@ func (e *Env) installArgoCD(ctx context.Context) error {
 		cmJSON("argocd-rbac-cm", nil), cmJSON("argocd-cmd-params-cm", nil),
 		cmJSON("argocd-tls-certs-cm", nil), cmJSON("argocd-ssh-known-hosts-cm", nil), cmJSON("argocd-gpg-keys-cm", nil),
 		secret,
-		`{"apiVersion":"argoproj.io/v1alpha1","kind":"AppProject","metadata":{"name":"default","namespace":"argocd"},
+		fmt.Sprintf(`{"apiVersion":"argoproj.io/v1alpha1","kind":"AppProject","metadata":{"name":"default","namespace":%q},
 		  "spec":{"sourceRepos":["*"],"destinations":[{"server":"*","namespace":"*"}],
-		  "clusterResourceWhitelist":[{"group":"*","kind":"*"}]}}`,
+		  "clusterResourceWhitelist":[{"group":"*","kind":"*"}]}}`, ArgoNamespace),
 	}
 	for _, o := range objs {
 		if err := e.ApplyYAML(ctx, o); err != nil {
@@ -138,7 +140,7 @@ func (e *Env) PutClusterSecret(ctx context.Context, c Cluster) error {
 		"certData": base64.StdEncoding.EncodeToString(e.PKI.AdminCert),
 		"keyData":  base64.StdEncoding.EncodeToString(e.PKI.AdminKey),
 	}})
-	labels := map[string]string{"argocd.argoproj.io/secret-type": "cluster"}
+	labels := map[string]string{contract.LabelSecretType: contract.SecretTypeCluster}
 	for k, v := range c.Labels {
 		labels[k] = v
 	}
@@ -225,7 +227,7 @@ func (e *Env) argoEnv(binary string) []string {
 		"ARGOCD_BINARY_NAME=" + binary,
 		"KUBECONFIG=" + e.Kubeconfig,
 		"ARGOCD_FAKE_IN_CLUSTER=true",
-		"ARGOCD_PLUGINSOCKFILEPATH=" + e.PluginSockDir,
+		contract.EnvPluginSocketDir + "=" + e.PluginSockDir,
 		"ARGOCD_TLS_DATA_PATH=" + filepath.Join(data, "tls"),
 		"ARGOCD_SSH_DATA_PATH=" + filepath.Join(data, "ssh"),
 		"ARGOCD_GNUPGHOME=" + filepath.Join(data, "gpg", "keys"),

@@ -10,7 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/cmp-phase/cmp-phase/internal/inputs"
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
@@ -20,7 +20,7 @@ import (
 func CmpPhaseSidecar(bin string) func(e *Env) ProcSpec {
 	return func(e *Env) ProcSpec {
 		return ProcSpec{Name: "cmp-phase-serve", Path: bin, Args: []string{
-			"serve", "--socket-dir", e.PluginSockDir, "--plugin-name", "cmp-phase-v1",
+			"serve", "--socket-dir", e.PluginSockDir, "--plugin-name", contract.PluginName,
 			"--kubeconfig", e.Kubeconfig, "--state-namespace", ArgoNamespace, "--work-dir", e.Dir + "/tmp",
 			"--stale-wait", "5s", "--log-level", "debug",
 		}}
@@ -35,8 +35,8 @@ func (e *Env) PublishInventory(ctx context.Context) error {
 		return err
 	}
 	return e.PutConfigMap(ctx, &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Name: inputs.InventoryConfigMap, Namespace: ArgoNamespace},
-		Data:       map[string]string{inventory.Key: string(b)},
+		ObjectMeta: metav1.ObjectMeta{Name: contract.InventoryConfigMap, Namespace: ArgoNamespace},
+		Data:       map[string]string{contract.InventoryKey: string(b)},
 	})
 }
 
@@ -44,7 +44,7 @@ func (e *Env) PublishInventory(ctx context.Context) error {
 func (e *Env) Inventory() *inventory.Inventory {
 	inv := &inventory.Inventory{}
 	for _, c := range e.Clusters {
-		labels := map[string]string{"argocd.argoproj.io/secret-type": "cluster"}
+		labels := map[string]string{contract.LabelSecretType: contract.SecretTypeCluster}
 		maps.Copy(labels, c.Labels)
 		inv.Clusters = append(inv.Clusters, inventory.Cluster{Name: c.Name, Server: c.Server, Labels: labels})
 	}
@@ -53,7 +53,7 @@ func (e *Env) Inventory() *inventory.Inventory {
 
 // PutState writes a rollout's state ConfigMap.
 func (e *Env) PutState(ctx context.Context, rollout string, st *state.State) error {
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: inputs.StateConfigMap(rollout), Namespace: ArgoNamespace}}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: contract.StateConfigMap(rollout), Namespace: ArgoNamespace}}
 	if err := state.ToConfigMap(st, cm); err != nil {
 		return err
 	}
@@ -79,10 +79,10 @@ func (e *Env) PutConfigMap(ctx context.Context, cm *corev1.ConfigMap) error {
 
 // SetPhaseGen sets the parent's plugin env PHASE_GEN, as the agent does after a state write.
 func (e *Env) SetPhaseGen(ctx context.Context, parent string, gen int64) error {
-	patch := fmt.Sprintf(`{"spec":{"source":{"plugin":{"env":[{"name":"PHASE_GEN","value":"%d"}]}}}}`, gen)
+	patch := fmt.Sprintf(`{"spec":{"source":{"plugin":{"env":[{"name":%q,"value":"%d"}]}}}}`, contract.EnvPhaseGen, gen)
 	_, err := e.Argo.ArgoprojV1alpha1().Applications(ArgoNamespace).Patch(ctx, parent, "application/merge-patch+json", []byte(patch), metav1.PatchOptions{})
 	if err != nil {
-		return fmt.Errorf("set PHASE_GEN of %s: %w", parent, err)
+		return fmt.Errorf("set %s of %s: %w", contract.EnvPhaseGen, parent, err)
 	}
 	return nil
 }
@@ -99,9 +99,9 @@ func (e *Env) NewManualParent(ctx context.Context, name, path string) error {
 }
 
 func (e *Env) newParent(ctx context.Context, name, path string, gen int64, automated bool) error {
-	plugin := &v1alpha1.ApplicationSourcePlugin{Name: "cmp-phase-v1"}
+	plugin := &v1alpha1.ApplicationSourcePlugin{Name: contract.PluginName}
 	if gen > 0 {
-		plugin.Env = v1alpha1.Env{{Name: "PHASE_GEN", Value: fmt.Sprint(gen)}}
+		plugin.Env = v1alpha1.Env{{Name: contract.EnvPhaseGen, Value: fmt.Sprint(gen)}}
 	}
 	parent := &v1alpha1.Application{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ArgoNamespace},

@@ -14,10 +14,13 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 )
 
-// ArgoNamespace is where Argo CD runs and Applications live.
-const ArgoNamespace = "argocd"
+// ArgoNamespace is where Argo CD runs and Applications live: the namespace the binaries
+// default to, so a test passes no flag it does not mean.
+const ArgoNamespace = contract.DefaultNamespace
 
 // Cluster is one "cluster": a distinct loopback address of the same API server.
 type Cluster struct {

@@ -12,6 +12,8 @@ import (
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 )
 
 // WaitFor polls cond every 500ms until it holds or timeout passes; then it dumps the
@@ -57,7 +59,7 @@ func (e *Env) Refresh(ctx context.Context, name string, hard bool) error {
 	if hard {
 		kind = "hard"
 	}
-	patch := fmt.Sprintf(`{"metadata":{"annotations":{"argocd.argoproj.io/refresh":%q}}}`, kind)
+	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, contract.AnnotationRefresh, kind)
 	_, err := e.Argo.ArgoprojV1alpha1().Applications(ArgoNamespace).Patch(ctx, name, "application/merge-patch+json", []byte(patch), metav1.PatchOptions{})
 	if err != nil {
 		return fmt.Errorf("refresh %s: %w", name, err)

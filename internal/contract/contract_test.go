@@ -1,0 +1,69 @@
+package contract
+
+import "testing"
+
+// TestValues pins every value of the contract: a change here changes what is on people's
+// clusters and in their parents, so it must be deliberate (and come with a migration).
+func TestValues(t *testing.T) {
+	for _, c := range [][2]string{
+		{InventoryConfigMap, "cmp-phase-inventory"},
+		{StateConfigMap("guestbook"), "guestbook-state"},
+		{PlanConfigMap("guestbook"), "guestbook-plan"},
+
+		{StateKey, "state.json.gz"}, {GenerationKey, "generation"}, {StatusKey, "status"},
+		{PauseKey, "pause"}, {PauseUntilKey, "pause-until"}, {ResumeKey, "resume"},
+		{ApproveKey, "approve"}, {PromoteKey, "promote"}, {JumpKey, "jump"}, {ForceKey, "force"},
+		{AbortKey, "abort"}, {RollbackKey, "rollback"}, {SkipKey, "skip"},
+		{ConfirmRemovalKey, "confirm-removal"}, {ByKey, "by"}, {ReasonKey, "reason"},
+		{PlanSpecKey, "spec.json"}, {PlanPhasesKey, "phases.json"}, {PlanRevisionKey, "revision"},
+		{PlanRevisionsKey, "revisions.json"}, {PlanUnphasedKey, "unphased.json"}, {PlanChildrenKey, "children.json"},
+		{InventoryKey, "clusters.json"},
+
+		{LabelRollout, "cmp-phase.io/rollout"}, {LabelCluster, "cmp-phase.io/cluster"},
+		{LabelPhase, "cmp-phase.io/phase"}, {LabelPlan, "cmp-phase.io/plan"},
+		{LabelState, "cmp-phase.io/state"}, {MarkerValue, "true"}, {OperationInfoAdmission, "cmp-phase.io/admission"},
+		{PlanSelector, "cmp-phase.io/plan=true"}, {StateSelector, "cmp-phase.io/state=true"},
+		{RolloutSelector("guestbook"), "cmp-phase.io/rollout=guestbook"},
+		{AnnotationRevision, "cmp-phase.io/revision"},
+		{AnnotationGeneration, "cmp-phase.io/state-generation"},
+		{AnnotationParent, "cmp-phase.io/parent"},
+
+		{AnnotationSyncOptions, "argocd.argoproj.io/sync-options"},
+		{DefaultSyncOptions, "Prune=false,Delete=false"},
+		{AnnotationGeneratePaths, "argocd.argoproj.io/manifest-generate-paths"},
+		{FinalizerResources, "resources-finalizer.argocd.argoproj.io"},
+		{LabelSecretType, "argocd.argoproj.io/secret-type"}, {SecretTypeCluster, "cluster"},
+		{ClusterSecretSelector, "argocd.argoproj.io/secret-type=cluster"},
+		{AnnotationRefresh, "argocd.argoproj.io/refresh"}, {AnnotationHydrate, "argocd.argoproj.io/hydrate"},
+		{AnnotationInstance, "argocd.argoproj.io/instance"},
+		{AnnotationInstallationID, "argocd.argoproj.io/installation-id"},
+
+		{PluginName, "cmp-phase-v1"}, {DefaultNamespace, "argocd"},
+		{PreviewMarker, "cmp-phase-preview.yaml"}, {RevisionStreamed, "streamed"},
+		{EnvPrefix, "ARGOCD_ENV_"}, {EnvPhaseGen, "PHASE_GEN"}, {EnvSyncOptions, "SYNC_OPTIONS"},
+		{PluginEnvPhaseGen, "ARGOCD_ENV_PHASE_GEN"}, {PluginEnvSyncOptions, "ARGOCD_ENV_SYNC_OPTIONS"},
+		{EnvAppName, "ARGOCD_APP_NAME"}, {EnvAppNamespace, "ARGOCD_APP_NAMESPACE"},
+		{EnvAppRevision, "ARGOCD_APP_REVISION"}, {EnvAppSourcePath, "ARGOCD_APP_SOURCE_PATH"},
+		{EnvAppSourceRepoURL, "ARGOCD_APP_SOURCE_REPO_URL"},
+		{EnvAppSourceTargetRevision, "ARGOCD_APP_SOURCE_TARGET_REVISION"},
+		{EnvStateNamespace, "CMP_PHASE_STATE_NAMESPACE"},
+		{EnvPluginSocketDir, "ARGOCD_PLUGINSOCKFILEPATH"},
+		{DefaultPluginSocketDir, "/home/argocd/cmp-server/plugins"},
+	} {
+		if c[0] != c[1] {
+			t.Errorf("got %q, want %q", c[0], c[1])
+		}
+	}
+}
+
+func TestRolloutOfState(t *testing.T) {
+	for name, want := range map[string]string{"guestbook-state": "guestbook", "a-state-state": "a-state", "-state": "", "guestbook-plan": "", "state": ""} {
+		got, ok := RolloutOfState(name)
+		if ok != (want != "") || (ok && got != want) {
+			t.Errorf("RolloutOfState(%q) = %q, %v; want %q", name, got, ok, want)
+		}
+	}
+	if r, ok := RolloutOfState(StateConfigMap("shop")); !ok || r != "shop" {
+		t.Errorf("RolloutOfState does not invert StateConfigMap: %q, %v", r, ok)
+	}
+}

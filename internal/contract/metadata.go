@@ -1,0 +1,75 @@
+package contract
+
+// Labels cmp-phase puts on what it renders and writes. The agent and the CLI select by them.
+const (
+	// LabelRollout names the rollout of a child Application or a plan ConfigMap.
+	LabelRollout = "cmp-phase.io/rollout"
+	// LabelCluster names the cluster a child Application deploys to.
+	LabelCluster = "cmp-phase.io/cluster"
+	// LabelPhase names the phase that admitted a child while a rollout runs, else empty.
+	LabelPhase = "cmp-phase.io/phase"
+	// LabelPlan marks plan ConfigMaps (with MarkerValue); the agent watches them by it.
+	LabelPlan = "cmp-phase.io/plan"
+	// LabelState marks state ConfigMaps (with MarkerValue); the agent watches them by it.
+	LabelState = "cmp-phase.io/state"
+	// MarkerValue is the value of the marker labels LabelPlan and LabelState.
+	MarkerValue = "true"
+)
+
+// Label selectors over the labels above.
+const (
+	// PlanSelector selects plan ConfigMaps.
+	PlanSelector = LabelPlan + "=" + MarkerValue
+	// StateSelector selects state ConfigMaps.
+	StateSelector = LabelState + "=" + MarkerValue
+)
+
+// RolloutSelector selects a rollout's children and plan.
+func RolloutSelector(rollout string) string { return LabelRollout + "=" + rollout }
+
+// Annotations cmp-phase puts on what it renders.
+const (
+	// AnnotationRevision is the revision a child Application runs.
+	AnnotationRevision = "cmp-phase.io/revision"
+	// AnnotationGeneration, on the plan, is the state generation the render saw: the agent
+	// confirms a re-render against it.
+	AnnotationGeneration = "cmp-phase.io/state-generation"
+	// AnnotationParent, on the plan, names the parent Application that rendered it (the
+	// agent bumps its PHASE_GEN).
+	AnnotationParent = "cmp-phase.io/parent"
+)
+
+// Argo CD's names on Applications and cluster Secrets that cmp-phase reads or writes.
+const (
+	// AnnotationSyncOptions is Argo CD's sync-options annotation every child carries.
+	AnnotationSyncOptions = "argocd.argoproj.io/sync-options"
+	// DefaultSyncOptions is its value unless the parent's plugin env SYNC_OPTIONS says
+	// otherwise: Argo CD never prunes or deletes what a child deployed.
+	DefaultSyncOptions = "Prune=false,Delete=false"
+	// AnnotationGeneratePaths is Argo CD's annotation naming the paths an Application's
+	// manifests depend on beyond its source path.
+	AnnotationGeneratePaths = "argocd.argoproj.io/manifest-generate-paths"
+	// FinalizerResources is what the ApplicationSet controller adds to children whose
+	// template has no finalizers, unless syncPolicy.preserveResourcesOnDeletion is set.
+	FinalizerResources = "resources-finalizer.argocd.argoproj.io"
+	// LabelSecretType is Argo CD's label that says what a Secret holds.
+	LabelSecretType = "argocd.argoproj.io/secret-type"
+	// SecretTypeCluster is its value on a cluster Secret.
+	SecretTypeCluster = "cluster"
+	// ClusterSecretSelector selects Argo CD's cluster Secrets.
+	ClusterSecretSelector = LabelSecretType + "=" + SecretTypeCluster
+)
+
+// Argo CD's own bookkeeping annotations, which the inventory never exposes (like the
+// ApplicationSet cluster generator).
+const (
+	AnnotationRefresh        = "argocd.argoproj.io/refresh"
+	AnnotationHydrate        = "argocd.argoproj.io/hydrate"
+	AnnotationInstance       = "argocd.argoproj.io/instance"
+	AnnotationInstallationID = "argocd.argoproj.io/installation-id"
+)
+
+// OperationInfoAdmission names the operation info entry that carries the agent's admission
+// marker (rollout.Marker) in the syncs it starts for children it moved: that sync is known
+// as the one for the admission, across restarts and leaders.
+const OperationInfoAdmission = "cmp-phase.io/admission"
