@@ -103,14 +103,7 @@ func (r *phased) until(what string, rev string, status state.RolloutStatus, want
 		if err != nil {
 			return false, "no state yet: " + err.Error()
 		}
-		admitted := st.Rollout.AdmittedPhases()
-		if st.Rollout != nil {
-			for _, ph := range st.Rollout.Phases { // a rollback took them out; the re-render follows
-				for _, c := range ph.Returning {
-					admitted[c] = ph.Name
-				}
-			}
-		}
+		admitted := admittedOrReturning(st)
 		var seen []string
 		for _, c := range env.Clusters {
 			name := r.name + "-" + c.Name
@@ -121,7 +114,7 @@ func (r *phased) until(what string, rev string, status state.RolloutStatus, want
 				}
 				return false, err.Error()
 			}
-			if a.Annotations[contract.AnnotationRevision] == rev && rev != st.Deployed && st.Rollout.Active() && admitted[name] == "" {
+			if a.Annotations[contract.AnnotationRevision] == rev && rev != st.Deployed && st.Rollout.Active() && admitted[name] == "" && !r.admittedNow(ctx, name, rev) {
 				r.t.Fatalf("%s carries revision %s but the state does not admit it", name, rev)
 			}
 			r.checkFresh(ctx, st, c.Name, name, admitted)
@@ -144,14 +137,43 @@ func (r *phased) until(what string, rev string, status state.RolloutStatus, want
 }
 
 // checkFresh fails the test when cluster runs r.fresh while the active rollout does not
-// admit its child (the state is read before the workload, and admission precedes the render).
+// admit its child (admission is written before the child moves).
 func (r *phased) checkFresh(ctx context.Context, st *state.State, cluster, child string, admitted map[string]string) {
 	if r.fresh == "" || !st.Rollout.Active() || admitted[child] != "" {
 		return
 	}
-	if got, err := env.Kube.CoreV1().ConfigMaps(cluster).Get(ctx, r.name, metav1.GetOptions{}); err == nil && got.Data["version"] == r.fresh {
+	if got, err := env.Kube.CoreV1().ConfigMaps(cluster).Get(ctx, r.name, metav1.GetOptions{}); err == nil && got.Data["version"] == r.fresh && !r.admittedNow(ctx, child, "") {
 		r.t.Fatalf("cluster %s runs %s but the state does not admit %s", cluster, r.fresh, child)
 	}
+}
+
+// admittedOrReturning maps the children the active rollout admitted, or is returning in a
+// rollback (the re-render follows), to their phase.
+func admittedOrReturning(st *state.State) map[string]string {
+	admitted := st.Rollout.AdmittedPhases()
+	if st.Rollout != nil {
+		for _, ph := range st.Rollout.Phases {
+			for _, c := range ph.Returning {
+				admitted[c] = ph.Name
+			}
+		}
+	}
+	return admitted
+}
+
+// admittedNow reads the state again after a child was seen moved: the agent moves an
+// admitted child the moment it wrote the admission, so the child may have moved after the
+// state this observation read. Admission is always written first, so the state read now
+// admits it — or the rollout is no longer the active one with rev undeployed.
+func (r *phased) admittedNow(ctx context.Context, child, rev string) bool {
+	st, err := r.state(ctx)
+	if err != nil {
+		return false
+	}
+	if !st.Rollout.Active() || (rev != "" && rev == st.Deployed) {
+		return true
+	}
+	return admittedOrReturning(st)[child] != ""
 }
 
 // everywhere is version on every cluster.
