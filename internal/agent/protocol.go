@@ -14,9 +14,11 @@ type parentView struct {
 	PlanGen  int64 // the state generation the parent's last applied render saw (the plan)
 	View     int64 // the state's last render-relevant generation
 	// Compared and Synced are the generations of the parent's last comparison and of its
-	// last sync; Busy: an operation of the parent is requested or running.
+	// last sync; Busy: an operation of the parent is requested or running, of generation
+	// BusyGen (0: unknown).
 	Compared, Synced int64
 	Busy             bool
+	BusyGen          int64
 	Automated        bool // the parent syncs itself
 	SelfHeal         bool // … and heals drift (it may apply an older render it compared)
 	OutOfSync        bool
@@ -45,9 +47,10 @@ type rerender struct {
 // confirmAfter is asked for again. A parent without automated sync waits for a person (the
 // diff it shows is the preview), so nothing is applied for it.
 //
-// The agent applies moved children itself (Enact) only when the parent, which runs
-// nothing now, cannot apply a render older than View after it: once it compared View
-// (comparisons of one Application never overlap, so none older can still end), or —
+// The agent applies moved children itself (Enact) only when the parent cannot apply a
+// render older than View after it — it runs no operation, or one of View or later (which
+// applies the same bytes) — and: it compared View (comparisons of one Application never
+// overlap, so none older can still end), or — running nothing —
 // without self-heal — when the only generation named since the one it synced last is
 // the one the agent names now: a comparison still in flight is then of a generation it
 // already synced, which automated sync never applies again.
@@ -55,7 +58,9 @@ func decideRerender(v parentView, now time.Time, confirmAfter time.Duration) rer
 	var d rerender
 	enact := func(before int64) bool {
 		settled := !v.SelfHeal && before >= 0 && before <= v.Synced
-		return v.Automated && !v.Busy && (v.Compared >= v.View || settled)
+		// an operation of the view or later applies the same bytes: no hazard
+		hazard := v.Busy && v.BusyGen < v.View
+		return v.Automated && !hazard && (v.Compared >= v.View || (settled && !v.Busy))
 	}
 	switch {
 	case v.PhaseGen < v.View:
@@ -104,12 +109,30 @@ func viewOf(parent *v1alpha1.Application, planGen, view int64, mem named) parent
 		if op.SyncResult != nil {
 			v.Synced = genOfSource(op.SyncResult.Source)
 		}
+		if v.Busy {
+			v.BusyGen = operationGen(&op.Operation, op.SyncResult)
+		}
 	}
-	v.Busy = v.Busy || parent.Operation != nil
+	if parent.Operation != nil {
+		v.Busy, v.BusyGen = true, operationGen(parent.Operation, nil)
+	}
 	if sp := parent.Spec.SyncPolicy; sp != nil && sp.IsAutomatedSyncEnabled() {
 		v.Automated, v.SelfHeal = true, sp.Automated.GetSelfHeal()
 	}
 	return v
+}
+
+// operationGen is the generation an operation renders: the source it names (automated
+// sync names the one it compared) or its result's; 0 when it names none (it will render
+// whatever the spec names when it starts: unknown).
+func operationGen(op *v1alpha1.Operation, res *v1alpha1.SyncOperationResult) int64 {
+	if op.Sync != nil && op.Sync.Source != nil {
+		return genOfSource(*op.Sync.Source)
+	}
+	if res != nil {
+		return genOfSource(res.Source)
+	}
+	return 0
 }
 
 // genOfSource is the generation a source's plugin env PHASE_GEN names, 0 when none.

@@ -23,8 +23,13 @@ func TestDecideRerender(t *testing.T) {
 	}{
 		{"a new view: point PHASE_GEN at it and apply the moved children at once", func(*parentView) {},
 			rerender{SetPhaseGen: true, Enact: true, Asked: now, Requeue: now.Add(wait)}},
-		{"a parent syncing may still apply an older render: the parent moves the children", func(v *parentView) { v.Busy = true },
+		{"a parent syncing may still apply an older render: the parent moves the children", func(v *parentView) { v.Busy, v.BusyGen = true, 4 },
 			rerender{SetPhaseGen: true, Asked: now, Requeue: now.Add(wait)}},
+		{"a parent syncing a render of unknown generation: the same", func(v *parentView) { v.Busy = true },
+			rerender{SetPhaseGen: true, Asked: now, Requeue: now.Add(wait)}},
+		{"a self-healing parent syncing its render of the view applies the same bytes: apply too", func(v *parentView) {
+			v.SelfHeal, v.PhaseGen, v.Compared, v.Busy, v.BusyGen, v.Asked = true, 5, 5, true, 5, now.Add(-time.Second)
+		}, rerender{Enact: true, Asked: now.Add(-time.Second), Requeue: now.Add(wait - time.Second)}},
 		{"a parent that has not synced the generation it names may still apply it", func(v *parentView) { v.Synced = 3 },
 			rerender{SetPhaseGen: true, Asked: now, Requeue: now.Add(wait)}},
 		{"a self-healing parent heals to what it compared: wait until it compared the view", func(v *parentView) { v.SelfHeal = true },
@@ -78,7 +83,7 @@ func TestViewOf(t *testing.T) {
 	parent.Status.Sync.Status = v1alpha1.SyncStatusCodeOutOfSync
 	parent.Status.OperationState = &v1alpha1.OperationState{Phase: "Running", SyncResult: &v1alpha1.SyncOperationResult{Source: src("5")}}
 	got := viewOf(parent, 4, 8, named{})
-	want := parentView{PhaseGen: 7, PlanGen: 4, View: 8, Compared: 6, Synced: 5, Busy: true, Automated: true, SelfHeal: true, OutOfSync: true, Before: -1}
+	want := parentView{PhaseGen: 7, PlanGen: 4, View: 8, Compared: 6, Synced: 5, Busy: true, BusyGen: 5, Automated: true, SelfHeal: true, OutOfSync: true, Before: -1}
 	if got != want {
 		t.Fatalf("got  %+v\nwant %+v", got, want)
 	}
@@ -86,9 +91,10 @@ func TestViewOf(t *testing.T) {
 	if viewOf(parent, 4, 8, named{}).Busy {
 		t.Fatal("a finished operation is not busy")
 	}
-	parent.Operation = &v1alpha1.Operation{}
-	if !viewOf(parent, 4, 8, named{}).Busy {
-		t.Fatal("a requested operation is busy")
+	s8 := src("8")
+	parent.Operation = &v1alpha1.Operation{Sync: &v1alpha1.SyncOperation{Source: &s8}}
+	if v := viewOf(parent, 4, 8, named{}); !v.Busy || v.BusyGen != 8 {
+		t.Fatalf("a requested operation is busy, with the generation its source names: %+v", v)
 	}
 	if v := viewOf(nil, 4, 8, named{}); v.Automated || v.PhaseGen != 0 {
 		t.Fatalf("a missing parent is known for nothing: %+v", v)
