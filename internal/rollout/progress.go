@@ -37,7 +37,7 @@ func progress(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action
 		}
 		if !done || !a.Full {
 			if !done && ph.DeadlineAt != nil {
-				*acts = append(*acts, Action{Kind: ActRequeue, At: *ph.DeadlineAt, Reason: "progressDeadline of phase " + ph.Name})
+				*acts = append(*acts, Action{Kind: ActRequeue, At: *ph.DeadlineAt, Message: "progressDeadline of phase " + ph.Name})
 			}
 			return // waiting on children or a gate; the agent's watches bring it back
 		}
@@ -120,7 +120,7 @@ func soaked(r *state.Rollout, ph *state.PhaseState, sp spec.Phase, now time.Time
 		emit(r, acts, now, EvPhaseSoaking, fmt.Sprintf("phase %s soaking until %s", ph.Name, until.UTC().Format(time.RFC3339)))
 	}
 	if now.Before(*ph.SoakUntil) {
-		*acts = append(*acts, Action{Kind: ActRequeue, At: *ph.SoakUntil, Reason: "soak of phase " + ph.Name})
+		*acts = append(*acts, Action{Kind: ActRequeue, At: *ph.SoakUntil, Message: "soak of phase " + ph.Name})
 		return false
 	}
 	return true
