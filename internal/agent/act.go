@@ -193,8 +193,8 @@ func (a *Agent) publishEvents(p *pass, acts []rollout.Action) {
 		if act.Warning {
 			kind = corev1.EventTypeWarning
 		}
-		a.events.Event(a.parentRef(p), kind, act.Event, act.Reason)
-		a.log.Info("rollout event", "rollout", p.plan.Rollout, "event", act.Event, "message", act.Reason)
+		a.events.Event(a.parentRef(p), kind, act.Reason, act.Message)
+		a.log.Info("rollout event", "rollout", p.plan.Rollout, "event", act.Reason, "message", act.Message)
 	}
 }
 

@@ -33,7 +33,7 @@ type planPhase struct {
 	MaxFailures      int    `json:"maxFailures,omitempty"`
 }
 
-// writePlan writes the plan ConfigMap: what the agent needs to drive the rollout of this
+// planDoc encodes the plan ConfigMap: what the agent needs to drive the rollout of this
 // revision. Its generation annotation tells the agent which state this render saw.
 func planDoc(in Input, body []byte, id string) ([]byte, error) {
 	phases := make([]planPhase, len(in.Spec.Phases))

@@ -44,7 +44,7 @@ func TestUnphasedSourcesAreWarnedAbout(t *testing.T) {
 	w.plan.Unphased = map[string]string{"prod-1": "https://git/other@main"}
 	acts := w.step(t, 0)
 	for _, a := range acts {
-		if a.Event == EvNotPhased && a.Warning && strings.Contains(a.Reason, "prod-1 (https://git/other@main)") && strings.Contains(a.Reason, "fix:") {
+		if a.Reason == EvNotPhased && a.Warning && strings.Contains(a.Message, "prod-1 (https://git/other@main)") && strings.Contains(a.Message, "fix:") {
 			return
 		}
 	}
@@ -62,7 +62,7 @@ func hasAct(acts []Action, k ActionKind) bool {
 
 func hasEvent(acts []Action, ev string) bool {
 	for _, a := range acts {
-		if a.Kind == ActEvent && a.Event == ev {
+		if a.Kind == ActEvent && a.Reason == ev {
 			return true
 		}
 	}

@@ -44,5 +44,5 @@ func emit(r *state.Rollout, acts *[]Action, now time.Time, event, msg string) {
 	if r != nil {
 		r.Record(now, event, msg)
 	}
-	*acts = append(*acts, Action{Kind: ActEvent, Event: event, Warning: warnings[event], Reason: msg})
+	*acts = append(*acts, Action{Kind: ActEvent, Reason: event, Warning: warnings[event], Message: msg})
 }

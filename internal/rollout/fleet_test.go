@@ -17,7 +17,7 @@ func events(acts []Action) []string {
 	var out []string
 	for _, a := range acts {
 		if a.Kind == ActEvent {
-			out = append(out, a.Event)
+			out = append(out, a.Reason)
 		}
 	}
 	return out

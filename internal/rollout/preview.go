@@ -18,22 +18,11 @@ func PreviewNext(st *state.State, phases []spec.Phase) *state.State {
 	out := st.Clone()
 	r := out.Rollout
 	for i := r.Phase; i < len(r.Phases); i++ {
-		ph, sp := &r.Phases[i], phases[i]
-		size := sp.Size
-		if size.Gate {
-			size = spec.Size{Kind: spec.SizeAll}
-		}
-		var next []string
-		if sp.MatchAppLabels {
-			started := map[string]bool{}
-			for _, c := range ph.Admitted {
-				started[c] = true
-			}
-			next = NextBatch(size, unskipped(r, ph), started, 0)
-		} else {
-			next = ToAdmit(size, unskipped(r, ph), admittedSet(r))
-		}
-		if len(next) > 0 {
+		ph := &r.Phases[i]
+		b := batchOf(r, ph, phases[i])
+		b.Approved = true // a manual gate previews what approving it admits
+		// InFlight stays 0: a step previews its next batch as if the one in flight had settled
+		if next := nextAdmission(b).Next; len(next) > 0 {
 			ph.Admitted = append(ph.Admitted, next...)
 			slices.Sort(ph.Admitted)
 			return out

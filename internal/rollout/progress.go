@@ -26,12 +26,18 @@ func progress(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action
 			fail(st, ph, sp, failed, o, now, acts)
 			return
 		}
-		if admit(r, ph, sp, now) > 0 {
+		b := batchOf(r, ph, sp)
+		if sp.MatchAppLabels {
+			b.InFlight = inFlight(ph)
+		}
+		a := nextAdmission(b)
+		if len(a.Next) > 0 {
+			admit(ph, a.Next, now)
 			done = false
 		}
-		if !done || admittedMembers(r, ph) < Count(sizeOf(sp, ph), len(unskipped(r, ph))) || gated(sp, ph) {
+		if !done || !a.Full {
 			if !done && ph.DeadlineAt != nil {
-				*acts = append(*acts, Action{Kind: ActRequeue, At: *ph.DeadlineAt, Reason: "progressDeadline of phase " + ph.Name})
+				*acts = append(*acts, Action{Kind: ActRequeue, At: *ph.DeadlineAt, Message: "progressDeadline of phase " + ph.Name})
 			}
 			return // waiting on children or a gate; the agent's watches bring it back
 		}
@@ -54,64 +60,8 @@ func startPhase(r *state.Rollout, ph *state.PhaseState, sp spec.Phase, now time.
 	emit(r, acts, now, EvPhaseStarted, fmt.Sprintf("phase %s started with %d members", ph.Name, len(ph.Members)))
 }
 
-// sizeOf is how many of a phase's members must be admitted before it can end: everyone for
-// RollingSync steps (maxUpdate only throttles) and approved gates, the size for
-// phaseDeployment.
-func sizeOf(sp spec.Phase, ph *state.PhaseState) spec.Size {
-	if sp.MatchAppLabels || (sp.Size.Gate && ph.ApprovedBy != "") {
-		return spec.Size{Kind: spec.SizeAll}
-	}
-	return sp.Size
-}
-
-// unskipped are the phase's members a person has not quarantined.
-func unskipped(r *state.Rollout, ph *state.PhaseState) []string {
-	if len(r.Skipped) == 0 {
-		return ph.Members
-	}
-	return slices.DeleteFunc(slices.Clone(ph.Members), func(m string) bool { return slices.Contains(r.Skipped, m) })
-}
-
-// admittedMembers counts the phase's members admitted by it or an earlier phase
-// (phaseDeployment admission is cumulative across phases sharing targets).
-func admittedMembers(r *state.Rollout, ph *state.PhaseState) int {
-	all, n := admittedSet(r), 0
-	for _, m := range unskipped(r, ph) {
-		if all[m] {
-			n++
-		}
-	}
-	return n
-}
-
-// gated reports a manual gate that still holds members back: until a person approves it.
-func gated(sp spec.Phase, ph *state.PhaseState) bool {
-	return sp.Size.Gate && ph.ApprovedBy == "" && len(ph.Admitted) < len(ph.Members)
-}
-
-// admit admits the next members: cumulatively for phaseDeployment, in batches of at most
-// maxUpdate in flight for RollingSync steps.
-func admit(r *state.Rollout, ph *state.PhaseState, sp spec.Phase, now time.Time) int {
-	var next []string
-	size, members := sp.Size, unskipped(r, ph)
-	if size.Gate && ph.ApprovedBy != "" {
-		size = spec.Size{Kind: spec.SizeAll}
-	}
-	if sp.MatchAppLabels {
-		started, updating := map[string]bool{}, 0
-		for _, c := range ph.Admitted {
-			started[c] = true
-			if !ph.Clusters[c].Status.IsTerminal() {
-				updating++
-			}
-		}
-		next = NextBatch(size, members, started, updating)
-	} else {
-		next = ToAdmit(size, members, admittedSet(r))
-	}
-	if len(next) == 0 {
-		return 0
-	}
+// admit admits the given members of ph, waiting on their first observation from now.
+func admit(ph *state.PhaseState, next []string, now time.Time) {
 	if ph.Clusters == nil {
 		ph.Clusters = map[string]state.ClusterState{}
 	}
@@ -120,7 +70,6 @@ func admit(r *state.Rollout, ph *state.PhaseState, sp spec.Phase, now time.Time)
 		ph.Clusters[c] = state.ClusterState{Status: ClusterWaiting, Reason: "admitted", AdmittedAt: now}
 	}
 	slices.Sort(ph.Admitted)
-	return len(next)
 }
 
 // settle judges every child this phase admitted. done is true when every one has settled
@@ -171,7 +120,7 @@ func soaked(r *state.Rollout, ph *state.PhaseState, sp spec.Phase, now time.Time
 		emit(r, acts, now, EvPhaseSoaking, fmt.Sprintf("phase %s soaking until %s", ph.Name, until.UTC().Format(time.RFC3339)))
 	}
 	if now.Before(*ph.SoakUntil) {
-		*acts = append(*acts, Action{Kind: ActRequeue, At: *ph.SoakUntil, Reason: "soak of phase " + ph.Name})
+		*acts = append(*acts, Action{Kind: ActRequeue, At: *ph.SoakUntil, Message: "soak of phase " + ph.Name})
 		return false
 	}
 	return true

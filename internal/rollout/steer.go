@@ -83,7 +83,7 @@ func pause(st *state.State, c *control.Controls, now time.Time, acts *[]Action, 
 		emit(st.Rollout, acts, now, EvPaused, fmt.Sprintf("paused by %s: %s", who(c), c.Pause))
 	}
 	if p := st.Paused; p != nil && p.Until != nil {
-		*acts = append(*acts, Action{Kind: ActRequeue, At: *p.Until, Reason: "pause-until"})
+		*acts = append(*acts, Action{Kind: ActRequeue, At: *p.Until, Message: "pause-until"})
 	}
 }
 

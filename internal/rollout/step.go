@@ -84,12 +84,11 @@ const (
 type Action struct {
 	Kind    ActionKind
 	At      time.Time
-	Reason  string // the Event's message, or why
-	Event   string // ActEvent: the Event's reason (a constant name)
+	Reason  string // ActEvent: the Kubernetes Event's reason (an Ev* constant)
+	Message string // ActEvent: the Event's message; ActRequeue: why
 	Warning bool   // ActEvent: a Warning, not a Normal Event
-	Child   string // ActDelete
 	// ActRunHook: the ledger key, the hook as declared, the cluster of a per-cluster check
-	// and the phase index.
+	// and the phase index. ActConsume: the control key in Key.
 	Key     string
 	Hook    spec.Hook
 	Cluster string
@@ -133,7 +132,7 @@ func Step(p Plan, cur *state.State, o Observed, now time.Time) (*state.State, []
 	if cur != nil && reasonsOnly(cur, st) && now.Before(cur.WrittenAt.Add(ReasonEvery)) {
 		next := cur.WrittenAt.Add(ReasonEvery)
 		// only why waiting clusters wait changed: not worth a write each time it does
-		return cur, append(filterRequeue(acts), Action{Kind: ActRequeue, At: next, Reason: "write the latest reasons"}), nil
+		return cur, append(filterRequeue(acts), Action{Kind: ActRequeue, At: next, Message: "write the latest reasons"}), nil
 	}
 	st.Generation++
 	st.WrittenAt = now

@@ -195,7 +195,7 @@ func TestANewRevisionMidRolloutAbandonsTheOldOneWithoutMovingAnyone(t *testing.T
 	if fmt.Sprint(w.admitted()) != "[dev-1 dev-2]" || w.st.Rollout.Phase != 0 {
 		t.Fatalf("r3 starts at phase 0: %v", w.admitted())
 	}
-	if !slices.ContainsFunc(acts, func(a Action) bool { return strings.Contains(a.Reason, "abandoned") }) {
+	if !slices.ContainsFunc(acts, func(a Action) bool { return strings.Contains(a.Message, "abandoned") }) {
 		t.Fatalf("abandoning is reported: %v", acts)
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/targets"
 )
 
-// seedsDir is ../shared/seeds beside the repository (read-only input of the project).
+// seedText reads a seed from ../shared/seeds beside the repository (read-only input of the project).
 func seedText(t *testing.T, name string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "seeds", name))

@@ -7,6 +7,7 @@ import (
 
 // Clone returns a deep copy: the engine mutates the copy and compares it with the original
 // to decide whether anything must be written. Revision bodies are shared (never mutated).
+// TestCloneCopiesEveryField fails when a field added to the state is not copied here.
 func (s *State) Clone() *State {
 	if s == nil {
 		return nil
@@ -21,6 +22,7 @@ func (s *State) Clone() *State {
 	out.Rejected = maps.Clone(s.Rejected)
 	if s.Paused != nil {
 		p := *s.Paused
+		p.Until = clonePtr(p.Until)
 		out.Paused = &p
 	}
 	if s.Rollout != nil {
@@ -31,7 +33,7 @@ func (s *State) Clone() *State {
 		for i, p := range s.Rollout.Phases {
 			p.Members = slices.Clone(p.Members)
 			p.Admitted = slices.Clone(p.Admitted)
-			p.Clusters, p.Hooks = maps.Clone(p.Clusters), maps.Clone(p.Hooks)
+			p.Clusters, p.Hooks = maps.Clone(p.Clusters), cloneHooks(p.Hooks)
 			p.Returning = slices.Clone(p.Returning)
 			p.RollbackAt, p.DeadlineAt = clonePtr(p.RollbackAt), clonePtr(p.DeadlineAt)
 			p.StartedAt, p.SoakUntil = clonePtr(p.StartedAt), clonePtr(p.SoakUntil)
@@ -40,6 +42,18 @@ func (s *State) Clone() *State {
 		out.Rollout = &r
 	}
 	return &out
+}
+
+// cloneHooks copies a hook ledger, each run's FinishedAt included.
+func cloneHooks(hooks map[string]HookRun) map[string]HookRun {
+	out := maps.Clone(hooks)
+	for k, run := range out {
+		if run.FinishedAt != nil {
+			run.FinishedAt = clonePtr(run.FinishedAt)
+			out[k] = run
+		}
+	}
+	return out
 }
 
 func clonePtr[T any](p *T) *T {

@@ -1,3 +1,5 @@
+//go:build e2e
+
 // Package bench measures cmp-phase end to end against Argo CD's own RollingSync, side by
 // side on one real stack (issue 12): the same fleet, the same steps, the same kind of
 // commit, announced by Argo CD's git webhook or noticed by polling. It does nothing unless

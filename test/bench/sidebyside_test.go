@@ -1,3 +1,5 @@
+//go:build e2e
+
 package bench
 
 import (
@@ -17,7 +19,7 @@ import (
 // runs it, Synced and Healthy), first sync, hops, out-of-order runs and redundant syncs, and
 // the ratio; and the timeline of one hop.
 //
-//	go test ./test/bench -run XXX -bench SideBySide -benchtime 5x -timeout 3h
+//	go test -tags e2e ./test/bench -run XXX -bench SideBySide -benchtime 5x -timeout 3h
 //
 // CMP_PHASE_BENCH_RESYNC (default 10s) and CMP_PHASE_BENCH_JITTER (default Argo CD's 60s)
 // set the application controller's --app-resync and --app-resync-jitter;

@@ -1,3 +1,5 @@
+//go:build e2e
+
 // Package e2e runs cmp-phase against a real kube-apiserver and a real Argo CD started by
 // test/framework on loopback.
 package e2e

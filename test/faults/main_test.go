@@ -1,3 +1,5 @@
+//go:build e2e
+
 // Package faults is the fault-injection suite: a phased rollout on its own real stack
 // while the agent's API calls fail (409, 429, 500, resets, stalls), the API server and etcd
 // restart, the sidecar is killed and the repo-server restarted, and 100 renders hit the

@@ -5,12 +5,22 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 )
 
-// BuildProject builds one of this project's commands (e.g. "./cmd/cmp-phase") into dir.
-func BuildProject(dir, pkg string) (string, error) {
+// FaultsTag is the build tag that compiles the agent's test-only crash switch
+// (CMP_PHASE_AGENT_FAULT, cmd/agent/faults_on.go); production builds go without it.
+const FaultsTag = "cmpphase_faults"
+
+// BuildProject builds one of this project's commands (e.g. "./cmd/cmp-phase") into dir,
+// with the given build tags.
+func BuildProject(dir, pkg string, tags ...string) (string, error) {
 	out := filepath.Join(dir, filepath.Base(pkg))
-	cmd := exec.Command("go", "build", "-o", out, pkg)
+	args := []string{"build", "-o", out}
+	if len(tags) > 0 {
+		args = append(args, "-tags", strings.Join(tags, ","))
+	}
+	cmd := exec.Command("go", append(args, pkg)...)
 	cmd.Dir = RepoRoot()
 	cmd.Env = os.Environ()
 	if b, err := cmd.CombinedOutput(); err != nil {
@@ -24,7 +34,8 @@ type Binaries struct {
 	Dir, CmpPhase, Agent string
 }
 
-// BuildBinaries builds cmp-phase and the agent into a new temp dir (remove Dir after).
+// BuildBinaries builds cmp-phase and the agent into a new temp dir (remove Dir after); the
+// agent with FaultsTag, so tests can make it crash where a crash matters.
 func BuildBinaries() (Binaries, error) {
 	dir, err := os.MkdirTemp("", "cmp-phase-bin-")
 	if err != nil {
@@ -32,7 +43,7 @@ func BuildBinaries() (Binaries, error) {
 	}
 	b := Binaries{Dir: dir}
 	if b.CmpPhase, err = BuildProject(dir, "./cmd/cmp-phase"); err == nil {
-		b.Agent, err = BuildProject(dir, "./cmd/agent")
+		b.Agent, err = BuildProject(dir, "./cmd/agent", FaultsTag)
 	}
 	if err != nil {
 		os.RemoveAll(dir)
