@@ -50,7 +50,7 @@ func (a *Agent) Reconcile(ctx context.Context, name string) (time.Time, error) {
 		if n != cur && a.faults.BeforeWrite != nil {
 			a.faults.BeforeWrite(name, n.Generation)
 		}
-		return state.Edit{Next: n, Data: dataEdits(as, n)}, nil
+		return state.Edit{Next: n, Data: dataEdits(name, as, n)}, nil
 	})
 	if err != nil {
 		a.warn(p, "StateWriteFailed", err.Error())
