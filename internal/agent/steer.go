@@ -13,11 +13,7 @@ import (
 
 // controls reads a person's edits of the state ConfigMap.
 func controls(data map[string]string, plan *render.Plan, now time.Time) *control.Controls {
-	names := make([]string, len(plan.Phases))
-	for i, p := range plan.Phases {
-		names[i] = p.Name
-	}
-	c := control.Parse(data, names, now)
+	c := control.Parse(data, plan.PhaseNames(), now)
 	return &c
 }
 
