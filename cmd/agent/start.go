@@ -26,18 +26,16 @@ import (
 	"k8s.io/client-go/tools/record"
 
 	"github.com/cmp-phase/cmp-phase/internal/agent"
-	"github.com/cmp-phase/cmp-phase/internal/kubeclient"
 )
 
 var errLostLease = errors.New("lost the leader Lease (the process exits so that a fresh start stands for election again)")
 
 // start connects, then runs the agent: under leader election, or at once without it.
 func start(ctx context.Context, o options, log *slog.Logger) error {
-	cfg, err := kubeclient.Config(o.kubeconfig)
+	cfg, err := o.conn.config()
 	if err != nil {
 		return err
 	}
-	cfg.QPS, cfg.Burst = float32(o.qps), o.burst
 	kube, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return fmt.Errorf("kube client: %w", err)
@@ -58,8 +56,8 @@ func start(ctx context.Context, o options, log *slog.Logger) error {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	o.agent.Metrics = reg
-	if o.metricsAddr != "" {
-		stop, err := serveMetrics(o.metricsAddr, reg, log)
+	if o.obs.metricsAddr != "" {
+		stop, err := serveMetrics(o.obs.metricsAddr, reg, log)
 		if err != nil {
 			return err
 		}

@@ -28,7 +28,7 @@ func runPreview(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	fs := flag.NewFlagSet("cmp-phase preview", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var k kubeFlags
-	k.register(fs)
+	k.BindFlags(fs)
 	dir := fs.String("dir", ".", "the parent's app directory (holding the spec)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: cmp-phase preview <rollout> [--dir <app dir>] [flags]")

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"slices"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -24,9 +23,9 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs := flag.NewFlagSet("cmp-phase status", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var k kubeFlags
-	k.register(fs)
-	output := fs.String("o", "table", "table, json or yaml")
-	watch := fs.Bool("watch", false, "redraw whenever the state changes")
+	var out outputFlags
+	k.BindFlags(fs)
+	out.BindFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: cmp-phase status <rollout> [-o table|json|yaml] [--watch] [flags]")
 		fs.PrintDefaults()
@@ -34,7 +33,7 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if err := parseInterleaved(fs, args); err != nil {
 		return 2
 	}
-	if fs.NArg() != 1 || !slices.Contains([]string{"table", "json", "yaml"}, *output) {
+	if fs.NArg() != 1 || !out.valid() {
 		fs.Usage()
 		return 2
 	}
@@ -45,12 +44,12 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	last := ""
 	for {
-		rv, err := show(ctx, kc, ns, fs.Arg(0), *output, last, stdout)
+		rv, err := show(ctx, kc, ns, fs.Arg(0), out.format, last, stdout)
 		if err != nil {
 			fmt.Fprintln(stderr, "cmp-phase:", err)
 			return 1
 		}
-		if !*watch {
+		if !out.watch {
 			return 0
 		}
 		last = rv

@@ -49,7 +49,7 @@ func (a *Agent) act(ctx context.Context, p *pass, st *state.State, acts []rollou
 		if p.parent != nil {
 			mem.before = PhaseGen(p.parent)
 		}
-		a.log.Info("re-render requested", "rollout", name, "parent", p.plan.Parent, "generation", st.Generation)
+		p.log.Info("re-render requested", "parent", p.plan.Parent, "generation", st.Generation)
 		if a.faults.AfterRerender != nil {
 			a.faults.AfterRerender(name, st.Generation)
 		}
@@ -118,7 +118,7 @@ func (a *Agent) deleteChild(ctx context.Context, p *pass, child string) error {
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("delete child %s: %w", child, err)
 	}
-	a.log.Info("child deleted", "rollout", p.plan.Rollout, "child", child)
+	p.log.Info("child deleted", "child", child)
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 
 	argoclient "github.com/argoproj/argo-cd/v3/pkg/client/clientset/versioned"
 	"github.com/prometheus/client_golang/prometheus"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
@@ -150,8 +151,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	}
 	a.log.Info("agent started", "namespace", a.opts.Namespace, "workers", a.opts.Workers)
 	if next, err := a.publish(ctx); err != nil { // rollouts need the inventory: publish it first
-		a.log.Warn("publish inventory failed", "error", err)
-		a.queue.AddRateLimited(inventoryKey)
+		a.fail(inventoryKey, a.logFor(inventoryKey), err)
 	} else if !next.IsZero() {
 		a.queue.AddAfter(inventoryKey, max(next.Sub(a.now()), 0))
 	}
@@ -176,17 +176,17 @@ func (a *Agent) work(ctx context.Context) bool {
 		return false
 	}
 	defer a.queue.Done(key)
+	log := a.logFor(key)
 	var at time.Time
 	var err error
 	if key == inventoryKey {
 		at, err = a.publish(ctx)
 	} else {
-		at, err = a.Reconcile(ctx, key)
+		at, err = a.reconcile(ctx, key, log)
 	}
 	switch {
 	case err != nil && ctx.Err() == nil:
-		a.log.Warn("reconcile failed", "key", printable(key), "error", err)
-		a.queue.AddRateLimited(key)
+		a.fail(key, log, err)
 	case err == nil:
 		a.queue.Forget(key)
 		if !at.IsZero() {
@@ -196,9 +196,44 @@ func (a *Agent) work(ctx context.Context) bool {
 	return true
 }
 
-func printable(key string) string {
-	if key == inventoryKey {
-		return "inventory"
+// fail does what a failure's policy says: one log line, its Warning Event on the rollout's
+// parent when it has one, and the requeue.
+func (a *Agent) fail(key string, log *slog.Logger, err error) {
+	pol := policyOf(err)
+	log.Log(context.Background(), pol.Level, "reconcile failed", "kind", pol.Kind, "error", err)
+	if pol.Event != "" && key != inventoryKey {
+		if ref := a.rolloutRef(key); ref != nil {
+			a.events.Event(ref, corev1.EventTypeWarning, pol.Event, err.Error())
+		}
 	}
-	return key
+	switch pol.Requeue {
+	case Backoff:
+		a.queue.AddRateLimited(key)
+		return
+	case Soon:
+		a.queue.AddAfter(key, retrySoon)
+	case Slowly:
+		a.queue.AddAfter(key, retrySlowly)
+	}
+	a.queue.Forget(key)
+}
+
+// logFor is the logger of one work item, bound to its rollout.
+func (a *Agent) logFor(key string) *slog.Logger {
+	if key == inventoryKey {
+		return a.log.With("work", "inventory")
+	}
+	return a.log.With("rollout", key)
+}
+
+// rolloutRef is the parent of a rollout, as its plan in the cache names it, as an Event's
+// involved object; nil when no plan names one.
+func (a *Agent) rolloutRef(name string) *corev1.ObjectReference {
+	cm, err := a.caches.plans.Get(contract.PlanConfigMap(name))
+	if err != nil || cm.Annotations[contract.AnnotationParent] == "" {
+		return nil
+	}
+	p := &pass{plan: &render.Plan{Parent: cm.Annotations[contract.AnnotationParent]}}
+	p.parent, _ = a.caches.apps.Get(p.plan.Parent)
+	return a.parentRef(p)
 }

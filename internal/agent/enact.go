@@ -46,7 +46,7 @@ func (a *Agent) enact(ctx context.Context, p *pass, st *state.State) error {
 		Env: render.Env{SyncOptions: env.SyncOptions, StateNamespace: a.opts.Namespace}}
 	docs, err := a.renderer.Children(in, keys)
 	if err != nil {
-		return fmt.Errorf("render the children rollout %s moves: %w", p.plan.Rollout, err)
+		return failClosed(fmt.Errorf("render the children rollout %s moves: %w", p.plan.Rollout, err))
 	}
 	for _, m := range moves {
 		err := a.move(ctx, p.children[m.Child], docs[m.Child], rollout.Marker(m.Revision, m.Since))

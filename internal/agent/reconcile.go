@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
@@ -17,8 +18,10 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
-// pass is what one reconcile of a rollout read: its plan, parent and live children.
+// pass is what one reconcile of a rollout read: its plan, parent and live children, and
+// the reconcile's logger (bound to the rollout).
 type pass struct {
+	log      *slog.Logger
 	plan     *render.Plan
 	parent   *v1alpha1.Application // nil when missing
 	phaseGen int64
@@ -30,18 +33,24 @@ type pass struct {
 // Reconcile runs one engine step for a rollout: observe (from the caches), decide
 // (re-deciding on a write conflict), write the state, then do what the engine asked: make
 // the parent re-render, publish Events, delete removed children, start syncs. It returns
-// when to come back at the latest (zero: on the next watch event or resync).
+// when to come back at the latest (zero: on the next watch event or resync). An error has a
+// kind (policyOf says what it means); the caller logs it, once.
 func (a *Agent) Reconcile(ctx context.Context, name string) (time.Time, error) {
+	return a.reconcile(ctx, name, a.log.With("rollout", name))
+}
+
+// reconcile is Reconcile with the logger bound to the rollout.
+func (a *Agent) reconcile(ctx context.Context, name string, log *slog.Logger) (time.Time, error) {
 	p, err := a.read(name)
 	if err != nil || p == nil {
 		return time.Time{}, err
 	}
+	p.log = log
 	now := a.now()
 	var acts []rollout.Action
 	rebuilt := false
-	store := &state.Store{ConfigMaps: a.kube.CoreV1(), Namespace: a.opts.Namespace, Name: contract.StateConfigMap(name),
-		OnConflict: func() { a.metrics.conflicts.WithLabelValues(name).Inc() }}
-	next, wrote, err := store.UpdateCM(ctx, func(data map[string]string, cur *state.State) (state.Edit, error) {
+	store, trace := a.stateStore(name)
+	next, wrote, err := store.UpdateCM(ctx, trace.decide(func(data map[string]string, cur *state.State) (state.Edit, error) {
 		n, as, rb, err := a.decide(p, cur, controls(data, p.plan, now), now)
 		acts, rebuilt = as, rb
 		if err != nil {
@@ -50,18 +59,17 @@ func (a *Agent) Reconcile(ctx context.Context, name string) (time.Time, error) {
 		if n != cur && a.faults.BeforeWrite != nil {
 			a.faults.BeforeWrite(name, n.Generation)
 		}
-		return state.Edit{Next: n, Data: dataEdits(as, n)}, nil
-	})
+		return state.Edit{Next: n, Data: dataEdits(name, as, n)}, nil
+	}))
 	if err != nil {
-		a.warn(p, "StateWriteFailed", err.Error())
-		return time.Time{}, err
+		return time.Time{}, trace.failure(err, "state ConfigMap "+a.opts.Namespace+"/"+store.Name)
 	}
 	if next != nil {
 		a.metrics.observe(name, next)
 	}
 	if wrote {
 		a.metrics.writes.WithLabelValues(name).Inc()
-		a.log.Info("state written", "rollout", name, "generation", next.Generation, "view", next.ViewGeneration)
+		log.Info("state written", "generation", next.Generation, "view", next.ViewGeneration)
 		if rebuilt {
 			a.warn(p, "StateRebuilt", fmt.Sprintf("state ConfigMap %s was missing: rebuilt at generation %d from the live children's revision annotations", store.Name, next.Generation))
 		}
@@ -85,7 +93,7 @@ func (a *Agent) read(name string) (*pass, error) {
 	}
 	plan, err := render.DecodePlan(cm, a.exprs)
 	if err != nil {
-		return nil, err
+		return nil, invalid(err, "let the parent render the plan again, with the sidecar and the agent at the same version")
 	}
 	p := &pass{plan: plan, planGen: generationOf(cm.Annotations[contract.AnnotationGeneration]),
 		children: map[string]*v1alpha1.Application{}, observed: map[string]rollout.Observation{}}
@@ -122,7 +130,7 @@ func (a *Agent) decide(p *pass, cur *state.State, c *control.Controls, now time.
 		}
 		st, err := rollout.Rebuild(plan, p.plan.Others, live, p.phaseGen)
 		if err != nil {
-			return nil, nil, false, err
+			return nil, nil, false, failClosed(err)
 		}
 		st.ViewGeneration = st.Generation // the renderer needs it: PHASE_GEN names a state it cannot see
 		base, rebuilt = st, true
@@ -130,16 +138,16 @@ func (a *Agent) decide(p *pass, cur *state.State, c *control.Controls, now time.
 	sp := &spec.Spec{Name: p.plan.Rollout, Namespace: p.plan.Namespace}
 	subjects, err := a.renderer.Subjects(p.plan.Rollout, p.plan.Revision, p.plan.Body, inv)
 	if err != nil {
-		return nil, nil, false, err
+		return nil, nil, false, failClosed(err)
 	}
 	changed, err := a.renderer.Changed(render.Input{Spec: sp, Inventory: inv, State: base}, p.plan.Revision, p.plan.Body, subjects)
 	if err != nil {
-		return nil, nil, false, err
+		return nil, nil, false, failClosed(err)
 	}
 	obs := rollout.Observed{Subjects: subjects, Changed: changed, Children: p.observed, Hooks: a.hookResults(p.plan.Rollout, base), Controls: c}
 	n, acts, err := rollout.Step(plan, base, obs, now)
 	if err != nil {
-		return nil, nil, false, err
+		return nil, nil, false, failClosed(err)
 	}
 	return n, acts, rebuilt, nil
 }

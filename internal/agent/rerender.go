@@ -24,7 +24,7 @@ func SetPhaseGen(ctx context.Context, c argoclient.Interface, ns, parent string,
 		}
 		src := app.Spec.Source
 		if src == nil || src.Plugin == nil {
-			return fmt.Errorf("parent %s/%s has no plugin source (fix: set spec.source.plugin.name: %s)", ns, parent, contract.PluginName)
+			return invalid(fmt.Errorf("parent %s/%s has no plugin source", ns, parent), "set spec.source.plugin.name: "+contract.PluginName)
 		}
 		value := strconv.FormatInt(gen, 10)
 		if containsEnv(src.Plugin.Env, value) {

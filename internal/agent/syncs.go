@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
@@ -25,7 +26,7 @@ func (a *Agent) startSyncs(ctx context.Context, p *pass, st *state.State) error 
 		for _, c := range ph.Admitted {
 			cs := ph.Clusters[c]
 			if app := p.children[c]; cs.Status == state.ClusterWaiting && app != nil && NeedsSync(app, r.Revision, cs.AdmittedAt) {
-				if err := a.sync(ctx, c); err != nil {
+				if err := a.sync(ctx, p.log, c); err != nil {
 					return err
 				}
 			}
@@ -57,7 +58,7 @@ func NeedsSync(app *v1alpha1.Application, rev string, admittedAt time.Time) bool
 
 // sync sets the child's operation, like argocd app sync: only when none is present, with
 // the resourceVersion read.
-func (a *Agent) sync(ctx context.Context, child string) error {
+func (a *Agent) sync(ctx context.Context, log *slog.Logger, child string) error {
 	apps := a.argo.ArgoprojV1alpha1().Applications(a.opts.Namespace)
 	app, err := apps.Get(ctx, child, metav1.GetOptions{})
 	if err != nil {
@@ -77,6 +78,6 @@ func (a *Agent) sync(ctx context.Context, child string) error {
 	if _, err := apps.Update(ctx, app, metav1.UpdateOptions{}); err != nil && !apierrors.IsConflict(err) {
 		return fmt.Errorf("start sync of %s: %w", child, err)
 	}
-	a.log.Info("sync started", "child", child)
+	log.Info("sync started", "child", child)
 	return nil
 }

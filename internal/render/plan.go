@@ -140,6 +140,15 @@ type Plan struct {
 	Children *ChildEnv
 }
 
+// PhaseNames are the names of the plan's phases, in order: what a steering edit may name.
+func (p *Plan) PhaseNames() []string {
+	names := make([]string, len(p.Phases))
+	for i, ph := range p.Phases {
+		names[i] = ph.Name
+	}
+	return names
+}
+
 // DecodePlan reads a plan ConfigMap back, compiling the phases' targets.
 func DecodePlan(cm *corev1.ConfigMap, exprs *targets.Cache) (*Plan, error) {
 	p := &Plan{Rollout: cm.Labels[contract.LabelRollout], Parent: cm.Annotations[contract.AnnotationParent], Namespace: cm.Namespace,

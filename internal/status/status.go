@@ -77,16 +77,31 @@ type Hook struct {
 	Message  string `json:"message,omitempty"`
 }
 
+// Idle is the document's status when no rollout runs.
+const Idle = "Idle"
+
 // Of builds the status document of a rollout from its state.
 func Of(rollout string, st *state.State) Doc {
-	d := Doc{Rollout: rollout, Generation: st.Generation, Deployed: st.Deployed, Status: "Idle"}
+	d := Outline(rollout, st)
+	d.Commits, d.Children = children(st)
+	if r := st.Rollout; r != nil {
+		for i, ph := range r.Phases {
+			d.Phases[i].Clusters, d.Phases[i].Hooks = clusters(ph), hookRuns(ph)
+		}
+	}
+	return d
+}
+
+// Outline is the document without what it says per child (the phases' clusters and hooks,
+// children, commits): all Text reads, cheap enough for every reconcile of a large fleet.
+func Outline(rollout string, st *state.State) Doc {
+	d := Doc{Rollout: rollout, Generation: st.Generation, Deployed: st.Deployed, Status: Idle}
 	if p := st.Paused; p != nil {
 		d.Paused = &Pause{Reason: p.Reason, By: p.By, Since: p.Since, Until: p.Until}
 	}
 	for _, k := range slices.Sorted(maps.Keys(st.Rejected)) {
 		d.Rejected = append(d.Rejected, st.Rejected[k])
 	}
-	d.Commits, d.Children = children(st)
 	r := st.Rollout
 	if r == nil {
 		return d
@@ -96,18 +111,28 @@ func Of(rollout string, st *state.State) Doc {
 		d.Phase = r.Phases[r.Phase].Name
 	}
 	for _, ph := range r.Phases {
-		p := Phase{Name: ph.Name, Status: string(ph.Status), Members: len(ph.Members), Admitted: len(ph.Admitted), SoakUntil: ph.SoakUntil, ApprovedBy: ph.ApprovedBy}
-		for _, c := range slices.Sorted(maps.Keys(ph.Clusters)) {
-			cs := ph.Clusters[c]
-			p.Clusters = append(p.Clusters, Cluster{Name: c, Status: string(cs.Status), Reason: cs.Reason})
-		}
-		for _, k := range slices.Sorted(maps.Keys(ph.Hooks)) {
-			h := ph.Hooks[k]
-			p.Hooks = append(p.Hooks, Hook{Key: k, Status: string(h.Status), Attempts: h.Attempts, Message: h.Message})
-		}
-		d.Phases = append(d.Phases, p)
+		d.Phases = append(d.Phases, Phase{Name: ph.Name, Status: string(ph.Status), Members: len(ph.Members), Admitted: len(ph.Admitted),
+			SoakUntil: ph.SoakUntil, ApprovedBy: ph.ApprovedBy})
 	}
 	return d
+}
+
+func clusters(ph state.PhaseState) []Cluster {
+	var out []Cluster
+	for _, c := range slices.Sorted(maps.Keys(ph.Clusters)) {
+		cs := ph.Clusters[c]
+		out = append(out, Cluster{Name: c, Status: string(cs.Status), Reason: cs.Reason})
+	}
+	return out
+}
+
+func hookRuns(ph state.PhaseState) []Hook {
+	var out []Hook
+	for _, k := range slices.Sorted(maps.Keys(ph.Hooks)) {
+		h := ph.Hooks[k]
+		out = append(out, Hook{Key: k, Status: string(h.Status), Attempts: h.Attempts, Message: h.Message})
+	}
+	return out
 }
 
 // children lists what every deployed or admitted child runs.

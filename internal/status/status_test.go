@@ -56,3 +56,27 @@ func TestTheJSONIsStable(t *testing.T) {
 		}
 	}
 }
+
+// TestTextIsTheStatusKey pins the summary the agent keeps in the status key: the outline
+// holds all it reads, so the full document and the outline give the same text.
+func TestTextIsTheStatusKey(t *testing.T) {
+	st := sample()
+	st.Rollout.Reason, st.Rollout.Skipped = "waiting for prod", []string{"guestbook-prod-2"}
+	want := `rollout of f508e54d2325: Progressing at phase prod (2/2): waiting for prod
+  dev: Succeeded, 1/1 admitted
+  prod: Soaking, 1/2 admitted, soaking until 2026-11-22T03:01:30Z
+skipped: guestbook-prod-2
+paused by alice since 2026-11-22T03:00:00Z: error budget
+refused jump="qa": no phase "qa" (fix: one of dev, prod)
+`
+	if got := Text(Of("guestbook", st)); got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+	if Text(Outline("guestbook", st)) != want {
+		t.Fatal("the outline says less than the document")
+	}
+	idle := &state.State{Generation: 3, Deployed: "4b083a5117d658f7", Paused: &state.Pause{Reason: "freeze", Since: st.Paused.Since}}
+	if got := Text(Of("guestbook", idle)); got != "no rollout; deployed 4b083a5117d6\npaused by someone since 2026-11-22T03:00:00Z: freeze\n" {
+		t.Fatalf("%q", got)
+	}
+}

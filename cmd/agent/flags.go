@@ -1,0 +1,125 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/rest"
+
+	"github.com/cmp-phase/cmp-phase/internal/agent"
+	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/kubeclient"
+)
+
+// connection is how the agent reaches the API server.
+type connection struct {
+	kubeconfig string
+	qps        float64 // client-side rate limit of API requests
+	burst      int
+}
+
+// BindFlags registers --kubeconfig, --kube-api-qps and --kube-api-burst.
+func (c *connection) BindFlags(fs *flag.FlagSet) {
+	fs.StringVar(&c.kubeconfig, "kubeconfig", "", "kubeconfig (default: in-cluster)")
+	fs.Float64Var(&c.qps, "kube-api-qps", 50, "requests per second to the API server, sustained (client-go's 5 made every phase wait on the agent's own throttle)")
+	fs.IntVar(&c.burst, "kube-api-burst", 100, "requests to the API server in a burst")
+}
+
+// config is the client configuration, rate limits included.
+func (c *connection) config() (*rest.Config, error) {
+	cfg, err := kubeclient.Config(c.kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	cfg.QPS, cfg.Burst = float32(c.qps), c.burst
+	return cfg, nil
+}
+
+// rollouts are the flags of how the agent drives rollouts.
+type rollouts struct{ o *agent.Options }
+
+// BindFlags registers --namespace, --resync, --confirm-after, --removal-grace,
+// --hard-refresh-fallback, --workers and --rollout-selector.
+func (r rollouts) BindFlags(fs *flag.FlagSet) {
+	fs.StringVar(&r.o.Namespace, "namespace", contract.DefaultNamespace, "namespace of the Applications, cluster Secrets and cmp-phase ConfigMaps")
+	fs.DurationVar(&r.o.Resync, "resync", 5*time.Minute, "reconcile every rollout at least this often")
+	fs.DurationVar(&r.o.ConfirmAfter, "confirm-after", 30*time.Second, "ask again for a parent re-render not seen after this long")
+	fs.DurationVar(&r.o.RemovalGrace, "removal-grace", 10*time.Minute, "how long a cluster whose Secret is gone keeps its children before they are removed (kept in the inventory ConfigMap)")
+	fs.BoolVar(&r.o.HardRefresh, "hard-refresh-fallback", true, "when asking again, also hard-refresh the parent")
+	fs.IntVar(&r.o.Workers, "workers", 2, "rollouts reconciled at once")
+	fs.StringVar(&r.o.Selector, "rollout-selector", "", "label selector over plan ConfigMaps: drive only these rollouts (sharding)")
+}
+
+func (r rollouts) validate() error {
+	if _, err := labels.Parse(r.o.Selector); err != nil {
+		return fmt.Errorf("--rollout-selector: %w (fix: e.g. %s)", err, contract.RolloutSelector("guestbook"))
+	}
+	return nil
+}
+
+// hookFlags are the flags of what hooks and checks may do.
+type hookFlags struct{ o *agent.Options }
+
+// BindFlags registers --hook-command-dir, --hook-allow-private, --hook-pass-env,
+// --secret-namespace, --hooks-per-host, --max-hooks-per-phase and --max-checks-per-phase.
+func (h hookFlags) BindFlags(fs *flag.FlagSet) {
+	fs.Func("hook-command-dir", "a directory command hooks may run executables from (repeatable; none: command hooks are refused)", func(v string) error {
+		if !filepath.IsAbs(v) {
+			return fmt.Errorf("%q is not an absolute path", v)
+		}
+		h.o.Hooks.CommandDirs = append(h.o.Hooks.CommandDirs, v)
+		return nil
+	})
+	fs.BoolVar(&h.o.Hooks.AllowPrivate, "hook-allow-private", false, "let http hooks reach loopback and private addresses (link-local and metadata stay refused)")
+	fs.Func("hook-pass-env", "a variable of the agent's environment command hooks may see (repeatable)", func(v string) error {
+		h.o.Hooks.PassEnv = append(h.o.Hooks.PassEnv, v)
+		return nil
+	})
+	fs.StringVar(&h.o.SecretNamespace, "secret-namespace", "", "where hook secret references are read (default: --namespace)")
+	fs.IntVar(&h.o.HooksPerHost, "hooks-per-host", 4, "http hooks running at once against one host")
+	fs.IntVar(&h.o.MaxHooks, "max-hooks-per-phase", 5, "pre- and post-hooks running at once in a phase")
+	fs.IntVar(&h.o.MaxChecks, "max-checks-per-phase", 10, "checks running at once in a phase")
+}
+
+// election configures leader election on a Lease.
+type election struct {
+	enabled       bool
+	lease         string
+	identity      string
+	leaseDuration time.Duration
+	renewDeadline time.Duration
+	retryPeriod   time.Duration
+}
+
+// BindFlags registers --leader-elect, --lease-name, --identity, --lease-duration,
+// --renew-deadline and --retry-period.
+func (e *election) BindFlags(fs *flag.FlagSet) {
+	fs.BoolVar(&e.enabled, "leader-elect", true, "act only while holding the leader Lease")
+	fs.StringVar(&e.lease, "lease-name", "cmp-phase-agent", "name of the leader Lease (in --namespace)")
+	fs.StringVar(&e.identity, "identity", "", "leader identity (default: hostname and a random suffix)")
+	fs.DurationVar(&e.leaseDuration, "lease-duration", 10*time.Second, "how long a leader's Lease lasts without renewal (a stand-by takes over within about this plus two --retry-period)")
+	fs.DurationVar(&e.renewDeadline, "renew-deadline", 7*time.Second, "how long the leader retries renewing before it gives up")
+	fs.DurationVar(&e.retryPeriod, "retry-period", 2*time.Second, "how often candidates try to acquire or renew")
+}
+
+func (e *election) validate() error {
+	if e.enabled && !(e.retryPeriod < e.renewDeadline && e.renewDeadline < e.leaseDuration) {
+		return fmt.Errorf("--retry-period < --renew-deadline < --lease-duration must hold (fix: e.g. 2s, 7s, 10s)")
+	}
+	return nil
+}
+
+// observability is what the agent tells: its logs and its metrics.
+type observability struct {
+	logLevel    string
+	metricsAddr string
+}
+
+// BindFlags registers --log-level and --metrics-addr.
+func (o *observability) BindFlags(fs *flag.FlagSet) {
+	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.StringVar(&o.metricsAddr, "metrics-addr", ":9402", "serve Prometheus metrics on this address at /metrics (empty: off)")
+}

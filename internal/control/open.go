@@ -1,0 +1,28 @@
+package control
+
+import (
+	"context"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+
+	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/state"
+)
+
+// Open is rollout name of namespace ns to steer, by who and why: it reads the rollout's plan
+// once for the phases an edit may name, and edits through the state ConfigMap's store.
+func Open(ctx context.Context, cms corev1client.ConfigMapsGetter, ns, name, by, reason string) (Rollout, error) {
+	cm, err := cms.ConfigMaps(ns).Get(ctx, contract.PlanConfigMap(name), metav1.GetOptions{})
+	if err != nil {
+		return Rollout{}, fmt.Errorf("rollout %s: no plan in %s (is the parent synced?): %w", name, ns, err)
+	}
+	plan, err := render.DecodePlan(cm, nil)
+	if err != nil {
+		return Rollout{}, err
+	}
+	store := &state.Store{ConfigMaps: cms, Namespace: ns, Name: contract.StateConfigMap(name)}
+	return Rollout{Name: name, Store: store, Phases: plan.PhaseNames(), By: by, Reason: reason}, nil
+}
