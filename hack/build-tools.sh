@@ -1,10 +1,18 @@
 #!/usr/bin/env bash
 # Builds the real programs the tests and the demo run against, from Go modules, at pinned
 # versions, into a git-ignored cache keyed by version. A second run builds nothing.
-# Also installs the Debian packages the harness needs (redis-server, git) when missing.
+# Also installs the Debian packages the harness needs (redis-server, git) when missing, and
+# with --race what go test -race needs (cgo: gcc, libc6-dev) when it cannot build.
 #
 # Prints the cache directory on its last line of stdout; progress goes to stderr.
 set -euo pipefail
+
+race=false
+case "${1:-}" in
+  --race) race=true ;;
+  "") ;;
+  *) echo "usage: $0 [--race]" >&2; exit 2 ;;
+esac
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=hack/versions.sh
@@ -13,10 +21,18 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cache=${CMP_PHASE_TOOLS_DIR:-$root/.cache/tools}
 log() { printf 'build-tools: %s\n' "$*" >&2; }
 
+# cgo_links: go's C compiler compiles and links a program, as the race detector needs.
+cgo_links() {
+  local cc
+  read -r -a cc <<<"$(go env CC)"
+  printf 'int main(void) { return 0; }\n' | "${cc[@]}" -x c -o /dev/null - >/dev/null 2>&1
+}
+
 install_debs() {
   local missing=()
   command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
   command -v git >/dev/null 2>&1 || missing+=(git)
+  if $race && ! cgo_links; then missing+=(gcc libc6-dev); fi
   [ ${#missing[@]} -eq 0 ] && return 0
   log "installing Debian packages: ${missing[*]}"
   local sudo=""

@@ -1,20 +1,27 @@
 #!/usr/bin/env bash
 # Runs every test: builds (or reuses) the real kube-apiserver, etcd and Argo CD, then the Go
-# tests, unit and end-to-end, verbosely so the test names and the final count show. The
-# end-to-end, fault and bench suites build only with -tags e2e, so a plain go test ./... runs
-# the unit tests alone.
+# tests, unit (with the race detector) and end-to-end, verbosely so the test names and the
+# final count show. The end-to-end, fault and bench suites build only with -tags e2e, so a
+# plain go test ./... runs the unit tests alone.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-cache=$(./hack/build-tools.sh | tail -n 1)
+# --race: also installs gcc and libc6-dev when go test -race cannot build (it needs cgo).
+cache=$(./hack/build-tools.sh --race | tail -n 1)
 export CMP_PHASE_TOOLS_DIR="$cache"
 
 status=0
-# -parallel 8: the e2e rollouts mostly wait on Argo CD, so they run side by side.
-pkgs=$(go list -tags e2e ./... | grep -v '/test/faults$')
+# The unit packages (everything untagged) first, under the race detector.
+unit=$(go list ./...)
 # shellcheck disable=SC2086
-go test -tags e2e -count=1 -v -parallel 8 -timeout 60m $pkgs || status=$?
+CGO_ENABLED=1 go test -count=1 -v -race -timeout 30m $unit || status=$?
+# The end-to-end packages (those only -tags e2e builds, but the fault suite), without -race:
+# on 2 cores they are CPU-bound. -parallel 8: the e2e rollouts mostly wait on Argo CD, so
+# they run side by side.
+e2e=$(comm -23 <(go list -tags e2e ./... | sort) <(echo "$unit" | sort) | grep -v '/test/faults$')
+# shellcheck disable=SC2086
+go test -tags e2e -count=1 -v -parallel 8 -timeout 60m $e2e || status=$?
 # The fault-injection suite, short form, on a stack of its own once the others are done
 # (CMP_PHASE_FAULTS=long go test -tags e2e -v ./test/faults runs the long form).
 go test -tags e2e -count=1 -v -timeout 25m ./test/faults || status=$?
