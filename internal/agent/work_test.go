@@ -24,7 +24,7 @@ func TestAFailureIsLoggedOnceAndToldByItsPolicy(t *testing.T) {
 	}{
 		"transient":         {"web", apierrors.NewServiceUnavailable("down"), "", 1, "WARN"},
 		"a failed write":    {"web", writeFailed(apierrors.NewInternalError(errors.New("etcd"))), "Warning StateWriteFailed", 1, "WARN"},
-		"conflict":          {"web", apierrors.NewConflict(parent.GroupVersionKind().GroupVersion().WithResource("applications").GroupResource(), "web-parent", errors.New("x")), "", 0, "INFO"},
+		"conflict":          {"web", apierrors.NewConflict(v1alpha1.SchemeGroupVersion.WithResource("applications").GroupResource(), "web-parent", errors.New("x")), "", 0, "INFO"},
 		"invalid":           {"web", invalid(errors.New("plan argocd/web-plan is incomplete"), "let the parent re-render it"), "Warning InvalidInput plan argocd/web-plan is incomplete (fix: let the parent re-render it)", 0, "WARN"},
 		"fail-closed":       {"web", failClosed(errors.New("rebuild state: no spec")), "Warning FailedClosed rebuild state: no spec", 0, "ERROR"},
 		"no parent to tell": {"api", failClosed(errors.New("rebuild state: no spec")), "", 0, "ERROR"},
