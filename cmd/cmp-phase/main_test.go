@@ -106,3 +106,14 @@ func TestTheExamplesValidate(t *testing.T) {
 		t.Fatalf("exit %d:\n%s%s", code, out.String(), errb.String())
 	}
 }
+
+// TestValidateRendersListChildren: validate renders a list generator's children as the
+// plugin will, so seed 001's example, whose region label no list element can fill, is
+// refused naming the child and the label rather than accepted and then refused by the API
+// server (as it is when Argo CD's own ApplicationSet controller generates it).
+func TestValidateRendersListChildren(t *testing.T) {
+	_, errOut, code := runCmd(t, "validate", "../../internal/spec/testdata/seeds/001-guestbook-rolling-update.yaml")
+	if code != 1 || !strings.Contains(errOut, `child engineering-dev-guestbook: template.metadata.labels.region renders "{{metadata.labels.cluster/region}}", not a valid label value`) {
+		t.Fatalf("want the region label refused: %d %q", code, errOut)
+	}
+}

@@ -40,6 +40,11 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 			printErrors(stderr, err)
 			continue
 		}
+		if err := dryRender(s, *invFile); err != nil {
+			failed = true
+			fmt.Fprintf(stderr, "%s: %s\n", p, oneLine(err))
+			continue
+		}
 		fmt.Fprintf(stdout, "%s: valid (%s, %d phases)\n", p, s.Dialect, len(s.Phases))
 		if *repoURL != "" {
 			if err := listUnphased(stdout, s, render.Source{RepoURL: *repoURL, TargetRevision: *ref}, *invFile); err != nil {
@@ -81,6 +86,24 @@ func printErrors(w io.Writer, err error) {
 		return
 	}
 	fmt.Fprintln(w, err.Error())
+}
+
+// dryRender renders every child the spec generates, as the plugin will: for a spec of list
+// generators always, for a clusters generator over --inventory-file when given.
+func dryRender(s *spec.Spec, invFile string) error {
+	inv := &inventory.Inventory{}
+	if invFile != "" {
+		var err error
+		if inv, err = inputs.InventoryFromFile(invFile); err != nil {
+			return err
+		}
+	}
+	for _, g := range s.Generators {
+		if g.Clusters != nil && invFile == "" {
+			return nil
+		}
+	}
+	return render.Check(s, inv)
 }
 
 // listUnphased prints, per child, the sources that follow a moving ref cmp-phase cannot see.

@@ -1,0 +1,71 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/inventory"
+	"github.com/cmp-phase/cmp-phase/internal/spec"
+	"github.com/cmp-phase/cmp-phase/internal/state"
+)
+
+// tagOpen is how an unresolved ApplicationSet tag starts: ApplicationSet templating leaves
+// a parameter no generator yields as it was written, as Argo CD does.
+var tagOpen = []byte("{{")
+
+// checkLabels refuses a child whose labels the API server would refuse, which only an
+// unresolved tag left in a label can make (seed 001's list generator with
+// {{metadata.labels.cluster/region}}, a parameter only a clusters generator yields): Argo
+// CD's own ApplicationSet controller would fail to create it too. Only children holding an
+// unresolved tag are decoded, so a render pays nothing for the check otherwise.
+func checkLabels(child string, doc []byte) error {
+	if !bytes.Contains(doc, tagOpen) {
+		return nil
+	}
+	var app struct {
+		Metadata struct {
+			Labels map[string]string `json:"labels"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(doc, &app); err != nil {
+		return fmt.Errorf("child %s: %w", child, err)
+	}
+	for _, k := range slices.Sorted(maps.Keys(app.Metadata.Labels)) {
+		v := app.Metadata.Labels[k]
+		if problems := validation.IsValidLabelValue(v); len(problems) > 0 {
+			return fmt.Errorf("child %s: template.metadata.labels.%s renders %q, not a valid label value (%s) (fix: give every generator's parameter set the parameter it names — a list element's key, or a clusters generator for metadata.labels.*)",
+				child, k, v, strings.Join(problems, "; "))
+		}
+	}
+	return nil
+}
+
+// Check renders every child the spec generates for inv as if all were deployed at the
+// spec's revision, and returns what such a render would refuse (validate's dry run: a
+// spec validate accepts renders). inv may be empty for a spec of list generators only.
+func Check(s *spec.Spec, inv *inventory.Inventory) error {
+	_, body, id, err := s.Revision()
+	if err != nil {
+		return err
+	}
+	r := New(1)
+	c, err := r.compiled(id, body, s.Name)
+	if err != nil {
+		return err
+	}
+	byName, err := c.paramsFor(inv)
+	if err != nil {
+		return err
+	}
+	st := &state.State{Schema: state.Schema, Generation: 1, Deployed: id,
+		Children: slices.Sorted(maps.Keys(byName)), Revisions: map[string]json.RawMessage{id: body}}
+	_, err = r.Render(Input{Spec: s, Inventory: inv, State: st, Env: Env{StateNamespace: contract.DefaultNamespace, PhaseGen: 1}})
+	return err
+}
