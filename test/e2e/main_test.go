@@ -22,14 +22,15 @@ var env *framework.Env
 // cmpPhaseBin and agentBin are built from this tree for the tests.
 var cmpPhaseBin, agentBin string
 
-// fleet is the six loopback clusters every e2e test deploys to.
+// fleet is the six loopback clusters every e2e test deploys to (tier: production is what
+// seed 000's advanced example selects).
 var fleet = []framework.Cluster{
 	{Name: "dev-1", Labels: map[string]string{"env": "dev", "region": "eu"}},
 	{Name: "dev-2", Labels: map[string]string{"env": "dev", "region": "us"}},
 	{Name: "staging-1", Labels: map[string]string{"env": "staging", "region": "eu"}},
 	{Name: "staging-2", Labels: map[string]string{"env": "staging", "region": "us"}},
-	{Name: "prod-1", Labels: map[string]string{"env": "prod", "region": "eu"}},
-	{Name: "prod-2", Labels: map[string]string{"env": "prod", "region": "us"}},
+	{Name: "prod-1", Labels: map[string]string{"env": "prod", "region": "eu", "tier": "production"}},
+	{Name: "prod-2", Labels: map[string]string{"env": "prod", "region": "us", "tier": "production"}},
 }
 
 func TestMain(m *testing.M) {
