@@ -11,7 +11,7 @@ import (
 // order: the latest phase's children leave Admitted together (the renderer then renders
 // them at their previous revision), and the next earlier phase waits until they have
 // settled there. When no phase holds admitted children the rollout is RolledBack.
-func rollBack(st *state.State, o Observed, now time.Time, acts *[]Action) {
+func rollBack(st *state.State, _ Plan, o Observed, now time.Time, acts *[]Action) {
 	r := st.Rollout
 	for i := len(r.Phases) - 1; i >= 0; i-- {
 		ph := &r.Phases[i]
