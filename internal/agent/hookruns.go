@@ -115,7 +115,7 @@ func (a *Agent) runHook(ctx context.Context, p *pass, revision string, act rollo
 
 func (a *Agent) hookAttempts(ctx context.Context, p *pass, revision string, act rollout.Action, id string) rollout.HookResult {
 	start := time.Now()
-	h, secrets, err := hooks.Template(act.Hook, a.clusterVars(p, phaseName(p, act.Phase), act.Cluster), a.secret(ctx))
+	h, secrets, err := hooks.Template(act.Hook, a.clusterVars(p, phaseName(p, act.Phase), act), a.secret(ctx))
 	if err != nil {
 		return rollout.HookResult{Status: state.HookErrored, Attempts: 1, FinishedAt: time.Now(), Message: err.Error()}
 	}
@@ -154,17 +154,24 @@ func phaseName(p *pass, i int) string {
 	return ""
 }
 
-// clusterVars are a hook's template variables: the phase's, and for a per-cluster check
-// the admitted child's cluster as the inventory has it.
-func (a *Agent) clusterVars(p *pass, phase, child string) map[string]string {
+// clusterVars are a hook's template variables: the phase's, and for a per-cluster run the
+// cluster as the inventory has it — the one the engine named (a pre-hook's child may not
+// exist yet), else the one the live child's label names.
+func (a *Agent) clusterVars(p *pass, phase string, act rollout.Action) map[string]string {
 	vars := hooks.PhaseVars(p.plan.Rollout, a.opts.Namespace, phase)
-	app := p.children[child]
-	if child == "" || app == nil {
+	if act.Cluster == "" {
 		return vars
 	}
+	cluster := act.ClusterName
+	if app := p.children[act.Cluster]; cluster == "" && app != nil {
+		cluster = app.Labels[contract.LabelCluster]
+	}
 	inv := a.inventory()
+	if cluster == "" || inv == nil {
+		return vars
+	}
 	for _, c := range inv.Clusters {
-		if c.Name != app.Labels[contract.LabelCluster] {
+		if c.Name != cluster {
 			continue
 		}
 		vars["name"], vars["server"], vars["project"] = c.Name, c.Server, c.Project

@@ -2,7 +2,6 @@ package hooks
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/cmp-phase/cmp-phase/internal/spec"
@@ -12,12 +11,12 @@ import (
 // configured namespace).
 type SecretLookup func(name, key string) (string, error)
 
-var placeholder = regexp.MustCompile(`\{\{\s*([^{}]+?)\s*\}\}`)
+var placeholder = spec.HookPlaceholder
 
 // Template fills the fields the hook's kind templates (spec.HookBlock.Fill: an http hook's
 // URL, headers and body, a command's argv and env, …) with vars ({{.appset.name}},
-// {{.phase.name}}, and {{name}}, {{server}}, {{metadata.labels.x}}, … for a per-cluster
-// check) and secret references ({{.secrets.<name>.<key>}}). It returns the filled hook and
+// {{.phase.name}}, and {{name}}, {{server}}, {{metadata.labels.x}}, … for a hook run per
+// cluster, spec.Hook.PerCluster) and secret references ({{.secrets.<name>.<key>}}). It returns the filled hook and
 // the secret values it used (for redaction); the hook it was given is left as it was. An
 // unknown variable or a missing secret is an error that names neither value.
 func Template(h spec.Hook, vars map[string]string, secret SecretLookup) (spec.Hook, []string, error) {
@@ -64,10 +63,12 @@ func (f *filler) replace(m string) string {
 	switch {
 	case ok:
 		return v
-	case clusterField(name):
-		f.err = fmt.Errorf("hook %s: %q names a cluster, but this hook runs once per phase (fix: make it a check, which runs once per admitted cluster)", f.hook, name)
+	case spec.ClusterVar(name):
+		// a hook naming a cluster field runs per cluster with that cluster's fields; only a
+		// field the cluster lacks (a label it does not carry) cannot be filled
+		f.err = fmt.Errorf("hook %s: %q has no value for this cluster (fix: give every cluster the phase admits that field, or stop templating the hook with it)", f.hook, name)
 	default:
-		f.err = fmt.Errorf("hook %s: unknown template variable %q (fix: use .appset.name, .appset.namespace, .phase.name, and in checks name, server, metadata.labels.<key>, metadata.annotations.<key>)", f.hook, name)
+		f.err = fmt.Errorf("hook %s: %s (fix: %s)", f.hook, spec.HookVarProblem(name), spec.HookVarFix)
 	}
 	return m
 }
@@ -83,10 +84,6 @@ func (f *filler) secretValue(name, ref string) (string, error) {
 		return "", fmt.Errorf("hook %s: secret %s key %s: %w", f.hook, secretName, key, err)
 	}
 	return v, nil
-}
-
-func clusterField(name string) bool {
-	return name == "name" || name == "server" || name == "project" || strings.HasPrefix(name, "metadata.")
 }
 
 // PhaseVars are the variables every hook of a phase may use (seed 000's {{.appset.name}}).

@@ -62,17 +62,19 @@ func gate(r *state.Rollout, ph *state.PhaseState, kind string, hooks []spec.Hook
 		ph.Hooks = map[string]state.HookRun{}
 	}
 	running, pending, verdict, why, status := 0, false, gatePassed, "", state.HookStatus("")
+	names := clusterNames(o.Subjects, clusters)
 	for _, key := range slices.Sorted(maps.Keys(ph.Hooks)) { // results first, so ended runs free their slots
 		if run := ph.Hooks[key]; run.Kind == kind && run.Status == state.HookRunning {
-			if run = record(r, ph, run, o.Hooks[key], now, acts); run.Status == state.HookRunning {
+			// a skipped cluster's run is ignored: it holds no slot
+			if run = record(r, ph, run, o.Hooks[key], now, acts); run.Status == state.HookRunning && !slices.Contains(r.Skipped, run.Cluster) {
 				running++
 			}
 			ph.Hooks[key] = run
 		}
 	}
 	for _, h := range hooks {
-		targets := []string{""}
-		if kind == KindCheck && h.PerCluster() {
+		targets, perCluster := []string{""}, h.PerCluster()
+		if perCluster {
 			targets = clusters
 		}
 		for _, c := range targets {
@@ -91,12 +93,14 @@ func gate(r *state.Rollout, ph *state.PhaseState, kind string, hooks []spec.Hook
 			switch {
 			case run.Status == state.HookRunning:
 				pending = true
-				*acts = append(*acts, Action{Kind: ActRunHook, Key: key, Hook: h, Cluster: c, Phase: r.Phase})
+				*acts = append(*acts, Action{Kind: ActRunHook, Key: key, Hook: h, Cluster: c, ClusterName: names[c], Phase: r.Phase})
 			case run.Status == state.HookSucceeded, h.FailurePolicy == "ignore":
 			case h.FailurePolicy == "abort":
-				return gateAborted, fmt.Sprintf("%s %s %s (failurePolicy abort): %s", kind, target(h.Name, c), run.Status, run.Message), run.Status
+				return gateAborted, fmt.Sprintf("%s %s (failurePolicy abort): %s", kind, runWhat(run), run.Message), run.Status
+			case perCluster && kind != KindPre:
+				// the cluster's failure counts against the phase's maxFailures (clusterHookFailures)
 			case verdict == gatePassed:
-				verdict, why, status = gateFailed, fmt.Sprintf("%s %s %s: %s", kind, target(h.Name, c), run.Status, run.Message), run.Status
+				verdict, why, status = gateFailed, fmt.Sprintf("%s %s: %s", kind, runWhat(run), run.Message), run.Status
 			}
 		}
 	}
@@ -121,6 +125,11 @@ func record(r *state.Rollout, ph *state.PhaseState, run state.HookRun, res HookR
 	return run
 }
 
+// runWhat names a run and its status: "health on dev-2 Failed".
+func runWhat(run state.HookRun) string {
+	return target(run.Name, run.Cluster) + " " + string(run.Status)
+}
+
 func target(name, cluster string) string {
 	if cluster == "" {
 		return name
@@ -129,20 +138,29 @@ func target(name, cluster string) string {
 }
 
 // hookGate runs one kind of the current phase's hooks and applies its verdict: it reports
-// whether the phase may go on; a failure applies onFailure, an abort ends the rollout.
+// whether the phase may go on; a failure applies onFailure, an abort ends the rollout. A
+// hook templated with a cluster field runs once per cluster (hookTargets); a failed
+// per-cluster check or post-hook fails its cluster, which counts against maxFailures like a
+// failed sync.
 func hookGate(st *state.State, p Plan, ph *state.PhaseState, sp spec.Phase, kind string, o Observed, now time.Time, acts *[]Action) bool {
 	r := st.Rollout
-	hooks, limit, clusters := sp.PreHooks, orDefault(p.MaxHooks, MaxHooksAtOnce), []string(nil)
+	hooks, limit := sp.PreHooks, orDefault(p.MaxHooks, MaxHooksAtOnce)
 	switch kind {
 	case KindCheck:
-		hooks, limit, clusters = sp.Checks, orDefault(p.MaxChecks, MaxChecksAtOnce), slices.Clone(ph.Admitted)
+		hooks, limit = sp.Checks, orDefault(p.MaxChecks, MaxChecksAtOnce)
 	case KindPost:
 		hooks = sp.PostHooks
 	}
 	if len(hooks) == 0 {
 		return true
 	}
-	v, why, status := gate(r, ph, kind, hooks, clusters, limit, o, now, acts)
+	v, why, status := gate(r, ph, kind, hooks, hookTargets(r, ph, sp, kind), limit, o, now, acts)
+	if v != gateAborted && kind != KindPre {
+		if failed := clusterHookFailures(r, ph, sp, now, acts); len(failed) > sp.MaxFailures && sp.OnFailure != "continue" {
+			fail(st, p, ph, sp, failed, o, now, acts)
+			return false
+		}
+	}
 	switch {
 	case v == gatePassed:
 		return true
@@ -157,7 +175,7 @@ func hookGate(st *state.State, p Plan, ph *state.PhaseState, sp spec.Phase, kind
 		if status == state.HookErrored {
 			phase = PhaseErrored
 		}
-		stopOrRollBack(st, ph, sp, phase, fmt.Sprintf("phase %s %s: %s", ph.Name, phase, why), o, now, acts)
+		stopOrRollBack(st, p, ph, sp, phase, fmt.Sprintf("phase %s %s: %s", ph.Name, phase, why), o, now, acts)
 	}
 	return false
 }

@@ -21,9 +21,9 @@ func progress(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action
 		if !hookGate(st, p, ph, sp, KindPre, o, now, acts) {
 			return // pre-hooks run before anyone is admitted
 		}
-		done, failed := settle(r, ph, o, now, acts) // before admit, so freed batch slots count
+		done, failed := settle(r, ph, sp, o, now, acts) // before admit, so freed batch slots count
 		if len(failed) > sp.MaxFailures && sp.OnFailure != "continue" {
-			fail(st, ph, sp, failed, o, now, acts)
+			fail(st, p, ph, sp, failed, o, now, acts)
 			return
 		}
 		b := batchOf(r, ph, sp)
@@ -74,9 +74,10 @@ func admit(ph *state.PhaseState, next []string, now time.Time) {
 
 // settle judges every child this phase admitted. done is true when every one has settled
 // (Done, or Failed/Errored); failed lists the Failed and Errored ones. A member still
-// waiting past the phase's progressDeadline is Errored. Every failure is reported once, when
-// it happens, whether or not the phase tolerates it.
-func settle(r *state.Rollout, ph *state.PhaseState, o Observed, now time.Time, acts *[]Action) (done bool, failed []string) {
+// waiting past the phase's progressDeadline is Errored, and one whose per-cluster check or
+// post-hook failed is Failed (or Errored) however its sync went. Every failure is reported
+// once, when it happens, whether or not the phase tolerates it.
+func settle(r *state.Rollout, ph *state.PhaseState, sp spec.Phase, o Observed, now time.Time, acts *[]Action) (done bool, failed []string) {
 	done = true
 	for _, c := range ph.Admitted {
 		cs := ph.Clusters[c]
@@ -92,6 +93,7 @@ func settle(r *state.Rollout, ph *state.PhaseState, o Observed, now time.Time, a
 		if v == Waiting && ph.DeadlineAt != nil && !now.Before(*ph.DeadlineAt) {
 			v, why = Errored, "did not settle by the phase's progressDeadline: "+why
 		}
+		v, why = hookVerdict(ph, sp, c, v, why)
 		was := cs.Status
 		cs.Status, cs.Reason = v.Status(), why
 		ph.Clusters[c] = cs
@@ -127,7 +129,7 @@ func soaked(r *state.Rollout, ph *state.PhaseState, sp spec.Phase, now time.Time
 }
 
 // fail applies onFailure to members that failed or errored.
-func fail(st *state.State, ph *state.PhaseState, sp spec.Phase, failed []string, o Observed, now time.Time, acts *[]Action) {
+func fail(st *state.State, p Plan, ph *state.PhaseState, sp spec.Phase, failed []string, o Observed, now time.Time, acts *[]Action) {
 	status := PhaseErrored
 	for _, c := range failed {
 		if ph.Clusters[c].Status == ClusterFailed {
@@ -138,19 +140,19 @@ func fail(st *state.State, ph *state.PhaseState, sp spec.Phase, failed []string,
 	if sp.MaxFailures > 0 {
 		reason += fmt.Sprintf(" (%d failures, maxFailures %d)", len(failed), sp.MaxFailures)
 	}
-	stopOrRollBack(st, ph, sp, status, reason, o, now, acts)
+	stopOrRollBack(st, p, ph, sp, status, reason, o, now, acts)
 }
 
 // stopOrRollBack ends a failed phase: onFailure rollback returns the admitted children
 // (rollBack); stop, or a first deployment with nothing to return to, stops where it is.
-func stopOrRollBack(st *state.State, ph *state.PhaseState, sp spec.Phase, status state.PhaseStatus, reason string, o Observed, now time.Time, acts *[]Action) {
+func stopOrRollBack(st *state.State, p Plan, ph *state.PhaseState, sp spec.Phase, status state.PhaseStatus, reason string, o Observed, now time.Time, acts *[]Action) {
 	r := st.Rollout
 	ph.Status, r.Status, r.Reason = status, StatusStopped, reason
 	switch {
 	case sp.OnFailure == "rollback" && st.Deployed != "":
 		r.Status = StatusRollingBack
 		emit(r, acts, now, EvRollingBack, "rolling back: "+r.Reason)
-		rollBack(st, o, now, acts)
+		rollBack(st, p, o, now, acts)
 		return
 	case sp.OnFailure == "rollback":
 		r.Reason += " (nothing to roll back to on a first deployment: stopped)"

@@ -10,18 +10,22 @@ import (
 // rollBack returns admitted children to the revision they ran before, in reverse phase
 // order: the latest phase's children leave Admitted together (the renderer then renders
 // them at their previous revision), and the next earlier phase waits until they have
-// settled there. When no phase holds admitted children the rollout is RolledBack.
-func rollBack(st *state.State, o Observed, now time.Time, acts *[]Action) {
+// settled there. When no phase holds admitted children the rollout is RolledBack. A
+// returning phase has its progressDeadline too, from the moment it started returning:
+// children not settled by then are Errored and the rollout stops (returnDeadline).
+func rollBack(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action) {
 	r := st.Rollout
 	for i := len(r.Phases) - 1; i >= 0; i-- {
 		ph := &r.Phases[i]
 		if len(ph.Returning) > 0 {
-			if !returned(st, ph, o) {
-				return
+			pending := returned(st, ph, o)
+			if len(pending) == 0 {
+				ph.Returning, ph.Status = nil, PhaseReturned
+				emit(r, acts, now, EvPhaseRolledBack, "phase "+ph.Name+" rolled back")
+				continue
 			}
-			ph.Returning, ph.Status = nil, PhaseReturned
-			emit(r, acts, now, EvPhaseRolledBack, "phase "+ph.Name+" rolled back")
-			continue
+			returnDeadline(r, ph, p, i, pending, now, acts)
+			return
 		}
 		if len(ph.Admitted) == 0 {
 			continue
@@ -34,9 +38,36 @@ func rollBack(st *state.State, o Observed, now time.Time, acts *[]Action) {
 	emit(r, acts, now, EvRolledBack, "rollout rolled back: "+r.Reason)
 }
 
-// returned reports whether every returning child has settled on its previous revision.
-func returned(st *state.State, ph *state.PhaseState, o Observed) bool {
-	all := true
+// returnDeadline applies the progressDeadline of returning phase ph (index i of the plan)
+// to its children still pending: before the deadline it asks to come back then; at or
+// after it those children are Errored, the phase Errored and the rollout Stopped, with a
+// reason naming them and the deadline. A phase without progressDeadline waits as long as
+// it takes (a person may abort).
+func returnDeadline(r *state.Rollout, ph *state.PhaseState, p Plan, i int, pending []string, now time.Time, acts *[]Action) {
+	if i >= len(p.Phases) || p.Phases[i].ProgressDeadline <= 0 || ph.RollbackAt == nil {
+		return
+	}
+	limit := p.Phases[i].ProgressDeadline
+	deadline := ph.RollbackAt.Add(limit)
+	if now.Before(deadline) {
+		*acts = append(*acts, Action{Kind: ActRequeue, At: deadline, Message: "progressDeadline of returning phase " + ph.Name})
+		return
+	}
+	for _, c := range pending {
+		cs := ph.Clusters[c]
+		cs.Status, cs.Reason = ClusterErrored, "did not return by the phase's progressDeadline: "+cs.Reason
+		ph.Clusters[c] = cs
+	}
+	ph.Status, r.Status = PhaseErrored, StatusStopped
+	r.Reason = fmt.Sprintf("rollback stopped: phase %s: %s did not settle on the previous revision within progressDeadline %s (returning since %s); they stay where they are (fix: repair them, then write rollback again, or abort)",
+		ph.Name, describe(pending), limit, ph.RollbackAt.UTC().Format(time.RFC3339))
+	emit(r, acts, now, EvRolloutStopped, "rollout stopped: "+r.Reason)
+}
+
+// returned lists the returning children of ph that have not settled on their previous
+// revision yet (none: the phase has returned), recording where each one stands.
+func returned(st *state.State, ph *state.PhaseState, o Observed) []string {
+	var pending []string
 	for _, c := range ph.Returning {
 		want := st.Deployed
 		if pin, ok := st.Pinned[c]; ok {
@@ -48,8 +79,8 @@ func returned(st *state.State, ph *state.PhaseState, o Observed) bool {
 		}
 		ph.Clusters[c] = state.ClusterState{Status: state.ClusterReturning, Reason: why, AdmittedAt: ph.Clusters[c].AdmittedAt}
 		if v != Done {
-			all = false
+			pending = append(pending, c)
 		}
 	}
-	return all
+	return pending
 }

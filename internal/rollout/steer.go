@@ -115,6 +115,12 @@ func endRollout(st *state.State, c *control.Controls, now time.Time, acts *[]Act
 		reject(key, why, "a first deployment has nothing to roll back to (fix: abort instead)")
 	default:
 		r.Status, r.Reason = StatusRollingBack, fmt.Sprintf("rollback asked by %s: %s", who(c), why)
+		for i := range r.Phases {
+			if ph := &r.Phases[i]; len(ph.Returning) > 0 {
+				// a rollback stopped at its progressDeadline: the phase returns again, with a new deadline
+				ph.Status, ph.RollbackAt = PhaseReturning, &now
+			}
+		}
 		if st.Paused != nil {
 			st.Paused = nil
 			consume(acts, contract.PauseKey, contract.PauseUntilKey)

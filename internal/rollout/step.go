@@ -87,12 +87,15 @@ type Action struct {
 	Reason  string // ActEvent: the Kubernetes Event's reason (an Ev* constant)
 	Message string // ActEvent: the Event's message; ActRequeue: why
 	Warning bool   // ActEvent: a Warning, not a Normal Event
-	// ActRunHook: the ledger key, the hook as declared, the cluster of a per-cluster check
-	// and the phase index. ActConsume: the control key in Key.
-	Key     string
-	Hook    spec.Hook
-	Cluster string
-	Phase   int
+	// ActRunHook: the ledger key, the hook as declared, the child of a per-cluster run (a
+	// hook templated with a cluster field) and its cluster's name in the inventory (for the
+	// template variables: the child may not exist yet for a pre-hook), and the phase index.
+	// ActConsume: the control key in Key.
+	Key         string
+	Hook        spec.Hook
+	Cluster     string
+	ClusterName string
+	Phase       int
 }
 
 // Step decides the next state from the current one, the plan and observations, at now. It
@@ -122,7 +125,7 @@ func Step(p Plan, cur *state.State, o Observed, now time.Time) (*state.State, []
 	case r.Status.IsTerminal():
 		// nothing moves by itself (a person's edit above may have changed it)
 	case r.Status == StatusRollingBack:
-		rollBack(st, o, now, &acts)
+		rollBack(st, p, o, now, &acts)
 	default:
 		progress(st, p, o, now, &acts)
 	}

@@ -3,6 +3,8 @@ package spec
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -114,36 +116,71 @@ func (k *blockKind[B, P]) decode(b []byte) (HookBlock, error) {
 	return p, nil
 }
 
-// PerCluster reports whether a check runs once per admitted cluster: when any field its
-// kind templates is templated with the cluster ({{name}}, {{server}},
-// {{metadata.labels.x}}, …); secret references ({{.secrets.<name>.<key>}}) and the
-// phase's own variables ({{.appset.name}}, {{.phase.name}}) do not count. Otherwise it runs
-// once per phase. It asks every kind the same way, through HookBlock.Fill.
+// PerCluster reports whether a hook (pre-hook, check or post-hook) runs once per admitted
+// cluster: when any field its kind templates is templated with the cluster ({{name}},
+// {{server}}, {{metadata.labels.x}}, …); secret references ({{.secrets.<name>.<key>}}) and
+// the phase's own variables ({{.appset.name}}, {{.phase.name}}) do not count. Otherwise it
+// runs once per phase. It asks every kind the same way, through HookBlock.Fill; validation
+// (HookVarProblem) and the run's templating (hooks.Template) read the same placeholders.
 func (h Hook) PerCluster() bool {
 	per := false
-	if h.Block != nil {
-		h.Block.Fill(func(s string) string {
-			per = per || namesCluster(s)
-			return s
-		})
+	for _, name := range h.Placeholders() {
+		per = per || !strings.HasPrefix(name, ".")
 	}
 	return per
 }
 
-// namesCluster reports whether s holds a placeholder of the cluster's: one that does not
-// start with "." (.secrets.*, .appset.*, .phase.* are not the cluster's).
-func namesCluster(s string) bool {
-	for rest := s; ; {
-		i := strings.Index(rest, "{{")
-		if i < 0 {
-			return false
-		}
-		rest = rest[i+2:]
-		if !strings.HasPrefix(strings.TrimSpace(rest), ".") {
-			return true
+// HookPlaceholder matches one placeholder of a hook field, {{ name }}; group 1 is the name.
+var HookPlaceholder = regexp.MustCompile(`\{\{\s*([^{}]+?)\s*\}\}`)
+
+// Placeholders are the names of every placeholder in the fields the hook's kind templates.
+func (h Hook) Placeholders() []string {
+	var out []string
+	if h.Block != nil {
+		h.Block.Fill(func(s string) string {
+			for _, m := range HookPlaceholder.FindAllStringSubmatch(s, -1) {
+				out = append(out, m[1])
+			}
+			return s
+		})
+	}
+	return out
+}
+
+// Hook template variables: the phase's, and a cluster's (a hook using one runs per cluster).
+var (
+	phaseVars   = []string{".appset.name", ".appset.namespace", ".phase.name"}
+	clusterVars = []string{"name", "server", "project"}
+)
+
+// ClusterVar reports whether name is a cluster field: name, server, project,
+// metadata.labels.<key> or metadata.annotations.<key>.
+func ClusterVar(name string) bool {
+	for _, prefix := range []string{"metadata.labels.", "metadata.annotations."} {
+		if key, ok := strings.CutPrefix(name, prefix); ok {
+			return key != ""
 		}
 	}
+	return slices.Contains(clusterVars, name)
 }
+
+// HookVarProblem says what is wrong with placeholder name in a hook, "" when it is one a
+// run can fill: a phase variable, a cluster field, or a secret reference.
+func HookVarProblem(name string) string {
+	if ref, ok := strings.CutPrefix(name, ".secrets."); ok {
+		if secret, key, found := strings.Cut(ref, "."); !found || secret == "" || key == "" {
+			return fmt.Sprintf("secret reference %q must be {{.secrets.<name>.<key>}}", name)
+		}
+		return ""
+	}
+	if slices.Contains(phaseVars, name) || ClusterVar(name) {
+		return ""
+	}
+	return fmt.Sprintf("unknown template variable %q", name)
+}
+
+// HookVarFix is the fix told for a placeholder HookVarProblem refuses.
+const HookVarFix = "use .appset.name, .appset.namespace, .phase.name, .secrets.<name>.<key>, or a cluster field (the hook then runs once per admitted cluster): name, server, project, metadata.labels.<key>, metadata.annotations.<key>"
 
 // RunTimeout is how long one attempt of the hook may take: its timeout, seed 000's
 // default when unset, never over its kind's limit.

@@ -58,6 +58,11 @@ func (d *dec) hook(n *yaml.Node, path string, check bool) Hook {
 		}
 	}
 	h.Block = k.parse(d, hookNode{node: n, fields: f, path: path, check: check})
+	for _, name := range h.Placeholders() {
+		if problem := HookVarProblem(name); problem != "" {
+			d.fail(f[h.Type], path+"."+h.Type, HookVarFix, "%s", problem)
+		}
+	}
 	if limit, fix := k.MaxTimeout(); h.Timeout > limit {
 		d.fail(f["timeout"], path+".timeout", fix, "%s is over the %s limit of %s", h.Timeout, h.Type, limit)
 	}

@@ -193,3 +193,32 @@ func TestAHookRunsPerClusterOnlyWhenTemplatedWithTheCluster(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateAcceptsWhatAHookRunCanFillAndNothingElse: a cluster field is accepted in a
+// pre-hook, check and post-hook alike (each then runs per cluster, seed 000's smoke-tests);
+// a placeholder no run can fill is refused at load, naming the field and the fix.
+func TestValidateAcceptsWhatAHookRunCanFillAndNothingElse(t *testing.T) {
+	hookSpec := func(list, url string) []byte {
+		hook := "        " + list + ":\n        - name: h\n          type: http\n          http: {url: '" + url + "'}\n"
+		return []byte(strings.Replace(string(specWith(`'true'`, "1")), "      - name: rest\n", hook+"      - name: rest\n", 1))
+	}
+	for _, list := range []string{"preHooks", "checks", "postHooks"} {
+		for _, url := range []string{"https://{{name}}.example.com", "https://x/{{ metadata.labels.region }}/{{server}}/{{project}}",
+			"https://x/{{.appset.name}}/{{ .phase.name }}/{{.appset.namespace}}?t={{.secrets.hook.token}}"} {
+			if _, err := Parse("spec.yaml", hookSpec(list, url), targets.NewCache(8)); err != nil {
+				t.Errorf("%s %s: %v", list, url, err)
+			}
+		}
+		for url, want := range map[string]string{
+			"https://{{nope}}.example.com":   `unknown template variable "nope"`,
+			"https://x/{{.values.env}}":      `unknown template variable ".values.env"`,
+			"https://x/{{metadata.labels.}}": `unknown template variable "metadata.labels."`,
+			"https://x/{{.secrets.only}}":    `secret reference ".secrets.only" must be`,
+		} {
+			_, err := Parse("spec.yaml", hookSpec(list, url), targets.NewCache(8))
+			if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "phases[0]."+list+"[0].http") || !strings.Contains(err.Error(), "fix: use .appset.name") {
+				t.Errorf("%s %s: %v", list, url, err)
+			}
+		}
+	}
+}

@@ -33,6 +33,8 @@ type phased struct {
 	metrics  string // the last started agent's metrics address
 	// confirmRemoval adds confirmRemoval: true to the spec.
 	confirmRemoval bool
+	// edit, when set, changes the spec text last (e.g. adds a field to some phases).
+	edit func(string) string
 	// fresh, when set, is a workload version no cluster outside the admitted set may run
 	// while a rollout is active (read from the workload in each cluster).
 	fresh string
@@ -46,6 +48,9 @@ func (r *phased) spec(version string) string {
 	s := strings.ReplaceAll(framework.PhasedSpec(r.name, version, env.Git.URL), "action: rollback", "action: "+r.onFail)
 	if r.confirmRemoval {
 		s = strings.Replace(s, "      type: phaseDeployment\n", "      type: phaseDeployment\n      confirmRemoval: true\n", 1)
+	}
+	if r.edit != nil {
+		s = r.edit(s)
 	}
 	return s
 }

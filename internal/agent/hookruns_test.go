@@ -1,0 +1,42 @@
+package agent
+
+import (
+	"testing"
+
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/inventory"
+	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/rollout"
+)
+
+// TestClusterVarsComeFromTheClusterTheEngineNames: a per-cluster run gets its cluster's
+// fields from the inventory — the cluster the engine named (a pre-hook's child does not
+// exist yet), else the one the live child's label names; a per-phase run only the phase's.
+func TestClusterVarsComeFromTheClusterTheEngineNames(t *testing.T) {
+	a := &Agent{inv: &inventory.Inventory{Clusters: []inventory.Cluster{
+		{Name: "prod-us-west", Server: "https://10.0.0.1", Labels: map[string]string{"tier": "production"}},
+		{Name: "dev-1", Server: "https://10.0.0.2"},
+	}}}
+	live := &v1alpha1.Application{ObjectMeta: metav1.ObjectMeta{Name: "web-dev-1", Labels: map[string]string{contract.LabelCluster: "dev-1"}}}
+	p := &pass{plan: &render.Plan{Rollout: "web"}, children: map[string]*v1alpha1.Application{live.Name: live}}
+	cases := map[string]struct {
+		act                 rollout.Action
+		name, server, label string
+	}{
+		"a pre-hook before its child exists": {rollout.Action{Cluster: "web-prod-us-west", ClusterName: "prod-us-west"}, "prod-us-west", "https://10.0.0.1", "production"},
+		"a live child, no name given":        {rollout.Action{Cluster: "web-dev-1"}, "dev-1", "https://10.0.0.2", ""},
+		"a per-phase run":                    {rollout.Action{}, "", "", ""},
+		"a cluster gone from the inventory":  {rollout.Action{Cluster: "web-gone", ClusterName: "gone"}, "", "", ""},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			vars := a.clusterVars(p, "prod", c.act)
+			if vars["name"] != c.name || vars["server"] != c.server || vars["metadata.labels.tier"] != c.label || vars[".phase.name"] != "prod" {
+				t.Fatalf("%v", vars)
+			}
+		})
+	}
+}
