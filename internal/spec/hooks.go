@@ -58,8 +58,6 @@ func (d *dec) hook(n *yaml.Node, path string, check bool) Hook {
 		}
 	}
 	h.Block = k.parse(d, hookNode{node: n, fields: f, path: path, check: check})
-	if limit, fix := k.MaxTimeout(); h.Timeout > limit {
-		d.fail(f["timeout"], path+".timeout", fix, "%s is over the %s limit of %s", h.Timeout, h.Type, limit)
-	}
+	d.site(n, f, path, h) // its limits are the installation's: CheckLimits, not the parser
 	return h
 }
