@@ -73,7 +73,7 @@ func TestCommandHooks(t *testing.T) {
 		{"a relative path cannot climb out of them", commandCall("../" + filepath.Base(outside) + "/evil.sh"), Errored, "outside the allowed directories"},
 		{"PATH is never searched", commandCall("ls"), Errored, "not an executable in the allowed directories"},
 		{"a file that is not executable is refused", commandCall("sneaky.txt"), Errored, "not an executable"},
-		{"101 env vars are refused", many, Errored, "101 env vars, over the limit of 100"},
+		{"101 env vars are refused", many, Errored, "not run: command.env has 101 variables, over --max-env-vars (100)"},
 		{"output past the cap is cut, and the command still completes", commandCall("chatty.sh"), Succeeded, "line 0 of a lot"},
 	}
 	for _, c := range cases {

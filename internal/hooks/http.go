@@ -40,9 +40,6 @@ func (httpKind) Run(ctx context.Context, r *Runner, c Call) Result {
 	if !ok {
 		return noBlock(c)
 	}
-	if len(h.Headers) > r.limits.MaxHeaders {
-		return Result{Outcome: Errored, Message: fmt.Sprintf("%d headers, over the limit of %d", len(h.Headers), r.limits.MaxHeaders)}
-	}
 	req, err := request(ctx, c, h)
 	if err != nil {
 		return Result{Outcome: Errored, Message: "invalid request: " + err.Error()}
@@ -89,10 +86,11 @@ func (r *Runner) send(ctx context.Context, client *http.Client, req *http.Reques
 		return Result{Outcome: Errored, Message: describeErr(ctx, err)}
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, r.limits.MaxBody+1))
+	limit := r.limits.Caps.ResponseBody
+	b, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	switch {
-	case int64(len(b)) > r.limits.MaxBody:
-		return Result{Outcome: Errored, Status: resp.StatusCode, Message: fmt.Sprintf("response body over the limit of %d bytes", r.limits.MaxBody)}
+	case int64(len(b)) > limit:
+		return Result{Outcome: Errored, Status: resp.StatusCode, Message: fmt.Sprintf("response body over the limit of %d bytes (--%s)", limit, spec.FlagMaxResponseBody)}
 	case err != nil:
 		return Result{Outcome: Errored, Status: resp.StatusCode, Message: "reading the response: " + describeErr(ctx, err)}
 	}
