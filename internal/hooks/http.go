@@ -10,11 +10,12 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 )
 
 // UserAgent is sent by every HTTP hook (seed 000).
-const UserAgent = "ArgoCD-ApplicationSet-PhaseHook/1.0"
+const UserAgent = contract.HookUserAgentValue
 
 // httpKind runs `type: http` hooks.
 type httpKind struct{ spec.HookKind }
@@ -114,14 +115,15 @@ func withBody(msg string, body []byte) string {
 // injectedHeaders are seed 000's headers plus the idempotency key.
 func injectedHeaders(c Call) map[string]string {
 	h := map[string]string{
-		"User-Agent": UserAgent, "X-AppSet-Name": c.Rollout, "X-AppSet-Namespace": c.Namespace,
-		"X-Hook-Name": c.Hook.Name, "X-Hook-Type": c.Hook.Type, "X-AppSet-Phase": c.Phase,
+		contract.HeaderUserAgent: UserAgent, contract.HeaderAppSetName: c.Rollout, contract.HeaderAppSetNamespace: c.Namespace,
+		contract.HeaderHookName: c.Hook.Name, contract.HeaderHookType: c.Place, contract.HeaderHookKind: c.Hook.Type,
+		contract.HeaderAppSetPhase: c.Phase,
 	}
 	if c.IdempotencyKey != "" {
-		h["Idempotency-Key"] = c.IdempotencyKey
+		h[contract.HeaderIdempotency] = c.IdempotencyKey
 	}
 	if c.Cluster != "" {
-		h["X-AppSet-Cluster"] = c.Cluster
+		h[contract.HeaderAppSetCluster] = c.Cluster
 	}
 	return h
 }

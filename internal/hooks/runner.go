@@ -17,7 +17,9 @@ type Call struct {
 	Phase     string
 	Revision  string
 	Cluster   string // empty for a hook run once per phase
-	Hook      spec.Hook
+	// Place is where the hook sits in its phase: pre, post or check (seed 000's HOOK_TYPE).
+	Place string
+	Hook  spec.Hook
 	// IdempotencyKey is stable per (rollout, revision, phase, ledger key) across attempts,
 	// restarts and leader changes.
 	IdempotencyKey string
