@@ -127,6 +127,7 @@ func (d *dec) root(n *yaml.Node, exprs *targets.Cache) *Spec {
 	meta := d.fields(d.required(top, n, "", "metadata", "give the rollout a name"), "metadata")
 	s.Name = d.str(d.required(meta, top["metadata"], "metadata", "name", "set metadata.name"), "metadata.name")
 	s.Namespace = d.str(meta["namespace"], "metadata.namespace")
+	d.minVersion(meta)
 	spec := d.required(top, n, "", "spec", "add spec.generators and spec.template")
 	if spec == nil {
 		return s
