@@ -7,8 +7,12 @@ COPY go.mod go.sum ./
 RUN go mod download
 COPY cmd ./cmd
 COPY internal ./internal
-RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o /out/cmp-phase ./cmd/cmp-phase \
- && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o /out/agent ./cmd/agent
+# VERSION (e.g. v1.2.0) is the release the binaries say they are: a spec's
+# argocd.argoproj.io/min-version is compared with it; empty is a development build.
+ARG VERSION=
+RUN X="-X github.com/cmp-phase/cmp-phase/internal/version.stamped=${VERSION}" \
+ && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w $X" -o /out/cmp-phase ./cmd/cmp-phase \
+ && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w $X" -o /out/agent ./cmd/agent
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/cmp-phase /out/agent /usr/local/bin/

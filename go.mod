@@ -55,6 +55,7 @@ require (
 	github.com/sirupsen/logrus v1.9.4
 	github.com/valyala/fasttemplate v1.2.2
 	golang.org/x/crypto v0.57.0
+	golang.org/x/mod v0.41.0
 	golang.org/x/term v0.47.0
 	google.golang.org/grpc v1.84.0
 	google.golang.org/protobuf v1.36.12-0.20260120151049-f2248ac996af

@@ -64,7 +64,7 @@ func (r rollouts) validate() error {
 type hookFlags struct{ o *agent.Options }
 
 // BindFlags registers --hook-command-dir, --hook-allow-private, --hook-pass-env,
-// --secret-namespace, --hooks-per-host, --max-hooks-per-phase and --max-checks-per-phase.
+// --secret-namespace and --hooks-per-host.
 func (h hookFlags) BindFlags(fs *flag.FlagSet) {
 	fs.Func("hook-command-dir", "a directory command hooks may run executables from (repeatable; none: command hooks are refused)", func(v string) error {
 		if !filepath.IsAbs(v) {
@@ -80,9 +80,20 @@ func (h hookFlags) BindFlags(fs *flag.FlagSet) {
 	})
 	fs.StringVar(&h.o.SecretNamespace, "secret-namespace", "", "where hook secret references are read (default: --namespace)")
 	fs.IntVar(&h.o.HooksPerHost, "hooks-per-host", 4, "http hooks running at once against one host")
-	fs.IntVar(&h.o.MaxHooks, "max-hooks-per-phase", 5, "pre- and post-hooks running at once in a phase")
-	fs.IntVar(&h.o.MaxChecks, "max-checks-per-phase", 10, "checks running at once in a phase")
 }
+
+// limitFlags are the installation's limits on hooks (spec.Limits), seed 000's by default;
+// `cmp-phase validate` takes the first four under the same names.
+type limitFlags struct{ o *agent.Options }
+
+// BindFlags registers --max-command-timeout, --max-http-timeout, --max-env-vars,
+// --max-headers, --max-response-body, --max-hooks-per-phase and --max-checks-per-phase.
+func (l limitFlags) BindFlags(fs *flag.FlagSet) {
+	l.o.Limits.BindFlags(fs)
+	l.o.Limits.BindRunFlags(fs)
+}
+
+func (l limitFlags) validate() error { return l.o.Limits.Validate() }
 
 // election configures leader election on a Lease.
 type election struct {

@@ -40,6 +40,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	o.conn.BindFlags(fs)
 	rollouts{&o.agent}.BindFlags(fs)
 	hookFlags{&o.agent}.BindFlags(fs)
+	limitFlags{&o.agent}.BindFlags(fs)
 	o.election.BindFlags(fs)
 	o.obs.BindFlags(fs)
 	if err := fs.Parse(args); err != nil {
@@ -49,6 +50,9 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("unexpected argument %q (fix: the agent takes flags only; see -h)", fs.Arg(0))
 	}
 	if err := (rollouts{&o.agent}).validate(); err != nil {
+		return o, err
+	}
+	if err := (limitFlags{&o.agent}).validate(); err != nil {
 		return o, err
 	}
 	return o, o.election.validate()

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/spec"
 )
 
 func TestFlagsHaveDefaultsAndBadOnesSayWhatToDo(t *testing.T) {
@@ -17,6 +18,9 @@ func TestFlagsHaveDefaultsAndBadOnesSayWhatToDo(t *testing.T) {
 	if o.agent.Namespace != contract.DefaultNamespace || !o.election.enabled || o.election.leaseDuration != 10*time.Second || !o.agent.HardRefresh {
 		t.Fatalf("%+v", o)
 	}
+	if o.agent.Limits != spec.DefaultLimits() {
+		t.Fatalf("limits default to seed 000's: %+v", o.agent.Limits)
+	}
 	for name, c := range map[string]struct {
 		args []string
 		want string
@@ -25,6 +29,7 @@ func TestFlagsHaveDefaultsAndBadOnesSayWhatToDo(t *testing.T) {
 		"election timings out of order":  {[]string{"--renew-deadline", "20s"}, "--retry-period < --renew-deadline < --lease-duration"},
 		"a stray argument":               {[]string{"serve"}, `unexpected argument "serve"`},
 		"an unknown flag":                {[]string{"--interval", "1s"}, "flag provided but not defined"},
+		"a zero limit":                   {[]string{"--max-checks-per-phase", "0"}, "--max-checks-per-phase must be positive"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var stderr bytes.Buffer
@@ -33,5 +38,19 @@ func TestFlagsHaveDefaultsAndBadOnesSayWhatToDo(t *testing.T) {
 				t.Fatalf("got %v %s, want %q", err, stderr.String(), c.want)
 			}
 		})
+	}
+}
+
+// TestLimitFlags: the installation's limits are settings; validate's have the same names.
+func TestLimitFlags(t *testing.T) {
+	o, err := parse([]string{"--max-command-timeout", "24h", "--max-http-timeout", "15m", "--max-env-vars", "200",
+		"--max-headers", "80", "--max-response-body", "4096", "--max-hooks-per-phase", "2", "--max-checks-per-phase", "3"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := spec.Limits{CommandTimeout: 24 * time.Hour, HTTPTimeout: 15 * time.Minute, EnvVars: 200, Headers: 80,
+		ResponseBody: 4096, HooksAtOnce: 2, ChecksAtOnce: 3}
+	if o.agent.Limits != want {
+		t.Fatalf("got %+v, want %+v", o.agent.Limits, want)
 	}
 }

@@ -41,6 +41,24 @@ func TestGenerateWritesManifestsOnlyOnSuccess(t *testing.T) {
 	}
 }
 
+// TestValidateLimits: a hook over a limit is an error naming the setting to raise; with the
+// setting raised (as the agent would run) it is accepted, the other problems stay.
+func TestValidateLimits(t *testing.T) {
+	const uc3 = "../../internal/spec/testdata/seeds/000-compliance-deployment.yaml"
+	_, errOut, code := runCmd(t, "validate", uc3)
+	if code != 1 || !strings.Contains(errOut, "preHooks[1].timeout: 24h is over --max-command-timeout (30m) (fix: raise --max-command-timeout") {
+		t.Fatalf("UC3 with the defaults: %d %q", code, errOut)
+	}
+	_, errOut, code = runCmd(t, "validate", "--max-command-timeout", "24h", uc3)
+	if code != 1 || strings.Contains(errOut, "timeout") || !strings.Contains(errOut, "spec.template: is required") {
+		t.Fatalf("UC3 with --max-command-timeout 24h: %d %q", code, errOut)
+	}
+	_, errOut, code = runCmd(t, "validate", "--max-command-timeout", "2h", "../../internal/render/testdata/err-hook-limits/spec.yaml")
+	if code != 1 || strings.Count(errOut, "\n") != 3 || strings.Contains(errOut, "preHooks[0].timeout") {
+		t.Fatalf("raised limit: %d %q", code, errOut)
+	}
+}
+
 func TestValidateExitCodesAndLines(t *testing.T) {
 	out, _, code := runCmd(t, "validate", "../../internal/spec/testdata/seeds/003-guestbook-rolling-sync.yaml")
 	if code != 0 || !strings.Contains(out, "valid (RollingSync, 3 phases)") {
@@ -52,6 +70,9 @@ func TestValidateExitCodesAndLines(t *testing.T) {
 	}
 	if _, _, code := runCmd(t, "validate"); code != 2 {
 		t.Fatalf("no arguments: want usage exit 2, got %d", code)
+	}
+	if _, errOut, code := runCmd(t, "validate", "--max-command-timeout", "0s", "x.yaml"); code != 2 || !strings.Contains(errOut, "--max-command-timeout must be positive") {
+		t.Fatalf("a zero limit: want usage exit 2, got %d %q", code, errOut)
 	}
 	if _, _, code := runCmd(t, "frobnicate"); code != 2 {
 		t.Fatalf("unknown command: want 2, got %d", code)

@@ -24,7 +24,13 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	repoURL := fs.String("repo-url", "", "the parent's repository: also list the children whose sources are not phased (a moving ref elsewhere)")
 	invFile := fs.String("inventory-file", "", "with --repo-url: the inventory a clusters generator draws from (default: none)")
 	ref := fs.String("target-revision", "HEAD", "with --repo-url: the parent's targetRevision")
+	limits := spec.DefaultLimits()
+	limits.BindFlags(fs) // the agent's settings of the same names: what it will run
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if err := limits.Validate(); err != nil {
+		fmt.Fprintln(stderr, "validate:", err)
 		return 2
 	}
 	if fs.NArg() == 0 {
@@ -34,7 +40,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	exprs := targets.NewCache(256)
 	failed := false
 	for _, p := range fs.Args() {
-		s, err := validateOne(p, exprs)
+		s, err := validateOne(p, exprs, limits)
 		if err != nil {
 			failed = true
 			printErrors(stderr, err)
@@ -59,13 +65,14 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func validateOne(path string, exprs *targets.Cache) (*spec.Spec, error) {
+// validateOne parses one file or directory, reporting hooks over limits with the rest.
+func validateOne(path string, exprs *targets.Cache, limits spec.Limits) (*spec.Spec, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("validate: %w", err)
 	}
 	if st.IsDir() {
-		return spec.Load(path, exprs)
+		return spec.LoadChecked(path, exprs, limits)
 	}
 	if st.Size() > spec.MaxFileSize {
 		return nil, fmt.Errorf("validate %s: %d bytes, over the limit of %d", path, st.Size(), spec.MaxFileSize)
@@ -74,7 +81,7 @@ func validateOne(path string, exprs *targets.Cache) (*spec.Spec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("validate: %w", err)
 	}
-	return spec.Parse(path, b, exprs)
+	return spec.ParseChecked(path, b, exprs, limits)
 }
 
 func printErrors(w io.Writer, err error) {

@@ -20,6 +20,7 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/render"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
+	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
 )
 
@@ -47,9 +48,10 @@ type Options struct {
 	Backoff hooks.Backoff
 	// HooksPerHost caps the HTTP hooks running at once against one host (default 4).
 	HooksPerHost int
-	// MaxHooks and MaxChecks cap the hooks and checks running at once per phase (default
-	// seed 000's 5 and 10).
-	MaxHooks, MaxChecks int
+	// Limits are the installation's caps on hooks (timeouts, variables, headers, response
+	// body, hooks and checks at once per phase); zero fields are seed 000's. A hook over one
+	// is held: the rollout waits there, saying which setting to raise.
+	Limits spec.Limits
 	// SecretNamespace is where hook secret references are read (default Namespace).
 	SecretNamespace string
 	// RemovalGrace is how long a cluster whose Secret is gone keeps its children before
@@ -84,6 +86,8 @@ func (o Options) withDefaults() Options {
 	if o.SecretNamespace == "" {
 		o.SecretNamespace = o.Namespace
 	}
+	o.Limits = o.Limits.OrDefaults()
+	o.Hooks.Caps = o.Limits
 	return o
 }
 

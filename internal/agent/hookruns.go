@@ -126,7 +126,7 @@ func (a *Agent) hookAttempts(ctx context.Context, p *pass, revision string, act 
 	release := a.hostSlot(ctx, reach.Host)
 	defer release()
 	call := hooks.Call{Rollout: p.plan.Rollout, Namespace: a.opts.Namespace, Phase: phaseName(p, act.Phase), Revision: revision,
-		Cluster: act.Cluster, Hook: h, IdempotencyKey: id, Secrets: secrets}
+		Cluster: act.Cluster, Place: strings.SplitN(act.Key, "/", 2)[0], Hook: h, IdempotencyKey: id, Secrets: secrets}
 	attempts := 0
 	res := a.hooks.RunAttempts(ctx, call, a.opts.Backoff, func(n int, _ hooks.Result) { attempts = n })
 	status := ledgerStatus(res.Outcome)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 )
 
@@ -131,9 +132,6 @@ func (r *Runner) inside(path string) bool {
 // environ is the scrubbed environment: PATH limited to the allowed directories, the
 // variables the agent passes on, the declared ones, then the injected ones (which win).
 func (r *Runner) environ(c Call, declared map[string]string) ([]string, error) {
-	if len(declared) > r.limits.MaxEnv {
-		return nil, fmt.Errorf("%d env vars, over the limit of %d", len(declared), r.limits.MaxEnv)
-	}
 	env := map[string]string{"PATH": strings.Join(r.limits.CommandDirs, ":")}
 	for _, k := range r.limits.PassEnv {
 		if v, ok := os.LookupEnv(k); ok {
@@ -143,9 +141,10 @@ func (r *Runner) environ(c Call, declared map[string]string) ([]string, error) {
 	for k, v := range declared {
 		env[k] = v
 	}
-	for k, v := range map[string]string{"APPSET_NAME": c.Rollout, "APPSET_NAMESPACE": c.Namespace, "HOOK_NAME": c.Hook.Name,
-		"HOOK_TYPE": c.Hook.Type, "PHASE_NAME": c.Phase, "ROLLOUT_REVISION": c.Revision, "CLUSTER_NAME": c.Cluster,
-		"IDEMPOTENCY_KEY": c.IdempotencyKey} {
+	for k, v := range map[string]string{contract.EnvAppSetName: c.Rollout, contract.EnvAppSetNamespace: c.Namespace,
+		contract.EnvHookName: c.Hook.Name, contract.EnvHookType: c.Place, contract.EnvHookKind: c.Hook.Type,
+		contract.EnvPhaseName: c.Phase, contract.EnvRolloutRevision: c.Revision, contract.EnvClusterName: c.Cluster,
+		contract.EnvIdempotencyKey: c.IdempotencyKey} {
 		env[k] = v
 	}
 	out := make([]string, 0, len(env))

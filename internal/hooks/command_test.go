@@ -26,7 +26,7 @@ func scripts(t *testing.T, files map[string]string) string {
 }
 
 func commandCall(argv ...string) Call {
-	return Call{Rollout: "guestbook", Namespace: "argocd", Phase: "prod", Revision: "r2", IdempotencyKey: "k1",
+	return Call{Rollout: "guestbook", Namespace: "argocd", Phase: "prod", Revision: "r2", IdempotencyKey: "k1", Place: "check",
 		Hook: spec.Hook{Name: "check", Type: "command", Timeout: 5 * time.Second,
 			Block: &spec.CommandHook{Command: argv, Env: map[string]string{"TARGET": "prod"}}}}
 }
@@ -73,7 +73,7 @@ func TestCommandHooks(t *testing.T) {
 		{"a relative path cannot climb out of them", commandCall("../" + filepath.Base(outside) + "/evil.sh"), Errored, "outside the allowed directories"},
 		{"PATH is never searched", commandCall("ls"), Errored, "not an executable in the allowed directories"},
 		{"a file that is not executable is refused", commandCall("sneaky.txt"), Errored, "not an executable"},
-		{"101 env vars are refused", many, Errored, "101 env vars, over the limit of 100"},
+		{"101 env vars are refused", many, Errored, "not run: command.env has 101 variables, over --max-env-vars (100)"},
 		{"output past the cap is cut, and the command still completes", commandCall("chatty.sh"), Succeeded, "line 0 of a lot"},
 	}
 	for _, c := range cases {
@@ -90,7 +90,7 @@ func TestCommandHooks(t *testing.T) {
 	}
 	t.Run("the environment is scrubbed", func(t *testing.T) {
 		res := New(Limits{CommandDirs: []string{dir}, MaxMessage: 4096}).Run(context.Background(), commandCall("env.sh"))
-		for _, want := range []string{"TARGET=prod", "APPSET_NAME=guestbook", "APPSET_NAMESPACE=argocd", "HOOK_NAME=check", "HOOK_TYPE=command", "IDEMPOTENCY_KEY=k1", "PATH=" + dir} {
+		for _, want := range []string{"TARGET=prod", "APPSET_NAME=guestbook", "APPSET_NAMESPACE=argocd", "HOOK_NAME=check", "HOOK_TYPE=check", "HOOK_KIND=command", "IDEMPOTENCY_KEY=k1", "PATH=" + dir} {
 			if !strings.Contains(res.Message, want) {
 				t.Errorf("no %s in %q", want, res.Message)
 			}

@@ -20,9 +20,10 @@
 //
 // What every kind shares is written once, so no kind can forget it: the common fields
 // (name, type, timeout, failurePolicy) and the check that a hook carries no other kind's
-// block (spec's hook parser); whether a check runs per cluster (spec.Hook.PerCluster, from
-// the fields Fill visits: a cluster field in any of them); the timeout (spec.Hook.
-// RunTimeout: the default, capped at the kind's limit, asked by validate and runner alike);
+// block (spec's hook parser); whether a hook (pre, check or post) runs per cluster (spec.Hook.PerCluster, from
+// the fields Fill visits: a cluster field in any of them); the timeout (as declared,
+// the default when unset; the installation's spec.Limits decide whether a hook runs, never
+// how long: the engine holds a hook over them, validate reports it, the Runner refuses it);
 // templating and secret references (Template, through Fill); redacting and capping the
 // message, and retries (Runner). The plan carries a hook's block under its kind's name
 // (spec.Hook.MarshalJSON), as it always has.

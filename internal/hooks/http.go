@@ -10,11 +10,12 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 )
 
 // UserAgent is sent by every HTTP hook (seed 000).
-const UserAgent = "ArgoCD-ApplicationSet-PhaseHook/1.0"
+const UserAgent = contract.HookUserAgentValue
 
 // httpKind runs `type: http` hooks.
 type httpKind struct{ spec.HookKind }
@@ -39,9 +40,6 @@ func (httpKind) Run(ctx context.Context, r *Runner, c Call) Result {
 	h, ok := c.Hook.Block.(*spec.HTTPHook)
 	if !ok {
 		return noBlock(c)
-	}
-	if len(h.Headers) > r.limits.MaxHeaders {
-		return Result{Outcome: Errored, Message: fmt.Sprintf("%d headers, over the limit of %d", len(h.Headers), r.limits.MaxHeaders)}
 	}
 	req, err := request(ctx, c, h)
 	if err != nil {
@@ -89,10 +87,11 @@ func (r *Runner) send(ctx context.Context, client *http.Client, req *http.Reques
 		return Result{Outcome: Errored, Message: describeErr(ctx, err)}
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, r.limits.MaxBody+1))
+	limit := r.limits.Caps.ResponseBody
+	b, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	switch {
-	case int64(len(b)) > r.limits.MaxBody:
-		return Result{Outcome: Errored, Status: resp.StatusCode, Message: fmt.Sprintf("response body over the limit of %d bytes", r.limits.MaxBody)}
+	case int64(len(b)) > limit:
+		return Result{Outcome: Errored, Status: resp.StatusCode, Message: fmt.Sprintf("response body over the limit of %d bytes (--%s)", limit, spec.FlagMaxResponseBody)}
 	case err != nil:
 		return Result{Outcome: Errored, Status: resp.StatusCode, Message: "reading the response: " + describeErr(ctx, err)}
 	}
@@ -116,14 +115,15 @@ func withBody(msg string, body []byte) string {
 // injectedHeaders are seed 000's headers plus the idempotency key.
 func injectedHeaders(c Call) map[string]string {
 	h := map[string]string{
-		"User-Agent": UserAgent, "X-AppSet-Name": c.Rollout, "X-AppSet-Namespace": c.Namespace,
-		"X-Hook-Name": c.Hook.Name, "X-Hook-Type": c.Hook.Type, "X-AppSet-Phase": c.Phase,
+		contract.HeaderUserAgent: UserAgent, contract.HeaderAppSetName: c.Rollout, contract.HeaderAppSetNamespace: c.Namespace,
+		contract.HeaderHookName: c.Hook.Name, contract.HeaderHookType: c.Place, contract.HeaderHookKind: c.Hook.Type,
+		contract.HeaderAppSetPhase: c.Phase,
 	}
 	if c.IdempotencyKey != "" {
-		h["Idempotency-Key"] = c.IdempotencyKey
+		h[contract.HeaderIdempotency] = c.IdempotencyKey
 	}
 	if c.Cluster != "" {
-		h["X-AppSet-Cluster"] = c.Cluster
+		h[contract.HeaderAppSetCluster] = c.Cluster
 	}
 	return h
 }

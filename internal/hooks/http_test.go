@@ -16,7 +16,7 @@ import (
 )
 
 func httpCall(url string) Call {
-	return Call{Rollout: "guestbook", Namespace: "argocd", Phase: "prod", Revision: "r2", IdempotencyKey: "guestbook/r2/prod/notify",
+	return Call{Rollout: "guestbook", Namespace: "argocd", Phase: "prod", Revision: "r2", IdempotencyKey: "guestbook/r2/prod/notify", Place: "post",
 		Hook: spec.Hook{Name: "notify", Type: "http", Timeout: 5 * time.Second, FailurePolicy: "fail",
 			Block: &spec.HTTPHook{URL: url, Method: "POST", Body: `{"phase":"prod"}`, ExpectedStatus: 200}}}
 }
@@ -86,7 +86,7 @@ func TestHTTPHooks(t *testing.T) {
 		})
 	}
 	for k, v := range map[string]string{"User-Agent": UserAgent, "X-Appset-Name": "guestbook", "X-Appset-Namespace": "argocd",
-		"X-Hook-Name": "notify", "X-Hook-Type": "http", "Idempotency-Key": "guestbook/r2/prod/notify"} {
+		"X-Hook-Name": "notify", "X-Hook-Type": "post", "X-Hook-Kind": "http", "Idempotency-Key": "guestbook/r2/prod/notify"} {
 		if seen.Get(k) != v {
 			t.Errorf("header %s = %q, want %q", k, seen.Get(k), v)
 		}

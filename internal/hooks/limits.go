@@ -9,12 +9,13 @@ import (
 
 // Limits bound what a hook may do. The zero value of a field means its default.
 type Limits struct {
-	MaxBody      int64         // response body bytes kept (default 1 MiB)
+	// Caps are the installation's limits on what a hook may ask for (timeout, variables,
+	// headers) and the response body read: a hook over one is not run (Errored, naming the
+	// setting; the engine holds such hooks before they get here). Zero fields: seed 000's.
+	Caps         spec.Limits
 	MaxOutput    int64         // command stdout and stderr bytes kept, each (default 64 KiB)
 	MaxMessage   int           // message bytes in a Result (default 1 KiB)
 	MaxRedirects int           // default 5
-	MaxEnv       int           // declared command env vars (default spec.MaxEnvVars)
-	MaxHeaders   int           // declared request headers (default spec.MaxHeaders)
 	Grace        time.Duration // SIGTERM to SIGKILL on a command timeout (default 5s)
 	// AllowPrivate lets HTTP hooks reach loopback and private ranges (RFC 1918, ULA, CGNAT);
 	// link-local and metadata addresses are refused regardless.
@@ -39,12 +40,10 @@ func (l Limits) withDefaults() Limits {
 			*v = d
 		}
 	}
-	def(&l.MaxBody, 1<<20)
+	l.Caps = l.Caps.OrDefaults()
 	def(&l.MaxOutput, 64<<10)
 	defInt(&l.MaxMessage, 1<<10)
 	defInt(&l.MaxRedirects, 5)
-	defInt(&l.MaxEnv, spec.MaxEnvVars)
-	defInt(&l.MaxHeaders, spec.MaxHeaders)
 	if l.Grace <= 0 {
 		l.Grace = 5 * time.Second
 	}

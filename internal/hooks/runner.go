@@ -17,7 +17,9 @@ type Call struct {
 	Phase     string
 	Revision  string
 	Cluster   string // empty for a hook run once per phase
-	Hook      spec.Hook
+	// Place is where the hook sits in its phase: pre, post or check (seed 000's HOOK_TYPE).
+	Place string
+	Hook  spec.Hook
 	// IdempotencyKey is stable per (rollout, revision, phase, ledger key) across attempts,
 	// restarts and leader changes.
 	IdempotencyKey string
@@ -41,19 +43,36 @@ func New(l Limits) *Runner {
 }
 
 // Run makes one attempt with the kind the hook's type names, bounded by the hook's
-// RunTimeout; its message is redacted and capped whatever the kind.
+// timeout as declared (never cut: a hook over the runner's Caps is not run, Errored with
+// the setting to raise); its message is redacted and capped whatever the kind.
 func (r *Runner) Run(ctx context.Context, c Call) Result {
-	ctx, cancel := context.WithTimeout(ctx, c.Hook.RunTimeout())
+	ctx, cancel := context.WithTimeout(ctx, runTimeout(c.Hook))
 	defer cancel()
 	red := newRedactor(c.Secrets)
 	start := time.Now()
 	res := noBlock(c)
-	if k, ok := kinds[c.Hook.Type]; ok && c.Hook.Block != nil {
+	if over := r.limits.Caps.Violations(c.Hook); len(over) > 0 {
+		res = overLimit(over[0])
+	} else if k, ok := kinds[c.Hook.Type]; ok && c.Hook.Block != nil {
 		res = k.Run(ctx, r, c)
 	}
 	res.Duration = time.Since(start)
 	res.Message = red.message(res.Message, r.limits.MaxMessage)
 	return res
+}
+
+// runTimeout is how long one attempt of h may take: its timeout, seed 000's default when
+// unset.
+func runTimeout(h spec.Hook) time.Duration {
+	if h.Timeout <= 0 {
+		return spec.DefaultHookTimeout
+	}
+	return h.Timeout
+}
+
+// overLimit is the answer to a hook asking for more than the runner's Caps allow.
+func overLimit(v spec.Violation) Result {
+	return Result{Outcome: Errored, Message: fmt.Sprintf("not run: %s %s (fix: %s)", v.Field, v.Msg, v.Fix)}
 }
 
 // Reach says what a run of the templated hook h reaches (nothing, for a type this build

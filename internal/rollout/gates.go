@@ -151,10 +151,14 @@ func hookGate(st *state.State, p Plan, ph *state.PhaseState, sp spec.Phase, kind
 	case KindPost:
 		hooks = sp.PostHooks
 	}
-	if len(hooks) == 0 {
+	hooks, held := holdOverLimits(r, ph, kind, hooks, p.Limits, o, now, acts)
+	if len(hooks) == 0 && !held {
 		return true
 	}
 	v, why, status := gate(r, ph, kind, hooks, hookTargets(r, ph, sp, kind), limit, o, now, acts)
+	if held && v == gatePassed {
+		v = gatePending // a held hook has not run: the list waits for it
+	}
 	if v != gateAborted && kind != KindPre {
 		if failed := clusterHookFailures(r, ph, sp, now, acts); len(failed) > sp.MaxFailures && sp.OnFailure != "continue" {
 			fail(st, p, ph, sp, failed, o, now, acts)

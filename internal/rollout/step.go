@@ -52,6 +52,9 @@ type Plan struct {
 	// MaxHooks and MaxChecks bound the hooks and checks running at once in a phase
 	// (0: seed 000's 5 and 10).
 	MaxHooks, MaxChecks int
+	// Limits are the agent's caps on what a hook may ask for: a hook over one is held, not
+	// started (holdOverLimits). Zero fields are seed 000's.
+	Limits spec.Limits
 }
 
 // Observed is the world as the agent saw it on this pass.

@@ -66,8 +66,9 @@ func (es Errors) Lines() []string {
 
 // dec walks YAML nodes, collecting located errors instead of stopping at the first.
 type dec struct {
-	file string
-	errs Errors
+	file  string
+	errs  Errors
+	sites []hookSite // every hook read, for CheckLimits
 }
 
 func (d *dec) fail(n *yaml.Node, path, fix, format string, args ...any) {

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Limits of command hooks (seed 000).
+// Default limits of command hooks (seed 000); an installation sets its own (Limits).
 const (
 	MaxCommandTimeout = 30 * time.Minute
 	MaxEnvVars        = 100
@@ -49,9 +49,6 @@ func parseCommand(d *dec, hn hookNode) *CommandHook {
 	}
 	if f["command"] != nil && len(c.Command) == 0 {
 		d.fail(f["command"], path+".command", "name the program to run", "is empty")
-	}
-	if len(c.Env) > MaxEnvVars {
-		d.fail(f["env"], path+".env", "pass fewer variables", "has %d variables, over the limit of %d", len(c.Env), MaxEnvVars)
 	}
 	return c
 }

@@ -23,8 +23,9 @@ type HookKind interface {
 	// Name is the kind's `type:` value, and the key of its block in a hook, in the spec and
 	// in the plan ("http": {...}).
 	Name() string
-	// MaxTimeout is the longest timeout a hook of this kind may ask for, and the fix told
-	// to a spec that asks for more.
+	// MaxTimeout is the longest timeout a hook of this kind may ask for when the
+	// installation has no setting for it (Limits names http's and command's), and the fix
+	// told to a spec that asks for more.
 	MaxTimeout() (time.Duration, string)
 	// parse reads and validates the kind's block of h, reporting every problem through d
 	// with its line and field path. It returns nil when the block is missing or unusable
@@ -181,20 +182,6 @@ func HookVarProblem(name string) string {
 
 // HookVarFix is the fix told for a placeholder HookVarProblem refuses.
 const HookVarFix = "use .appset.name, .appset.namespace, .phase.name, .secrets.<name>.<key>, or a cluster field (the hook then runs once per admitted cluster): name, server, project, metadata.labels.<key>, metadata.annotations.<key>"
-
-// RunTimeout is how long one attempt of the hook may take: its timeout, seed 000's
-// default when unset, never over its kind's limit.
-func (h Hook) RunTimeout() time.Duration {
-	t := h.Timeout
-	if t <= 0 {
-		t = DefaultHookTimeout
-	}
-	if k, ok := HookKindOf(h.Type); ok {
-		limit, _ := k.MaxTimeout()
-		t = min(t, limit)
-	}
-	return t
-}
 
 // hookJSON is a hook as the plan carries it, but for its block.
 type hookJSON struct {

@@ -63,8 +63,6 @@ func (d *dec) hook(n *yaml.Node, path string, check bool) Hook {
 			d.fail(f[h.Type], path+"."+h.Type, HookVarFix, "%s", problem)
 		}
 	}
-	if limit, fix := k.MaxTimeout(); h.Timeout > limit {
-		d.fail(f["timeout"], path+".timeout", fix, "%s is over the %s limit of %s", h.Timeout, h.Type, limit)
-	}
+	d.site(n, f, path, h) // its limits are the installation's: CheckLimits, not the parser
 	return h
 }

@@ -13,6 +13,16 @@ import (
 // Load finds and parses the one ApplicationSet among the top-level .yaml, .yml and .json
 // files of dir. Other files and documents are ignored.
 func Load(dir string, exprs *targets.Cache) (*Spec, error) {
+	return load(dir, exprs, nil)
+}
+
+// LoadChecked is Load that also reports every hook over the installation's limits l, as
+// ParseChecked does.
+func LoadChecked(dir string, exprs *targets.Cache, l Limits) (*Spec, error) {
+	return load(dir, exprs, &l)
+}
+
+func load(dir string, exprs *targets.Cache, l *Limits) (*Spec, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("read spec dir: %w", err)
@@ -29,7 +39,7 @@ func Load(dir string, exprs *targets.Cache) (*Spec, error) {
 		if err != nil {
 			return nil, err
 		}
-		s, ok, err := parseFile(e.Name(), data, exprs)
+		s, ok, err := parseFile(e.Name(), data, exprs, l)
 		if err != nil {
 			return nil, err
 		}

@@ -28,14 +28,26 @@ var unsupportedGenerators = []string{
 // Parse parses and validates the one ApplicationSet in a YAML stream; other documents are
 // ignored. file names it in errors.
 func Parse(file string, data []byte, exprs *targets.Cache) (*Spec, error) {
-	s, found, err := parseFile(file, data, exprs)
+	return parse(file, data, exprs, nil)
+}
+
+// ParseChecked is Parse that also reports every hook over the installation's limits l
+// (CheckLimits), in one list with the other problems: what `cmp-phase validate` tells.
+func ParseChecked(file string, data []byte, exprs *targets.Cache, l Limits) (*Spec, error) {
+	return parse(file, data, exprs, &l)
+}
+
+func parse(file string, data []byte, exprs *targets.Cache, l *Limits) (*Spec, error) {
+	s, found, err := parseFile(file, data, exprs, l)
 	if err == nil && !found {
 		err = Errors{{File: file, Line: 1, Path: "(file)", Msg: "no ApplicationSet document", Fix: "add kind: ApplicationSet"}}
 	}
 	return s, err
 }
 
-func parseFile(file string, data []byte, exprs *targets.Cache) (*Spec, bool, error) {
+// parseFile parses the ApplicationSet of one file; with l, hooks over those limits are
+// problems too.
+func parseFile(file string, data []byte, exprs *targets.Cache, l *Limits) (*Spec, bool, error) {
 	if len(data) > MaxFileSize {
 		return nil, true, Errors{{File: file, Line: 1, Path: "(file)", Msg: fmt.Sprintf("is %d bytes, over the limit of %d", len(data), MaxFileSize), Fix: "keep one ApplicationSet per file"}}
 	}
@@ -66,6 +78,10 @@ func parseFile(file string, data []byte, exprs *targets.Cache) (*Spec, bool, err
 	}
 	d := &dec{file: file}
 	s := d.root(found, exprs)
+	s.sites = d.sites
+	if l != nil {
+		d.errs = append(d.errs, checkSites(file, d.sites, *l)...)
+	}
 	if len(d.errs) > 0 {
 		slices.SortStableFunc(d.errs, func(a, b *Error) int { return a.Line - b.Line })
 		return nil, true, d.errs
@@ -111,6 +127,7 @@ func (d *dec) root(n *yaml.Node, exprs *targets.Cache) *Spec {
 	meta := d.fields(d.required(top, n, "", "metadata", "give the rollout a name"), "metadata")
 	s.Name = d.str(d.required(meta, top["metadata"], "metadata", "name", "set metadata.name"), "metadata.name")
 	s.Namespace = d.str(meta["namespace"], "metadata.namespace")
+	d.minVersion(meta)
 	spec := d.required(top, n, "", "spec", "add spec.generators and spec.template")
 	if spec == nil {
 		return s

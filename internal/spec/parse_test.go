@@ -134,6 +134,7 @@ func FuzzParse(f *testing.F) {
 	f.Add(specWith(`'true'`, "1"))
 	f.Add([]byte("kind: ApplicationSet\nspec: [\n"))
 	f.Add([]byte("apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nspec:\n  generators: [{list: {elements: [{a: b}]}}]\n"))
+	f.Add(withMinVersion(`"v1.3.0-rc.1"`))
 	exprs := targets.NewCache(64)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var err error

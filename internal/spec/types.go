@@ -46,6 +46,9 @@ type Spec struct {
 	// a person confirms it (control key confirm-removal).
 	ConfirmRemoval bool
 
+	// sites are where each hook was read, for CheckLimits.
+	sites []hookSite
+
 	// The revision, computed once by Parse (see Revision).
 	revision     *Revision
 	revisionBody []byte

@@ -1,0 +1,44 @@
+package spec
+
+import (
+	"flag"
+	"fmt"
+)
+
+// BindFlags registers the limits a spec is checked against, with seed 000's defaults:
+// --max-command-timeout, --max-http-timeout, --max-env-vars and --max-headers. The agent
+// and `cmp-phase validate` both bind them, so the two agree when given the same values.
+func (l *Limits) BindFlags(fs *flag.FlagSet) {
+	d := DefaultLimits()
+	fs.DurationVar(&l.CommandTimeout, FlagMaxCommandTimeout, d.CommandTimeout, "longest timeout a command hook may ask for (a longer one is not run: the rollout waits, saying so)")
+	fs.DurationVar(&l.HTTPTimeout, FlagMaxHTTPTimeout, d.HTTPTimeout, "longest timeout an http hook may ask for")
+	fs.IntVar(&l.EnvVars, FlagMaxEnvVars, d.EnvVars, "variables a command hook may declare")
+	fs.IntVar(&l.Headers, FlagMaxHeaders, d.Headers, "headers an http hook may declare")
+}
+
+// BindRunFlags registers the limits only a running agent applies, with seed 000's
+// defaults: --max-response-body, --max-hooks-per-phase and --max-checks-per-phase.
+func (l *Limits) BindRunFlags(fs *flag.FlagSet) {
+	d := DefaultLimits()
+	fs.Int64Var(&l.ResponseBody, FlagMaxResponseBody, d.ResponseBody, "bytes of an http hook's response read (a longer one is Errored)")
+	fs.IntVar(&l.HooksAtOnce, FlagMaxHooksPerPhase, d.HooksAtOnce, "pre- and post-hooks running at once in a phase")
+	fs.IntVar(&l.ChecksAtOnce, FlagMaxChecksPerPhase, d.ChecksAtOnce, "checks running at once in a phase")
+}
+
+// Validate refuses a cap that is zero or negative (flags would otherwise read it as the
+// default).
+func (l Limits) Validate() error {
+	for _, c := range []struct {
+		name string
+		ok   bool
+	}{
+		{FlagMaxCommandTimeout, l.CommandTimeout > 0}, {FlagMaxHTTPTimeout, l.HTTPTimeout > 0},
+		{FlagMaxEnvVars, l.EnvVars > 0}, {FlagMaxHeaders, l.Headers > 0},
+		{FlagMaxResponseBody, l.ResponseBody > 0}, {FlagMaxHooksPerPhase, l.HooksAtOnce > 0}, {FlagMaxChecksPerPhase, l.ChecksAtOnce > 0},
+	} {
+		if !c.ok {
+			return fmt.Errorf("--%s must be positive (fix: leave it out for seed 000's default)", c.name)
+		}
+	}
+	return nil
+}
