@@ -230,4 +230,3 @@ func TestSeveralDeploymentStrategiesAreRefused(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
-
