@@ -31,6 +31,8 @@ type planPhase struct {
 	// Extensions, omitted when unset so plans of specs without them stay as they were.
 	ProgressDeadline string `json:"progressDeadline,omitempty"`
 	MaxFailures      int    `json:"maxFailures,omitempty"`
+	// Throttle: a composed spec's step maxUpdate (absent: no throttle).
+	Throttle *spec.Size `json:"throttle,omitempty"`
 }
 
 // planDoc encodes the plan ConfigMap: what the agent needs to drive the rollout of this
@@ -49,6 +51,9 @@ func planDoc(in Input, body []byte, id string) ([]byte, error) {
 			phases[i].ProgressDeadline = p.ProgressDeadline.String()
 		}
 		phases[i].MaxFailures = p.MaxFailures
+		if p.Throttle.Kind != spec.SizeAll {
+			phases[i].Throttle = &p.Throttle
+		}
 	}
 	doc := map[string]any{"dialect": in.Spec.Dialect, "deletionOrder": in.Spec.DeletionOrder, "phases": phases}
 	if in.Spec.LateJoiners == spec.LateJoinersJoin {
@@ -182,6 +187,9 @@ func DecodePlan(cm *corev1.ConfigMap, exprs *targets.Cache) (*Plan, error) {
 			return nil, fmt.Errorf("plan %s/%s phase %s: %w", cm.Namespace, cm.Name, d.Name, err)
 		}
 		ph.MaxFailures = d.MaxFailures
+		if d.Throttle != nil {
+			ph.Throttle = *d.Throttle
+		}
 		p.Phases = append(p.Phases, ph)
 	}
 	if b := cm.Data[contract.PlanRevisionsKey]; b != "" {

@@ -13,7 +13,10 @@ type phaseBatch struct {
 	// Steps is a RollingSync/RollingUpdate step (spec.Phase.MatchAppLabels): Size bounds
 	// the members in flight, and the step ends only once every member is admitted.
 	// Otherwise (phaseDeployment) Size is how many members are admitted, cumulatively.
-	Steps    bool
+	Steps bool
+	// Throttle bounds the members in flight of a phaseDeployment phase composed with a
+	// spec.strategy step (the step's maxUpdate); SizeAll does not throttle.
+	Throttle spec.Size
 	Approved bool     // a person approved the manual gate
 	Members  []string // the phase's members, sorted
 	Skipped  []string // children a person quarantined: never admitted, not counted
@@ -40,7 +43,7 @@ func nextAdmission(b phaseBatch) admission {
 	members := without(b.Members, b.Skipped)
 	size := b.Size
 	if size.Gate && b.Approved {
-		size = spec.Size{Kind: spec.SizeAll}
+		size = opened(size)
 	}
 	var next []string
 	if b.Steps {
@@ -51,6 +54,9 @@ func nextAdmission(b phaseBatch) admission {
 		next = NextBatch(size, members, started, b.InFlight)
 	} else {
 		next = ToAdmit(size, members, b.Admitted)
+		if room := Count(b.Throttle, len(members)) - b.InFlight; len(next) > room {
+			next = next[:max(room, 0)]
+		}
 	}
 	need := size // how many must be admitted before the phase may end
 	if b.Steps {
@@ -73,9 +79,19 @@ func nextAdmission(b phaseBatch) admission {
 // batchOf reads phase ph of r for nextAdmission (InFlight left 0).
 func batchOf(r *state.Rollout, ph *state.PhaseState, sp spec.Phase) phaseBatch {
 	return phaseBatch{
-		Size: sp.Size, Steps: sp.MatchAppLabels, Approved: ph.ApprovedBy != "",
+		Size: sp.Size, Steps: sp.MatchAppLabels, Throttle: sp.Throttle, Approved: ph.ApprovedBy != "",
 		Members: ph.Members, Skipped: r.Skipped, Started: ph.Admitted, Admitted: admittedSet(r),
 	}
+}
+
+// opened is a manual gate's size once approved: a RollingSync gate (maxUpdate 0) admits
+// everyone; a gated phase of a composed spec admits its own percentage or maxUpdate.
+func opened(size spec.Size) spec.Size {
+	if size.Kind == spec.SizeCount && size.Value == 0 {
+		return spec.Size{Kind: spec.SizeAll}
+	}
+	size.Gate = false
+	return size
 }
 
 // inFlight counts the children ph admitted that have not settled.

@@ -38,6 +38,15 @@ func TestNextAdmission(t *testing.T) {
 		{"an unapproved gate holds while a skipped member is not admitted", phaseBatch{Size: gate, Steps: true, Members: []string{"a", "b"}, Skipped: []string{"b"}, Started: []string{"a"}, Admitted: set("a")}, "[]", false},
 		{"an unapproved gate whose members are all admitted holds nothing", phaseBatch{Size: gate, Steps: true, Members: []string{"a"}, Started: []string{"a"}, Admitted: set("a")}, "[]", true},
 		{"a phase without members is full", phaseBatch{Size: pct(10)}, "[]", true},
+		// A phase composed with a spec.strategy step: its size says how many, the step's
+		// maxUpdate (Throttle) how many at once; the step's gate holds its first phase.
+		{"a throttled phase admits at most its throttle at once", phaseBatch{Size: pct(80), Throttle: count(2), Members: abcde}, "[a b]", false},
+		{"a throttled phase fills its free slots", phaseBatch{Size: pct(80), Throttle: count(2), Members: abcde, Started: []string{"a", "b"}, Admitted: set("a", "b"), InFlight: 1}, "[c]", false},
+		{"a throttled phase with no free slot waits", phaseBatch{Size: pct(80), Throttle: count(2), Members: abcde, Started: []string{"a", "b"}, Admitted: set("a", "b"), InFlight: 2}, "[]", false},
+		{"a throttled phase is full at its size", phaseBatch{Size: pct(80), Throttle: count(2), Members: abcde, Started: []string{"a", "b", "c"}, Admitted: set("a", "b", "c")}, "[d]", true},
+		{"a percent throttle counts the phase's members", phaseBatch{Size: all, Throttle: pct(40), Members: abcde}, "[a b]", false},
+		{"an unapproved gated phase admits nobody", phaseBatch{Size: spec.Size{Kind: spec.SizePercent, Value: 40, Gate: true}, Members: abcde}, "[]", false},
+		{"an approved gated phase admits its own size", phaseBatch{Size: spec.Size{Kind: spec.SizePercent, Value: 40, Gate: true}, Approved: true, Members: abcde}, "[a b]", true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -27,7 +27,7 @@ func progress(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action
 			return
 		}
 		b := batchOf(r, ph, sp)
-		if sp.MatchAppLabels {
+		if sp.MatchAppLabels || sp.Throttle.Kind != spec.SizeAll {
 			b.InFlight = inFlight(ph)
 		}
 		a := nextAdmission(b)

@@ -132,6 +132,7 @@ func Step(p Plan, cur *state.State, o Observed, now time.Time) (*state.State, []
 	default:
 		progress(st, p, o, now, &acts)
 	}
+	stampTimes(cur, st, now)
 	if reflect.DeepEqual(cur, st) {
 		return cur, filterRequeue(acts), nil
 	}

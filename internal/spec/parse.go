@@ -161,7 +161,7 @@ func (d *dec) generators(s *Spec, n *yaml.Node) (strategy *yaml.Node, strategyPa
 				gen.Clusters = d.clustersGenerator(v, path+".clusters")
 			case "deploymentStrategy":
 				if strategy != nil {
-					d.fail(v, path+".deploymentStrategy", "keep a single deploymentStrategy", "only one generator may carry a deploymentStrategy")
+					d.fail(v, path+".deploymentStrategy", "keep one deploymentStrategy: its phases order the children of every generator", "only one generator may carry a deploymentStrategy")
 				}
 				strategy, strategyPath = v, path+".deploymentStrategy"
 			default:

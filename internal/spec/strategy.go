@@ -13,13 +13,13 @@ import (
 
 var phaseName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
 
-// strategy fills s.Dialect and s.Phases from generators[].deploymentStrategy or
-// spec.strategy; with neither, the spec rolls out all at once in one phase.
+// strategy fills s.Dialect and s.Phases from generators[].deploymentStrategy,
+// spec.strategy, or both composed (see compose); with neither, the spec rolls out all at
+// once in one phase.
 func (d *dec) strategy(s *Spec, st *yaml.Node, gen *yaml.Node, genPath string, exprs *targets.Cache) {
 	switch {
 	case gen != nil && st != nil:
-		d.fail(st, "spec.strategy", "remove spec.strategy or the generator's deploymentStrategy",
-			"both spec.strategy and a generator deploymentStrategy are set; cmp-phase runs one rollout per spec")
+		d.compose(s, st, gen, genPath, exprs) // the steps order the children, the phases within each step
 	case gen != nil:
 		d.phaseDeployment(s, gen, genPath, exprs)
 	case st != nil:

@@ -92,6 +92,10 @@ type Phase struct {
 	// MaxFailures (extension) is how many failed or errored members the phase tolerates
 	// before onFailure applies; the tolerated ones stay on the new revision, reported.
 	MaxFailures int
+	// Throttle (a spec.strategy step's maxUpdate composed with a generator's phases) bounds
+	// how many of the phase's admitted members may be updating at once; SizeAll, the zero
+	// value, does not throttle.
+	Throttle Size
 }
 
 // Late-joiner policies (extension `lateJoiners`): what happens to a cluster whose child

@@ -60,6 +60,9 @@ type Rollout struct {
 	Phase     int           `json:"phase"`
 	Phases    []PhaseState  `json:"phases"`
 	StartedAt time.Time     `json:"startedAt"`
+	// EndedAt is when the rollout last reached a terminal status (zero while it runs, and
+	// in states from before it was kept).
+	EndedAt time.Time `json:"endedAt,omitzero"`
 	// Deferred are late joiners kept out of this rollout (policy defer); a catch-up rollout
 	// of the same revision takes them through the phases once this one completes.
 	Deferred []string `json:"deferred,omitempty"`
@@ -92,6 +95,9 @@ type PhaseState struct {
 	Hooks map[string]HookRun `json:"hooks,omitempty"`
 	// ApprovedBy is who opened the phase's manual gate (maxUpdate: 0), empty until then.
 	ApprovedBy string `json:"approvedBy,omitempty"`
+	// EndedAt is when the phase last reached a terminal status (Succeeded, Failed, Errored,
+	// RolledBack); zero while it is not over.
+	EndedAt time.Time `json:"endedAt,omitzero"`
 }
 
 // ClusterState says where one admitted child is and why.
@@ -99,6 +105,9 @@ type ClusterState struct {
 	Status     ClusterStatus `json:"status"`
 	Reason     string        `json:"reason,omitempty"`
 	AdmittedAt time.Time     `json:"admittedAt"`
+	// SettledAt is when the child reached a settled status (Done, Failed, Errored, Skipped)
+	// after it last waited; zero while it waits.
+	SettledAt time.Time `json:"settledAt,omitzero"`
 }
 
 // Active reports whether the rollout still decides which children run its revision.

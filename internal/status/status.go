@@ -33,6 +33,18 @@ type Doc struct {
 	Children []Child `json:"children,omitempty"`
 	// Unphased are children following a moving ref cmp-phase cannot see (child → repo@ref).
 	Unphased map[string]string `json:"unphased,omitempty"`
+	// StartedAt and EndedAt are the rollout's (EndedAt once it reached a terminal status).
+	StartedAt time.Time `json:"startedAt,omitzero"`
+	EndedAt   time.Time `json:"endedAt,omitzero"`
+	// History is what happened in the rollout, oldest first (the state keeps the latest 100).
+	History []Entry `json:"history,omitempty"`
+}
+
+// Entry is one line of the rollout's history.
+type Entry struct {
+	At      time.Time `json:"at"`
+	Event   string    `json:"event"`
+	Message string    `json:"message"`
 }
 
 // Child is one deployed or admitted child and what it runs.
@@ -60,6 +72,8 @@ type Phase struct {
 	ApprovedBy string     `json:"approvedBy,omitempty"`
 	Clusters   []Cluster  `json:"clusters,omitempty"`
 	Hooks      []Hook     `json:"hooks,omitempty"`
+	StartedAt  time.Time  `json:"startedAt,omitzero"`
+	EndedAt    time.Time  `json:"endedAt,omitzero"` // once the phase is over
 }
 
 // Cluster is one admitted child.
@@ -67,6 +81,9 @@ type Cluster struct {
 	Name   string `json:"name"`
 	Status string `json:"status"`
 	Reason string `json:"reason,omitempty"`
+	// AdmittedAt is when the phase admitted it; SettledAt when it was done (or failed).
+	AdmittedAt time.Time `json:"admittedAt,omitzero"`
+	SettledAt  time.Time `json:"settledAt,omitzero"`
 }
 
 // Hook is one run of the phase's hook ledger.
@@ -75,6 +92,11 @@ type Hook struct {
 	Status   string `json:"status"`
 	Attempts int    `json:"attempts,omitempty"`
 	Message  string `json:"message,omitempty"`
+	// StartedAt, FinishedAt and Duration (a Go duration such as "1.5s") of the run as the
+	// ledger has them; FinishedAt and Duration once it ended.
+	StartedAt  time.Time `json:"startedAt,omitzero"`
+	FinishedAt time.Time `json:"finishedAt,omitzero"`
+	Duration   string    `json:"duration,omitempty"`
 }
 
 // Idle is the document's status when no rollout runs.
@@ -88,6 +110,7 @@ func Of(rollout string, st *state.State) Doc {
 		for i, ph := range r.Phases {
 			d.Phases[i].Clusters, d.Phases[i].Hooks = clusters(ph), hookRuns(ph)
 		}
+		d.History = history(r.History)
 	}
 	return d
 }
@@ -107,12 +130,13 @@ func Outline(rollout string, st *state.State) Doc {
 		return d
 	}
 	d.Revision, d.Status, d.Reason, d.Skipped, d.Unphased = r.Revision, string(r.Status), r.Reason, r.Skipped, r.Unphased
+	d.StartedAt, d.EndedAt = r.StartedAt, r.EndedAt
 	if r.Phase < len(r.Phases) {
 		d.Phase = r.Phases[r.Phase].Name
 	}
 	for _, ph := range r.Phases {
 		d.Phases = append(d.Phases, Phase{Name: ph.Name, Status: string(ph.Status), Members: len(ph.Members), Admitted: len(ph.Admitted),
-			SoakUntil: ph.SoakUntil, ApprovedBy: ph.ApprovedBy})
+			SoakUntil: ph.SoakUntil, ApprovedBy: ph.ApprovedBy, StartedAt: deref(ph.StartedAt), EndedAt: ph.EndedAt})
 	}
 	return d
 }
@@ -121,7 +145,7 @@ func clusters(ph state.PhaseState) []Cluster {
 	var out []Cluster
 	for _, c := range slices.Sorted(maps.Keys(ph.Clusters)) {
 		cs := ph.Clusters[c]
-		out = append(out, Cluster{Name: c, Status: string(cs.Status), Reason: cs.Reason})
+		out = append(out, Cluster{Name: c, Status: string(cs.Status), Reason: cs.Reason, AdmittedAt: cs.AdmittedAt, SettledAt: cs.SettledAt})
 	}
 	return out
 }
@@ -130,7 +154,8 @@ func hookRuns(ph state.PhaseState) []Hook {
 	var out []Hook
 	for _, k := range slices.Sorted(maps.Keys(ph.Hooks)) {
 		h := ph.Hooks[k]
-		out = append(out, Hook{Key: k, Status: string(h.Status), Attempts: h.Attempts, Message: h.Message})
+		out = append(out, Hook{Key: k, Status: string(h.Status), Attempts: h.Attempts, Message: h.Message,
+			StartedAt: h.StartedAt, FinishedAt: deref(h.FinishedAt), Duration: hookDuration(h)})
 	}
 	return out
 }
@@ -176,7 +201,9 @@ const Width = 100
 // countdown).
 func Table(w io.Writer, d Doc, now time.Time) error {
 	var b strings.Builder
-	line := func(format string, args ...any) { b.WriteString(fit(fmt.Sprintf(format, args...)) + "\n") }
+	line := func(format string, args ...any) {
+		b.WriteString(strings.TrimRight(fit(fmt.Sprintf(format, args...)), " ") + "\n")
+	}
 	line("ROLLOUT %s  generation %d  deployed %s%s", d.Rollout, d.Generation, short(d.Deployed), at(d, d.Deployed))
 	head := d.Status
 	if d.Revision != "" {
@@ -199,19 +226,20 @@ func Table(w io.Writer, d Doc, now time.Time) error {
 		line("NOT PHASED %s follows %s (pin targetRevision in the spec)", c, d.Unphased[c])
 	}
 	if len(d.Phases) > 0 {
-		line("%-16s %-12s %-9s %s", "PHASE", "STATUS", "ADMITTED", "GATE")
+		line("%-16s %-12s %-9s %-14s %s", "PHASE", "STATUS", "ADMITTED", "TIME", "GATE")
 	}
 	for _, p := range d.Phases {
-		line("%-16s %-12s %-9s %s", p.Name, p.Status, fmt.Sprintf("%d/%d", p.Admitted, p.Members), gate(p, now))
+		line("%-16s %-12s %-9s %-14s %s", p.Name, p.Status, fmt.Sprintf("%d/%d", p.Admitted, p.Members), phaseTime(p, now), gate(p, now))
 		for _, c := range p.Clusters {
-			line("  %-30s %-10s %s", c.Name, c.Status, c.Reason)
+			line("  %-30s %-10s %-9s %s", c.Name, c.Status, clusterTime(c, now), c.Reason)
 		}
 		for _, h := range p.Hooks {
 			// The key's width varies (per-cluster checks name the child): it goes after
 			// the status, so the columns stay aligned.
-			line("  %-30s %-10s %s", "hook", h.Status, h.Key+"  "+h.Message)
+			line("  %-30s %-10s %-9s %s", "hook", h.Status, hookTime(h, now), h.Key+"  "+h.Message)
 		}
 	}
+	historyLines(line, d.History)
 	for _, r := range d.Rejected {
 		line("REFUSED %s", r)
 	}

@@ -32,6 +32,9 @@ type Target struct {
 	Values           map[string]string `json:"values,omitempty"`
 	MatchExpressions []Requirement     `json:"matchExpressions,omitempty"`
 	Expr             string            `json:"expr,omitempty"`
+	// Step (set by the parser, never written in a spec) composes the target with a
+	// spec.strategy step: see Step.
+	Step *Step `json:"step,omitempty"`
 
 	selector labels.Selector
 	program  *Program
@@ -99,7 +102,7 @@ func (s *Selector) Matches(l map[string]string) bool {
 
 // Compile validates the target and compiles its expression through the cache.
 func (t *Target) Compile(c *Cache) error {
-	if len(t.Clusters) == 0 && len(t.Values) == 0 && len(t.MatchExpressions) == 0 && t.Expr == "" {
+	if len(t.Clusters) == 0 && len(t.Values) == 0 && len(t.MatchExpressions) == 0 && t.Expr == "" && t.Step == nil {
 		return fmt.Errorf("empty target: set clusters, values, matchExpressions or expr")
 	}
 	sel, err := compileRequirements(nil, t.MatchExpressions)
@@ -107,6 +110,11 @@ func (t *Target) Compile(c *Cache) error {
 		return err
 	}
 	t.selector = sel
+	if t.Step != nil {
+		if err := t.Step.compile(); err != nil {
+			return err
+		}
+	}
 	if t.Expr != "" {
 		p, err := c.Compile(t.Expr)
 		if err != nil {
@@ -121,6 +129,9 @@ func (t *Target) Compile(c *Cache) error {
 // Application's labels (RollingSync steps) or the cluster's labels (phaseDeployment).
 func (t *Target) Matches(s Subject, appLabels bool) (bool, error) {
 	if len(t.Clusters) > 0 && !slices.Contains(t.Clusters, s.Name) {
+		return false, nil
+	}
+	if t.Step != nil && !t.Step.matches(s.AppLabels) {
 		return false, nil
 	}
 	for k, v := range t.Values {

@@ -100,3 +100,44 @@ func TestANilCacheCompilesWithoutCaching(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestAStepTakesAChildOnlyWhenNoEarlierStepDoes(t *testing.T) {
+	dev := Subject{Name: "dev-1", Labels: map[string]string{"canary": "y"}, AppLabels: map[string]string{"env": "dev"}}
+	stg := Subject{Name: "stg-1", AppLabels: map[string]string{"env": "staging"}}
+	devOrStaging := []Requirement{{Key: "env", Operator: "In", Values: []string{"dev", "staging"}}}
+	onlyDev := []Requirement{{Key: "env", Operator: "In", Values: []string{"dev"}}}
+	cases := []struct {
+		name   string
+		target Target
+		want   [2]bool // dev, stg
+	}{
+		{"the first step", Target{Step: &Step{MatchExpressions: devOrStaging}}, [2]bool{true, true}},
+		{"a later step leaves what an earlier one took", Target{Step: &Step{MatchExpressions: devOrStaging, Earlier: [][]Requirement{onlyDev}}}, [2]bool{false, true}},
+		{"a step without expressions takes the rest", Target{Step: &Step{Earlier: [][]Requirement{onlyDev}}}, [2]bool{false, true}},
+		{"after a step that takes everything, nothing", Target{Step: &Step{Earlier: [][]Requirement{nil}}}, [2]bool{false, false}},
+		{"and the phase's own target too, over the cluster", Target{Values: map[string]string{"canary": "y"}, Step: &Step{MatchExpressions: devOrStaging}}, [2]bool{true, false}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := tc.target.Compile(nil); err != nil {
+				t.Fatal(err)
+			}
+			for i, s := range []Subject{dev, stg} {
+				if got, err := tc.target.Matches(s, false); err != nil || got != tc.want[i] {
+					t.Fatalf("%s: got %v %v, want %v", s.Name, got, err, tc.want[i])
+				}
+			}
+		})
+	}
+	if (&Target{Step: &Step{MatchExpressions: onlyDev}}).Compile(nil) != nil {
+		t.Fatal("a step alone is a target")
+	}
+	if err := (&Target{Step: &Step{MatchExpressions: []Requirement{{Key: "env", Operator: "Near"}}}}).Compile(nil); err == nil || !strings.Contains(err.Error(), "step: matchExpressions[0].operator") {
+		t.Fatalf("got %v", err)
+	}
+	var uncompiled Target
+	uncompiled.Step = &Step{}
+	if ok, _ := uncompiled.Matches(dev, false); ok {
+		t.Fatal("an uncompiled step selects nobody")
+	}
+}

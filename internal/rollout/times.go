@@ -1,0 +1,62 @@
+package rollout
+
+import (
+	"time"
+
+	"github.com/cmp-phase/cmp-phase/internal/state"
+)
+
+// stampTimes records when the rollout, each phase and each admitted child reached a
+// terminal (settled) status on this pass, so a person can see where the time went: a
+// status that became terminal now gets now; a status that is not terminal has no end.
+// A terminal status that did not change keeps what it has (states from before the times
+// were kept stay without them rather than get a wrong one).
+func stampTimes(cur, st *state.State, now time.Time) {
+	r := st.Rollout
+	if r == nil {
+		return
+	}
+	was := sameRollout(cur, r)
+	r.EndedAt = ended(r.Status.IsTerminal(), was == nil || was.Status != r.Status, r.EndedAt, now)
+	for i := range r.Phases {
+		ph := &r.Phases[i]
+		var before *state.PhaseState
+		if was != nil && i < len(was.Phases) && was.Phases[i].Name == ph.Name {
+			before = &was.Phases[i]
+		}
+		ph.EndedAt = ended(ph.Status.IsTerminal(), before == nil || before.Status != ph.Status, ph.EndedAt, now)
+		for c, cs := range ph.Clusters {
+			changed := true
+			if before != nil {
+				if b, ok := before.Clusters[c]; ok && b.Status == cs.Status {
+					changed = false
+				}
+			}
+			if at := ended(cs.Status.IsTerminal(), changed, cs.SettledAt, now); !at.Equal(cs.SettledAt) {
+				cs.SettledAt = at
+				ph.Clusters[c] = cs
+			}
+		}
+	}
+}
+
+// ended is the end time of something whose status is terminal (or not) and changed (or
+// not) on this pass, given the end time it has.
+func ended(terminal, changed bool, at, now time.Time) time.Time {
+	switch {
+	case !terminal:
+		return time.Time{}
+	case changed && at.IsZero():
+		return now
+	}
+	return at
+}
+
+// sameRollout is cur's rollout when it is the rollout r continues (same revision, same
+// start), else nil.
+func sameRollout(cur *state.State, r *state.Rollout) *state.Rollout {
+	if cur == nil || cur.Rollout == nil || cur.Rollout.Revision != r.Revision || !cur.Rollout.StartedAt.Equal(r.StartedAt) {
+		return nil
+	}
+	return cur.Rollout
+}

@@ -1,0 +1,157 @@
+package spec
+
+import (
+	"fmt"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/cmp-phase/cmp-phase/internal/targets"
+)
+
+// compose parses a spec with both spec.strategy (RollingSync or RollingUpdate steps) and a
+// generator's deploymentStrategy (phases) and composes them into one phase list, so nothing
+// downstream knows there were two: the steps order the children, the phases order within
+// each step — step 1 × every phase, then step 2 × every phase, … — as phases named
+// "<phase>-step<N>". A child is in the first step whose matchExpressions select its
+// Application's labels and, within it, taken by the phases as phaseDeployment takes it.
+// spec.strategy AllAtOnce is one step with everything: the phases as declared.
+func (d *dec) compose(s *Spec, st, gen *yaml.Node, genPath string, exprs *targets.Cache) {
+	var steps Spec
+	d.rolling(&steps, st)
+	d.phaseDeployment(s, gen, genPath, exprs)
+	s.DeletionOrder = steps.DeletionOrder
+	d.composeOptions(s, &steps, st, gen, genPath)
+	if steps.Dialect == DialectAllAtOnce || len(d.errs) > 0 {
+		return
+	}
+	s.Dialect = Dialect(string(steps.Dialect) + "+" + string(DialectPhaseDeployment))
+	s.Phases = d.composePhases(steps.Phases, s.Phases, gen, genPath, exprs)
+}
+
+// composeOptions takes lateJoiners, pinCommits and confirmRemoval from whichever of the two
+// strategies sets them; set in both, it is an error (one rollout, one setting).
+func (d *dec) composeOptions(s, steps *Spec, st, gen *yaml.Node, genPath string) {
+	for _, key := range []string{"lateJoiners", "pinCommits", "confirmRemoval"} {
+		if !hasKey(st, key) {
+			continue
+		}
+		if hasKey(gen, key) {
+			d.fail(st, "spec.strategy."+key, "keep it in one of the two places",
+				"is also set in %s.%s; with both strategies the rollout has one %s", genPath, key, key)
+			continue
+		}
+		switch key {
+		case "lateJoiners":
+			s.LateJoiners = steps.LateJoiners
+		case "pinCommits":
+			s.PinCommits = steps.PinCommits
+		default:
+			s.ConfirmRemoval = steps.ConfirmRemoval
+		}
+	}
+}
+
+// composePhases is every step × every phase, in that order. Each pair:
+//   - selects the children its phase's targets select among those in its step (the step's
+//     matchExpressions over Application labels, and none of an earlier step's);
+//   - admits, like its phase, its percentage / maxUpdate of its members, cumulatively within
+//     the step; the step's maxUpdate throttles how many are updating at once, and a
+//     RollingSync step's maxUpdate 0 is a manual gate on the step's first pair;
+//   - runs its phase's hooks, checks, waitDuration and onFailure;
+//   - has the stricter of the step's and the phase's progressDeadline (the shorter one
+//     set) and maxFailures (the smaller).
+func (d *dec) composePhases(steps, phases []Phase, gen *yaml.Node, genPath string, exprs *targets.Cache) []Phase {
+	var out []Phase
+	var earlier [][]targets.Requirement
+	seen := map[string]bool{}
+	for k, step := range steps {
+		reqs := stepRequirements(step)
+		for i, ph := range phases {
+			p := pair(step, ph, k, i == 0)
+			at := fmt.Sprintf("%s.phases[%d].name", genPath, i)
+			if !phaseName.MatchString(p.Name) {
+				d.fail(gen, at, fmt.Sprintf("shorten the phase name to at most %d characters", 63-len(p.Name)+len(ph.Name)),
+					"composed phase name %q (phase %s in spec.strategy step %d) is not a DNS label of at most 63 characters", p.Name, ph.Name, k+1)
+			}
+			if seen[p.Name] {
+				d.fail(gen, at, "rename the phase", "composed phase name %q is used twice", p.Name)
+			}
+			seen[p.Name] = true
+			p.Targets = stepTargets(ph.Targets, reqs, earlier)
+			for j := range p.Targets {
+				if err := p.Targets[j].Compile(exprs); err != nil {
+					d.fail(gen, fmt.Sprintf("%s.phases[%d].targets[%d]", genPath, i, j), "", "in spec.strategy step %d: %s", k+1, err)
+				}
+			}
+			out = append(out, p)
+		}
+		earlier = append(earlier, reqs)
+	}
+	return out
+}
+
+// pair is phase ph within step number k (0-based) without its targets; first is the
+// step's first phase, which carries the step's manual gate.
+func pair(step, ph Phase, k int, first bool) Phase {
+	p := ph
+	p.Name = fmt.Sprintf("%s-step%d", ph.Name, k+1)
+	p.MatchAppLabels = false // within a step, phases share members as phaseDeployment does
+	p.Throttle = Size{Kind: SizeAll}
+	switch {
+	case step.Size.Gate && first:
+		p.Size.Gate = true // after approval the phase's own size applies
+	case !step.Size.Gate:
+		p.Throttle = step.Size
+	}
+	p.ProgressDeadline = shorter(ph.ProgressDeadline, step.ProgressDeadline)
+	p.MaxFailures = min(ph.MaxFailures, step.MaxFailures)
+	return p
+}
+
+// stepTargets are a phase's targets, each also requiring the step (reqs, and none of the
+// earlier steps'); a phase without targets (every child) gets one target: the step.
+func stepTargets(phase []targets.Target, reqs []targets.Requirement, earlier [][]targets.Requirement) []targets.Target {
+	if len(reqs) == 0 && len(earlier) == 0 {
+		return append([]targets.Target(nil), phase...)
+	}
+	step := func() *targets.Step {
+		return &targets.Step{MatchExpressions: reqs, Earlier: append([][]targets.Requirement(nil), earlier...)}
+	}
+	if len(phase) == 0 {
+		return []targets.Target{{Step: step()}}
+	}
+	out := make([]targets.Target, len(phase))
+	for i, t := range phase {
+		out[i] = t
+		out[i].Step = step()
+	}
+	return out
+}
+
+// stepRequirements are a parsed step's matchExpressions (none: every child).
+func stepRequirements(step Phase) []targets.Requirement {
+	if len(step.Targets) == 0 {
+		return nil
+	}
+	return step.Targets[0].MatchExpressions
+}
+
+func shorter[T ~int64](a, b T) T {
+	switch {
+	case a == 0:
+		return b
+	case b == 0:
+		return a
+	}
+	return min(a, b)
+}
+
+// hasKey reports whether mapping n has key.
+func hasKey(n *yaml.Node, key string) bool {
+	for i := 0; n != nil && n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return true
+		}
+	}
+	return false
+}
