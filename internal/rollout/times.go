@@ -17,14 +17,14 @@ func stampTimes(cur, st *state.State, now time.Time) {
 		return
 	}
 	was := sameRollout(cur, r)
-	r.EndedAt = ended(r.Status.IsTerminal(), was == nil || was.Status != r.Status, r.EndedAt, now)
+	r.EndedAt = endTime(r.Status.IsTerminal(), was == nil || was.Status != r.Status, r.EndedAt, now)
 	for i := range r.Phases {
 		ph := &r.Phases[i]
 		var before *state.PhaseState
 		if was != nil && i < len(was.Phases) && was.Phases[i].Name == ph.Name {
 			before = &was.Phases[i]
 		}
-		ph.EndedAt = ended(ph.Status.IsTerminal(), before == nil || before.Status != ph.Status, ph.EndedAt, now)
+		ph.EndedAt = endTime(ph.Status.IsTerminal(), before == nil || before.Status != ph.Status, ph.EndedAt, now)
 		for c, cs := range ph.Clusters {
 			changed := true
 			if before != nil {
@@ -32,7 +32,7 @@ func stampTimes(cur, st *state.State, now time.Time) {
 					changed = false
 				}
 			}
-			if at := ended(cs.Status.IsTerminal(), changed, cs.SettledAt, now); !at.Equal(cs.SettledAt) {
+			if at := endTime(cs.Status.IsTerminal(), changed, cs.SettledAt, now); !at.Equal(cs.SettledAt) {
 				cs.SettledAt = at
 				ph.Clusters[c] = cs
 			}
@@ -40,9 +40,9 @@ func stampTimes(cur, st *state.State, now time.Time) {
 	}
 }
 
-// ended is the end time of something whose status is terminal (or not) and changed (or
+// endTime is the end time of something whose status is terminal (or not) and changed (or
 // not) on this pass, given the end time it has.
-func ended(terminal, changed bool, at, now time.Time) time.Time {
+func endTime(terminal, changed bool, at, now time.Time) time.Time {
 	switch {
 	case !terminal:
 		return time.Time{}

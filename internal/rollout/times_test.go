@@ -54,7 +54,7 @@ func TestEndTimes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := ended(tc.terminal, tc.changed, tc.at, now); !got.Equal(tc.want) {
+			if got := endTime(tc.terminal, tc.changed, tc.at, now); !got.Equal(tc.want) {
 				t.Fatalf("got %v, want %v", got, tc.want)
 			}
 		})
