@@ -121,7 +121,7 @@ func (a *Agent) decide(p *pass, cur *state.State, c *control.Controls, now time.
 		return nil, nil, false, fmt.Errorf("the cluster inventory is not published yet")
 	}
 	plan := rollout.Plan{Revision: p.plan.Revision, Body: p.plan.Body, Phases: p.plan.Phases, LateJoiners: p.plan.LateJoiners,
-		Unphased: p.plan.Unphased, ConfirmRemoval: p.plan.ConfirmRemoval, MaxHooks: a.opts.MaxHooks, MaxChecks: a.opts.MaxChecks}
+		Unphased: p.plan.Unphased, ConfirmRemoval: p.plan.ConfirmRemoval, DeletionOrder: p.plan.DeletionOrder, MaxHooks: a.opts.MaxHooks, MaxChecks: a.opts.MaxChecks}
 	base, rebuilt := cur, false
 	if cur == nil && (p.phaseGen > 0 || len(p.children) > 0) {
 		live := map[string]string{}

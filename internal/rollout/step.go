@@ -49,6 +49,9 @@ type Plan struct {
 	Unphased map[string]string
 	// ConfirmRemoval: no child is removed before a person confirms it (confirm-removal).
 	ConfirmRemoval bool
+	// DeletionOrder is how children are removed: spec.DeletionReverse (latest phase first,
+	// each group gone before the next; also when empty) or spec.DeletionAllAtOnce.
+	DeletionOrder string
 	// MaxHooks and MaxChecks bound the hooks and checks running at once in a phase
 	// (0: seed 000's 5 and 10).
 	MaxHooks, MaxChecks int
