@@ -46,6 +46,9 @@ func (a *Agent) reconcile(ctx context.Context, name string, log *slog.Logger) (t
 		return time.Time{}, err
 	}
 	p.log = log
+	if held, next, err := a.parentLifecycle(ctx, p); held || err != nil {
+		return next, err
+	}
 	now := a.now()
 	var acts []rollout.Action
 	rebuilt := false

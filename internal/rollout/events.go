@@ -33,6 +33,9 @@ const (
 	EvRolloutAborted            = "RolloutAborted"
 	EvRevisionPinned            = "RevisionPinned"
 	EvNotPhased                 = "NotPhased"
+	// EvRolloutRemoved: every child went with the parent (deleted with the resources
+	// finalizer); the state deploys nothing any more.
+	EvRolloutRemoved = "RolloutRemoved"
 )
 
 // warnings are the events people must look at. EvClusterFailed is every member failure,
