@@ -211,4 +211,3 @@ func deletes(f *fakeAgent) int {
 	}
 	return n
 }
-
