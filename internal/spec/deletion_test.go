@@ -76,3 +76,12 @@ func TestPhaseDeploymentRemovesInReverse(t *testing.T) {
 		t.Errorf("phaseDeployment: deletionOrder %q applies %q, want Reverse", s.DeletionOrder, RemovalOrder(s.DeletionOrder))
 	}
 }
+
+// TestASpecRemovedFromGitIsRefused: a directory without its ApplicationSet fails closed,
+// and the error says how to remove the rollout instead.
+func TestASpecRemovedFromGitIsRefused(t *testing.T) {
+	_, err := Load(t.TempDir(), targets.NewCache(8))
+	if err == nil || !strings.Contains(err.Error(), "no ApplicationSet found") || !strings.Contains(err.Error(), "deleted with the resources finalizer") {
+		t.Fatalf("want a refusal naming the way to remove the rollout, got %v", err)
+	}
+}

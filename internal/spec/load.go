@@ -40,7 +40,7 @@ func Load(dir string, exprs *targets.Cache) (*Spec, error) {
 	}
 	switch len(where) {
 	case 0:
-		return nil, Errors{{File: dir, Line: 0, Path: "(dir)", Msg: "no ApplicationSet found", Fix: "add a YAML file with kind: ApplicationSet"}}
+		return nil, Errors{{File: dir, Line: 0, Path: "(dir)", Msg: "no ApplicationSet found", Fix: "add a YAML file with kind: ApplicationSet; a rollout whose spec was removed keeps its children until its parent is deleted with the resources finalizer"}}
 	case 1:
 		return found, nil
 	default:
