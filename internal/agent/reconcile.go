@@ -81,6 +81,9 @@ func (a *Agent) reconcile(ctx context.Context, name string, log *slog.Logger) (t
 		}
 	}
 	a.publishEvents(p, acts)
+	if next != nil && next.RemovedRevision != "" {
+		return a.removeRollout(ctx, p, next)
+	}
 	return a.act(ctx, p, next, acts)
 }
 
@@ -147,7 +150,8 @@ func (a *Agent) decide(p *pass, cur *state.State, c *control.Controls, now time.
 	if err != nil {
 		return nil, nil, false, failClosed(err)
 	}
-	obs := rollout.Observed{Subjects: subjects, Changed: changed, Children: p.observed, Hooks: a.hookResults(p.plan.Rollout, base), Controls: c}
+	obs := rollout.Observed{Subjects: subjects, Changed: changed, Children: p.observed, Hooks: a.hookResults(p.plan.Rollout, base), Controls: c,
+		SpecGone: specGone(p.parent), PlanFresh: base != nil && p.planGen >= base.ViewGeneration}
 	n, acts, err := rollout.Step(plan, base, obs, now)
 	if err != nil {
 		return nil, nil, false, failClosed(err)

@@ -90,9 +90,9 @@ func (a *Agent) teardown(ctx context.Context, p *pass) (time.Time, error) {
 	}
 	del, done := rollout.Teardown(st, plan, a.teardownSubjects(p), live)
 	if !done {
-		return a.now().Add(teardownPoll), a.deleteGroup(ctx, p, del)
+		return a.now().Add(teardownPoll), a.deleteGroup(ctx, p, del, "the parent is deleted")
 	}
-	if err := a.recordTornDown(ctx, p); err != nil {
+	if _, err := a.recordTornDown(ctx, p, "with the parent "+p.parent.Name); err != nil {
 		return time.Time{}, err
 	}
 	if err := a.setFinalizers(ctx, p.parent, withFinalizer(p.parent.Finalizers, false)); err != nil {
@@ -103,7 +103,7 @@ func (a *Agent) teardown(ctx context.Context, p *pass) (time.Time, error) {
 }
 
 // deleteGroup deletes the group's children not already being deleted, and says so once.
-func (a *Agent) deleteGroup(ctx context.Context, p *pass, group []string) error {
+func (a *Agent) deleteGroup(ctx context.Context, p *pass, group []string, why string) error {
 	var deleted []string
 	for _, c := range group {
 		if app := p.children[c]; app == nil || app.DeletionTimestamp != nil {
@@ -117,26 +117,26 @@ func (a *Agent) deleteGroup(ctx context.Context, p *pass, group []string) error 
 		deleted = append(deleted, c)
 	}
 	if len(deleted) > 0 {
-		a.events.Event(a.parentRef(p), corev1.EventTypeNormal, "ChildrenRemoving", "the parent is deleted: removing "+strings.Join(deleted, ", "))
+		a.events.Event(a.parentRef(p), corev1.EventTypeNormal, "ChildrenRemoving", why+": removing "+strings.Join(deleted, ", "))
 		p.log.Info("children deleted with the parent", "children", deleted)
 	}
 	return nil
 }
 
 // recordTornDown writes the state that deploys nothing any more (rollout.TornDown).
-func (a *Agent) recordTornDown(ctx context.Context, p *pass) error {
+func (a *Agent) recordTornDown(ctx context.Context, p *pass, how string) (*state.State, error) {
 	store, trace := a.stateStore(p.plan.Rollout)
 	var acts []rollout.Action
-	_, _, err := store.Update(ctx, func(cur *state.State) (*state.State, error) {
-		next, as := rollout.TornDown(cur, p.parent.Name, a.now())
+	next, _, err := store.Update(ctx, func(cur *state.State) (*state.State, error) {
+		n, as := rollout.TornDown(cur, how, a.now())
 		acts = as
-		return next, nil
+		return n, nil
 	})
 	if err != nil {
-		return trace.failure(err, "state ConfigMap "+a.opts.Namespace+"/"+store.Name)
+		return nil, trace.failure(err, "state ConfigMap "+a.opts.Namespace+"/"+store.Name)
 	}
 	a.publishEvents(p, acts)
-	return nil
+	return next, nil
 }
 
 // cachedState is the rollout's state as the cache holds it (nil: none).
@@ -196,4 +196,46 @@ func withFinalizer(finalizers []string, present bool) []string {
 		out = []string{}
 	}
 	return out
+}
+
+// specGone reports whether the parent's last render failed because the rollout's spec is
+// gone from git (the renderer's contract.SpecRemovedMarker in a ComparisonError).
+func specGone(parent *v1alpha1.Application) bool {
+	if parent == nil {
+		return false
+	}
+	for _, c := range parent.Status.Conditions {
+		if c.Type == v1alpha1.ApplicationConditionComparisonError && strings.Contains(c.Message, contract.SpecRemovedMarker) {
+			return true
+		}
+	}
+	return false
+}
+
+// removeRollout carries out a removal a person confirmed (st.RemovedRevision, the spec gone
+// from git): the children go in the deletion order as with a deleted parent (held by a
+// pause), then the state records that it deploys nothing and the parent re-renders, now to
+// nothing.
+func (a *Agent) removeRollout(ctx context.Context, p *pass, st *state.State) (time.Time, error) {
+	if st.Paused != nil {
+		return time.Time{}, nil
+	}
+	if len(p.children) > 0 {
+		st2 := st
+		plan := rollout.Plan{Revision: p.plan.Revision, Phases: p.plan.Phases, DeletionOrder: p.plan.DeletionOrder}
+		live := make([]string, 0, len(p.children))
+		for name := range p.children {
+			live = append(live, name)
+		}
+		del, _ := rollout.Teardown(st2, plan, a.teardownSubjects(p), live)
+		return a.now().Add(teardownPoll), a.deleteGroup(ctx, p, del, "the rollout's spec is gone from git")
+	}
+	if len(st.Children) == 0 {
+		return time.Time{}, nil
+	}
+	next, err := a.recordTornDown(ctx, p, "its spec is gone from git")
+	if err != nil || next == nil || p.parent == nil {
+		return time.Time{}, err
+	}
+	return time.Time{}, SetPhaseGen(ctx, a.argo, a.opts.Namespace, p.plan.Parent, next.Generation)
 }

@@ -211,3 +211,44 @@ func deletes(f *fakeAgent) int {
 	}
 	return n
 }
+
+// TestAConfirmedRemovalDeletesLatestPhaseFirstThenReRenders: a removal a person confirmed
+// (spec gone from git) deletes the children as a deleted parent's, then the state deploys
+// nothing and the parent is asked to re-render (now to nothing).
+func TestAConfirmedRemovalDeletesLatestPhaseFirstThenReRenders(t *testing.T) {
+	ctx := context.Background()
+	parent := deletableParent(false)
+	parent.Spec.Source = &v1alpha1.ApplicationSource{Plugin: &v1alpha1.ApplicationSourcePlugin{Name: contract.PluginName}}
+	f := newFakeAgent(t, []runtime.Object{parent, childApp("web-dev-1"), childApp("web-prod-1"), deployedState(t)})
+	st := func() *state.State {
+		cm, err := f.kube.CoreV1().ConfigMaps(testNS).Get(ctx, contract.StateConfigMap("web"), metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := state.FromConfigMap(cm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.RemovedRevision = "r1"
+		return s
+	}
+	for i, want := range [][]string{{"web-dev-1", "web-parent"}, {"web-parent"}} {
+		if _, err := f.removeRollout(ctx, livePass(t, f, ""), st()); err != nil {
+			t.Fatal(err)
+		}
+		if got := liveNames(t, f); !slices.Equal(got, want) {
+			t.Fatalf("pass %d: live %v, want %v", i, got, want)
+		}
+	}
+	if _, err := f.removeRollout(ctx, livePass(t, f, ""), st()); err != nil {
+		t.Fatal(err)
+	}
+	after := st()
+	if len(after.Children) != 0 {
+		t.Fatalf("children %v", after.Children)
+	}
+	p, err := f.argo.ArgoprojV1alpha1().Applications(testNS).Get(ctx, "web-parent", metav1.GetOptions{})
+	if err != nil || PhaseGen(p) != after.Generation {
+		t.Fatalf("PHASE_GEN %d, state generation %d: %v", PhaseGen(p), after.Generation, err)
+	}
+}

@@ -78,6 +78,11 @@ const (
 // as the one for the admission, across restarts and leaders.
 const OperationInfoAdmission = "cmp-phase.io/admission"
 
+// SpecRemovedMarker starts the render's error when the spec of a rollout that deploys
+// children is gone from git: the agent finds it in the parent's ComparisonError, the proof
+// that a confirm-remove-rollout edit may act.
+const SpecRemovedMarker = "spec removed from git"
+
 // FinalizerChildren is the agent's finalizer on a parent that carries Argo CD's resources
 // finalizer: deleting that parent removes its children (in the plan's deletion order)
 // before the parent goes. Argo CD's own finalizer skips the children (Delete=false).

@@ -1,7 +1,6 @@
 package rollout
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/cmp-phase/cmp-phase/internal/state"
@@ -28,11 +27,12 @@ func Teardown(st *state.State, p Plan, subjects []targets.Child, live []string) 
 	return group, false
 }
 
-// TornDown is the state once every child went with the parent: no child is deployed any
+// TornDown is the state once every child went (with the parent, or with a spec gone from
+// git, as how says): no child is deployed any
 // more, a running rollout is abandoned, and the history says why, so a parent created again
 // later starts from a first deployment, phase by phase. It returns cur itself when there is
 // nothing to forget.
-func TornDown(cur *state.State, parent string, now time.Time) (*state.State, []Action) {
+func TornDown(cur *state.State, how string, now time.Time) (*state.State, []Action) {
 	if cur == nil || (len(cur.Children) == 0 && len(cur.Removing) == 0 && len(cur.Leaving) == 0 && !cur.Rollout.Active()) {
 		return cur, nil
 	}
@@ -40,9 +40,9 @@ func TornDown(cur *state.State, parent string, now time.Time) (*state.State, []A
 	var acts []Action
 	st.Children, st.Pinned, st.Removing, st.Leaving, st.Confirmed = nil, nil, nil, nil, nil
 	if r := st.Rollout; r.Active() {
-		r.Status, r.Deferred, r.Reason = StatusAbandoned, nil, "the parent was deleted"
+		r.Status, r.Deferred, r.Reason = StatusAbandoned, nil, "every child was removed "+how
 	}
-	emit(st.Rollout, &acts, now, EvRolloutRemoved, fmt.Sprintf("every child was removed with the parent %s", parent))
+	emit(st.Rollout, &acts, now, EvRolloutRemoved, "every child was removed "+how)
 	st.Generation++
 	st.WrittenAt = now
 	st.ViewGeneration = st.Generation

@@ -61,7 +61,7 @@ func TestTeardownWithoutAStateDeletesByThePhaseThatSelects(t *testing.T) {
 func TestTornDownForgetsEveryChildOnce(t *testing.T) {
 	w := newWorld(threePhases()...)
 	w.step(t, 0) // a rollout runs: dev admitted
-	next, acts := TornDown(w.st, "parent", at(50))
+	next, acts := TornDown(w.st, "with the parent parent", at(50))
 	if next == w.st || len(next.Children) != 0 || next.Pinned != nil || next.Rollout.Status != StatusAbandoned {
 		t.Fatalf("children %v pinned %v rollout %v", next.Children, next.Pinned, next.Rollout.Status)
 	}
@@ -71,10 +71,10 @@ func TestTornDownForgetsEveryChildOnce(t *testing.T) {
 	if len(w.st.Children) == 0 {
 		t.Fatal("TornDown changed the state it was given")
 	}
-	if again, acts := TornDown(next, "parent", at(60)); again != next || len(acts) != 0 {
+	if again, acts := TornDown(next, "with the parent parent", at(60)); again != next || len(acts) != 0 {
 		t.Fatal("a torn-down state must not be written again")
 	}
-	if none, _ := TornDown((*state.State)(nil), "parent", at(60)); none != nil {
+	if none, _ := TornDown((*state.State)(nil), "with the parent parent", at(60)); none != nil {
 		t.Fatal("no state: nothing to write")
 	}
 }
