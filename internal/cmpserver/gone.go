@@ -1,9 +1,7 @@
 package cmpserver
 
 import (
-	"fmt"
-
-	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/render"
 )
 
 // ParentIndex finds the rollout whose plan a parent renders (an optional part of a Store).
@@ -28,17 +26,5 @@ func (s *Server) specGone(parent string, loadErr error) ([][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if st == nil {
-		return nil, loadErr
-	}
-	if st.RemovedRevision != "" && len(st.Children) == 0 {
-		return nil, nil // removed: nothing to render
-	}
-	if st.RemovedRevision != "" {
-		return nil, fmt.Errorf("%s: rollout %s is being removed, %d children left (the agent removes them in deletionOrder; restore the spec to keep them)",
-			contract.SpecRemovedMarker, name, len(st.Children))
-	}
-	return nil, fmt.Errorf("%s: the app directory has no ApplicationSet, but rollout %s deploys %d children at revision %s (fix: restore the spec, or confirm the removal with %s: %s in ConfigMap %s/%s, e.g. cmp-phase confirm-remove-rollout %s %s --reason ...; the agent then removes the children in deletionOrder)",
-		contract.SpecRemovedMarker, name, len(st.Children), st.Deployed, contract.ConfirmRemoveRolloutKey, st.Deployed,
-		s.opts.StateNamespace, contract.StateConfigMap(name), name, st.Deployed)
+	return render.SpecGone(name, s.opts.StateNamespace, st, loadErr)
 }
