@@ -13,6 +13,7 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/inputs"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/kubeclient"
+	"github.com/cmp-phase/cmp-phase/internal/render"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
@@ -52,3 +53,32 @@ func readFromCluster(ctx context.Context, o generateOptions, rollout string, kc 
 }
 
 func oneLine(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }
+
+// specGoneFromCluster is the render of a parent whose spec is gone from git, under the stock
+// CMP server: its rollout is found by the plan's parent annotation (render.SpecGone decides).
+func specGoneFromCluster(ctx context.Context, o generateOptions, parent string, loadErr error) ([][]byte, error) {
+	cfg, err := kubeclient.Config(o.kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	kc, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("kube client: %w", err)
+	}
+	plans, err := kc.CoreV1().ConfigMaps(o.stateNamespace).List(ctx, metav1.ListOptions{LabelSelector: contract.PlanSelector})
+	if err != nil {
+		return nil, fmt.Errorf("list plan configmaps: %w", err)
+	}
+	for _, cm := range plans.Items {
+		name := cm.Labels[contract.LabelRollout]
+		if parent == "" || cm.Annotations[contract.AnnotationParent] != parent || name == "" {
+			continue
+		}
+		st, _, err := readFromCluster(ctx, o, name, kc)
+		if err != nil {
+			return nil, err
+		}
+		return render.SpecGone(name, o.stateNamespace, st, loadErr)
+	}
+	return nil, loadErr
+}

@@ -59,6 +59,9 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 
 func generate(ctx context.Context, o generateOptions) ([][]byte, error) {
 	s, err := spec.Load(o.dir, targets.NewCache(64))
+	if spec.IsMissing(err) && o.fromCluster {
+		return specGoneFromCluster(ctx, o, os.Getenv(contract.EnvAppName), err)
+	}
 	if err != nil {
 		return nil, err
 	}

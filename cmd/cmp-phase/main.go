@@ -6,7 +6,7 @@
 //	cmp-phase validate  check a spec without any cluster
 //	cmp-phase status    a rollout's status (table, json, yaml; --watch)
 //	cmp-phase preview   the next batch, rendered locally, diffed against the live children
-//	cmp-phase pause|resume|approve|promote|jump|abort|rollback|skip|unskip|confirm-removal
+//	cmp-phase pause|resume|approve|promote|jump|abort|rollback|skip|unskip|confirm-removal|confirm-remove-rollout
 //	                    steer a rollout: a validated edit of its ConfigMap
 package main
 
@@ -28,7 +28,7 @@ commands:
   status     show a rollout: cmp-phase status <rollout> [-o table|json|yaml] [--watch]
   preview    the next batch rendered locally and diffed against the live children:
              cmp-phase preview <rollout> --dir <app dir>
-  pause, resume, approve, promote, jump, abort, rollback, skip, unskip, confirm-removal
+  pause, resume, approve, promote, jump, abort, rollback, skip, unskip, confirm-removal, confirm-remove-rollout
              steer a rollout, e.g. cmp-phase pause guestbook --reason "error rate up"
              (kubectl flags: --kubeconfig, --context, -n)
 `

@@ -27,16 +27,17 @@ type call struct {
 }
 
 var verbs = map[string]verb{
-	"pause":           {"", 0, func(c call) error { return c.r.Pause(c.ctx, c.flags.until) }},
-	"resume":          {"", 0, func(c call) error { return c.r.Resume(c.ctx) }},
-	"abort":           {"", 0, func(c call) error { return c.r.Abort(c.ctx) }},
-	"rollback":        {"", 0, func(c call) error { return c.r.Rollback(c.ctx) }},
-	"approve":         {"<phase>", 1, func(c call) error { return c.r.Approve(c.ctx, c.args[0]) }},
-	"promote":         {"<phase>", 1, func(c call) error { return c.r.Promote(c.ctx, c.args[0]) }},
-	"jump":            {"<phase>", 1, func(c call) error { return c.r.Jump(c.ctx, c.args[0], c.flags.force) }},
-	"skip":            {"<child>...", -1, func(c call) error { return c.r.Skip(c.ctx, c.args...) }},
-	"unskip":          {"<child>...", -1, func(c call) error { return c.r.Unskip(c.ctx, c.args...) }},
-	"confirm-removal": {"<child>...|all", -1, func(c call) error { return c.r.ConfirmRemoval(c.ctx, c.args...) }},
+	"pause":                  {"", 0, func(c call) error { return c.r.Pause(c.ctx, c.flags.until) }},
+	"resume":                 {"", 0, func(c call) error { return c.r.Resume(c.ctx) }},
+	"abort":                  {"", 0, func(c call) error { return c.r.Abort(c.ctx) }},
+	"rollback":               {"", 0, func(c call) error { return c.r.Rollback(c.ctx) }},
+	"approve":                {"<phase>", 1, func(c call) error { return c.r.Approve(c.ctx, c.args[0]) }},
+	"promote":                {"<phase>", 1, func(c call) error { return c.r.Promote(c.ctx, c.args[0]) }},
+	"jump":                   {"<phase>", 1, func(c call) error { return c.r.Jump(c.ctx, c.args[0], c.flags.force) }},
+	"skip":                   {"<child>...", -1, func(c call) error { return c.r.Skip(c.ctx, c.args...) }},
+	"unskip":                 {"<child>...", -1, func(c call) error { return c.r.Unskip(c.ctx, c.args...) }},
+	"confirm-removal":        {"<child>...|all", -1, func(c call) error { return c.r.ConfirmRemoval(c.ctx, c.args...) }},
+	"confirm-remove-rollout": {"<revision>", 1, func(c call) error { return c.r.ConfirmRemoveRollout(c.ctx, c.args[0]) }},
 }
 
 // takes reports whether pos (the rollout, then the verb's arguments) fits the verb.

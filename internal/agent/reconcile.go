@@ -46,6 +46,9 @@ func (a *Agent) reconcile(ctx context.Context, name string, log *slog.Logger) (t
 		return time.Time{}, err
 	}
 	p.log = log
+	if held, next, err := a.parentLifecycle(ctx, p); held || err != nil {
+		return next, err
+	}
 	now := a.now()
 	var acts []rollout.Action
 	rebuilt := false
@@ -78,6 +81,9 @@ func (a *Agent) reconcile(ctx context.Context, name string, log *slog.Logger) (t
 		}
 	}
 	a.publishEvents(p, acts)
+	if next != nil && next.RemovedRevision != "" {
+		return a.removeRollout(ctx, p, next)
+	}
 	return a.act(ctx, p, next, acts)
 }
 
@@ -121,7 +127,8 @@ func (a *Agent) decide(p *pass, cur *state.State, c *control.Controls, now time.
 		return nil, nil, false, fmt.Errorf("the cluster inventory is not published yet")
 	}
 	plan := rollout.Plan{Revision: p.plan.Revision, Body: p.plan.Body, Phases: p.plan.Phases, LateJoiners: p.plan.LateJoiners,
-		Unphased: p.plan.Unphased, ConfirmRemoval: p.plan.ConfirmRemoval, MaxHooks: a.opts.Limits.HooksAtOnce, MaxChecks: a.opts.Limits.ChecksAtOnce, Limits: a.opts.Limits}
+		Unphased: p.plan.Unphased, ConfirmRemoval: p.plan.ConfirmRemoval, DeletionOrder: p.plan.DeletionOrder,
+		MaxHooks: a.opts.Limits.HooksAtOnce, MaxChecks: a.opts.Limits.ChecksAtOnce, Limits: a.opts.Limits}
 	base, rebuilt := cur, false
 	if cur == nil && (p.phaseGen > 0 || len(p.children) > 0) {
 		live := map[string]string{}
@@ -144,7 +151,8 @@ func (a *Agent) decide(p *pass, cur *state.State, c *control.Controls, now time.
 	if err != nil {
 		return nil, nil, false, failClosed(err)
 	}
-	obs := rollout.Observed{Subjects: subjects, Changed: changed, Children: p.observed, Hooks: a.hookResults(p.plan.Rollout, base), Controls: c}
+	obs := rollout.Observed{Subjects: subjects, Changed: changed, Children: p.observed, Hooks: a.hookResults(p.plan.Rollout, base), Controls: c,
+		SpecGone: specGone(p.parent), PlanFresh: base != nil && p.planGen >= base.ViewGeneration}
 	n, acts, err := rollout.Step(plan, base, obs, now)
 	if err != nil {
 		return nil, nil, false, failClosed(err)

@@ -106,6 +106,9 @@ func (s *Server) GenerateManifest(stream apiclient.ConfigManagementPluginService
 // informer catches up or StaleWait passes.
 func (s *Server) render(ctx context.Context, root, appPath string, env map[string]string) ([][]byte, error) {
 	sp, err := s.loadSpec(appPath)
+	if spec.IsMissing(err) {
+		return s.specGone(env[contract.EnvAppName], err)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	lru "github.com/hashicorp/golang-lru/v2"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	listers "k8s.io/client-go/listers/core/v1"
@@ -89,4 +90,22 @@ func (s *InformerStore) Inventory() (*inventory.Inventory, error) {
 	}
 	s.invs.Add(key, inv)
 	return inv, nil
+}
+
+// RolloutOf finds the rollout whose plan ConfigMap the parent rendered.
+func (s *InformerStore) RolloutOf(parent string) (string, bool) {
+	sel, err := labels.Parse(contract.PlanSelector)
+	if err != nil {
+		return "", false
+	}
+	plans, err := s.lister.ConfigMaps(s.ns).List(sel)
+	if err != nil {
+		return "", false
+	}
+	for _, cm := range plans {
+		if cm.Annotations[contract.AnnotationParent] == parent && cm.Labels[contract.LabelRollout] != "" {
+			return cm.Labels[contract.LabelRollout], true
+		}
+	}
+	return "", false
 }

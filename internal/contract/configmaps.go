@@ -53,8 +53,11 @@ const (
 	// ConfirmRemovalKey confirms removals a spec with confirmRemoval waits for: "all", or
 	// comma-separated child names.
 	ConfirmRemovalKey = "confirm-removal"
-	ByKey             = "by"     // who made the edit (the CLI sets it)
-	ReasonKey         = "reason" // why, for edits that carry no reason of their own (the CLI sets it)
+	// ConfirmRemoveRolloutKey confirms that a rollout whose spec is gone from git goes: its
+	// value is the deployed revision the render names; the agent then removes every child.
+	ConfirmRemoveRolloutKey = "confirm-remove-rollout"
+	ByKey                   = "by"     // who made the edit (the CLI sets it)
+	ReasonKey               = "reason" // why, for edits that carry no reason of their own (the CLI sets it)
 )
 
 // Keys of the plan ConfigMap the plugin renders for the agent.

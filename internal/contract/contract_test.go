@@ -32,6 +32,10 @@ func TestValues(t *testing.T) {
 		{DefaultSyncOptions, "Prune=false,Delete=false"},
 		{AnnotationGeneratePaths, "argocd.argoproj.io/manifest-generate-paths"},
 		{FinalizerResources, "resources-finalizer.argocd.argoproj.io"},
+		{FinalizerResourcesBackground, "resources-finalizer.argocd.argoproj.io/background"},
+		{FinalizerResourcesForeground, "resources-finalizer.argocd.argoproj.io/foreground"},
+		{FinalizerChildren, "cmp-phase.io/children"}, {SpecRemovedMarker, "spec removed from git"},
+		{ConfirmRemoveRolloutKey, "confirm-remove-rollout"},
 		{LabelSecretType, "argocd.argoproj.io/secret-type"}, {SecretTypeCluster, "cluster"},
 		{ClusterSecretSelector, "argocd.argoproj.io/secret-type=cluster"},
 		{AnnotationRefresh, "argocd.argoproj.io/refresh"}, {AnnotationHydrate, "argocd.argoproj.io/hydrate"},
@@ -73,5 +77,17 @@ func TestRolloutOfState(t *testing.T) {
 	}
 	if r, ok := RolloutOfState(StateConfigMap("shop")); !ok || r != "shop" {
 		t.Errorf("RolloutOfState does not invert StateConfigMap: %q, %v", r, ok)
+	}
+}
+
+func TestIsResourcesFinalizer(t *testing.T) {
+	for f, want := range map[string]bool{
+		"resources-finalizer.argocd.argoproj.io": true, "resources-finalizer.argocd.argoproj.io/background": true,
+		"resources-finalizer.argocd.argoproj.io/foreground": true, "resources-finalizer.argocd.argoproj.io/orphan": false,
+		"pre-delete-finalizer.argocd.argoproj.io": false, FinalizerChildren: false, "": false,
+	} {
+		if got := IsResourcesFinalizer(f); got != want {
+			t.Errorf("IsResourcesFinalizer(%q) = %v, want %v", f, got, want)
+		}
 	}
 }

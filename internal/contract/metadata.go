@@ -52,6 +52,10 @@ const (
 	// FinalizerResources is what the ApplicationSet controller adds to children whose
 	// template has no finalizers, unless syncPolicy.preserveResourcesOnDeletion is set.
 	FinalizerResources = "resources-finalizer.argocd.argoproj.io"
+	// FinalizerResourcesBackground and FinalizerResourcesForeground are the other forms of
+	// Argo CD's resources finalizer (the propagation policy of the cascading delete).
+	FinalizerResourcesBackground = FinalizerResources + "/background"
+	FinalizerResourcesForeground = FinalizerResources + "/foreground"
 	// LabelSecretType is Argo CD's label that says what a Secret holds.
 	LabelSecretType = "argocd.argoproj.io/secret-type"
 	// SecretTypeCluster is its value on a cluster Secret.
@@ -73,3 +77,19 @@ const (
 // marker (rollout.Marker) in the syncs it starts for children it moved: that sync is known
 // as the one for the admission, across restarts and leaders.
 const OperationInfoAdmission = "cmp-phase.io/admission"
+
+// SpecRemovedMarker starts the render's error when the spec of a rollout that deploys
+// children is gone from git: the agent finds it in the parent's ComparisonError, the proof
+// that a confirm-remove-rollout edit may act.
+const SpecRemovedMarker = "spec removed from git"
+
+// FinalizerChildren is the agent's finalizer on a parent that carries Argo CD's resources
+// finalizer: deleting that parent removes its children (in the plan's deletion order)
+// before the parent goes. Argo CD's own finalizer skips the children (Delete=false).
+const FinalizerChildren = "cmp-phase.io/children"
+
+// IsResourcesFinalizer reports whether f is Argo CD's resources finalizer in any of its
+// forms: the parent's delete cascades to what it deployed.
+func IsResourcesFinalizer(f string) bool {
+	return f == FinalizerResources || f == FinalizerResourcesBackground || f == FinalizerResourcesForeground
+}

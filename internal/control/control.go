@@ -13,13 +13,13 @@ import (
 var (
 	editable = []string{contract.PauseKey, contract.PauseUntilKey, contract.ResumeKey, contract.ApproveKey,
 		contract.PromoteKey, contract.JumpKey, contract.ForceKey, contract.AbortKey, contract.RollbackKey,
-		contract.SkipKey, contract.ConfirmRemovalKey, contract.ByKey, contract.ReasonKey}
+		contract.SkipKey, contract.ConfirmRemovalKey, contract.ConfirmRemoveRolloutKey, contract.ByKey, contract.ReasonKey}
 	agentKeys = []string{contract.StatusKey, contract.GenerationKey} // the generation beside the state itself
 )
 
 // OneShot are the keys the agent removes once it acted on them.
 var OneShot = []string{contract.ResumeKey, contract.ApproveKey, contract.PromoteKey, contract.JumpKey,
-	contract.ForceKey, contract.AbortKey, contract.RollbackKey, contract.ConfirmRemovalKey}
+	contract.ForceKey, contract.AbortKey, contract.RollbackKey, contract.ConfirmRemovalKey, contract.ConfirmRemoveRolloutKey}
 
 // Controls are the valid edits found.
 type Controls struct {
@@ -36,9 +36,12 @@ type Controls struct {
 	// ConfirmRemoval names the children whose removal a person confirms ("all": every one
 	// waiting).
 	ConfirmRemoval []string
-	By             string
-	Reason         string
-	Problems       []Problem
+	// ConfirmRemoveRollout is the deployed revision whose rollout a person removes (its
+	// spec is gone from git).
+	ConfirmRemoveRollout string
+	By                   string
+	Reason               string
+	Problems             []Problem
 }
 
 // Problem is an edit the agent refuses, with what to do about it.
@@ -90,6 +93,11 @@ func Parse(data map[string]string, phases []string, now time.Time) Controls {
 	if v, ok := data[contract.ConfirmRemovalKey]; ok {
 		if c.ConfirmRemoval = skip(v); len(c.ConfirmRemoval) == 0 {
 			bad(contract.ConfirmRemovalKey, `names no child (fix: "all", or the children, comma-separated)`)
+		}
+	}
+	if v, ok := data[contract.ConfirmRemoveRolloutKey]; ok {
+		if c.ConfirmRemoveRollout = strings.TrimSpace(v); c.ConfirmRemoveRollout == "" {
+			bad(contract.ConfirmRemoveRolloutKey, "names no revision (fix: the deployed revision the parent's ComparisonError names)")
 		}
 	}
 	return c

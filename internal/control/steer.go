@@ -90,6 +90,12 @@ func (r Rollout) ConfirmRemoval(ctx context.Context, children ...string) error {
 	return r.edit(ctx, fixed(map[string]*string{contract.ConfirmRemovalKey: new(strings.Join(children, ","))}))
 }
 
+// ConfirmRemoveRollout confirms that the rollout, whose spec is gone from git, goes: revision
+// is the deployed revision the parent's ComparisonError names.
+func (r Rollout) ConfirmRemoveRollout(ctx context.Context, revision string) error {
+	return r.edit(ctx, fixed(map[string]*string{contract.ConfirmRemoveRolloutKey: new(revision)}))
+}
+
 // change is what an edit sets (a value) or removes (nil), given the data it edits.
 type change func(data map[string]string) map[string]*string
 

@@ -140,6 +140,9 @@ type Plan struct {
 	Unphased map[string]string
 	// ConfirmRemoval: no child is removed before a person confirms it.
 	ConfirmRemoval bool
+	// DeletionOrder is how children are removed: spec.DeletionReverse or
+	// spec.DeletionAllAtOnce (spec.RemovalOrder of what the spec says).
+	DeletionOrder string
 	// Children is how the render that wrote the plan renders children (nil: a plan from
 	// before it said so).
 	Children *ChildEnv
@@ -167,6 +170,7 @@ func DecodePlan(cm *corev1.ConfigMap, exprs *targets.Cache) (*Plan, error) {
 	var doc struct {
 		LateJoiners    string `json:"lateJoiners"`
 		ConfirmRemoval bool   `json:"confirmRemoval"`
+		DeletionOrder  string `json:"deletionOrder"`
 		Phases         []struct {
 			planPhase
 			Targets []targets.Target `json:"targets,omitempty"`
@@ -209,6 +213,9 @@ func DecodePlan(cm *corev1.ConfigMap, exprs *targets.Cache) (*Plan, error) {
 		}
 	}
 	p.ConfirmRemoval = doc.ConfirmRemoval
+	if p.DeletionOrder = spec.RemovalOrder(doc.DeletionOrder); p.DeletionOrder != spec.DeletionReverse && p.DeletionOrder != spec.DeletionAllAtOnce {
+		return nil, fmt.Errorf("plan %s/%s: unknown deletionOrder %q (fix: let the parent re-render it)", cm.Namespace, cm.Name, doc.DeletionOrder)
+	}
 	p.LateJoiners = spec.LateJoinersDefer
 	if doc.LateJoiners == spec.LateJoinersJoin {
 		p.LateJoiners = spec.LateJoinersJoin

@@ -36,6 +36,9 @@ const (
 
 	// EvHookHeld: a hook asks for more than the agent's limits allow; it is not started.
 	EvHookHeld = "HookHeld"
+	// EvRolloutRemoved: every child went with the parent (deleted with the resources
+	// finalizer); the state deploys nothing any more.
+	EvRolloutRemoved = "RolloutRemoved"
 )
 
 // warnings are the events people must look at. EvClusterFailed is every member failure,

@@ -188,29 +188,49 @@ func awaitConfirmation(st *state.State, prev, leaving []string, now time.Time, a
 	st.Leaving = all
 }
 
-// leavingGroup is the latest phase's group of the deployed children the deployed revision
-// no longer generates, and the rest of them (sorted), which leave after it. A child's phase
-// is the one the last rollout admitted it in; a child it did not admit counts as in the last
-// phase (removed first).
+// leavingGroup is the first group to remove of the deployed children the deployed revision
+// no longer generates, and the rest of them (sorted), which leave after it (see
+// removalGroups for the order).
 func leavingGroup(st *state.State, p Plan, o Observed) (group, rest []string) {
 	generated := map[string]bool{}
 	for _, s := range o.Subjects {
 		generated[s.Key] = true
 	}
+	var leaving []string
+	for _, c := range st.Children {
+		if !generated[c] && st.Pinned[c] == "" {
+			leaving = append(leaving, c)
+		}
+	}
+	return removalGroups(st, p, leaving, nil)
+}
+
+// removalGroups splits children to remove into the group that goes first and the rest
+// (sorted), as the plan's deletionOrder says: AllAtOnce, every one at once; Reverse, the
+// latest phase's group first. A child's phase is the one the last rollout admitted it in,
+// else the first phase that selects its subject (when the plan still generates it), else it
+// counts as in the last phase (removed first).
+func removalGroups(st *state.State, p Plan, children []string, subjects map[string]targets.Child) (group, rest []string) {
+	if len(children) == 0 {
+		return nil, nil
+	}
+	if p.DeletionOrder == spec.DeletionAllAtOnce {
+		return slices.Sorted(slices.Values(children)), nil
+	}
 	index := map[string]int{}
 	for i, ph := range p.Phases {
 		index[ph.Name] = i
 	}
-	phaseOf := st.Rollout.AdmittedPhases()
+	var phaseOf map[string]string
+	if st != nil {
+		phaseOf = st.Rollout.AdmittedPhases()
+	}
 	groups := map[int][]string{}
 	latest := -1
-	for _, c := range st.Children {
-		if generated[c] || st.Pinned[c] != "" {
-			continue
-		}
+	for _, c := range children {
 		i, ok := index[phaseOf[c]]
 		if !ok {
-			i = len(p.Phases)
+			i = selectingPhase(p.Phases, subjects, c)
 		}
 		groups[i] = append(groups[i], c)
 		latest = max(latest, i)
@@ -221,7 +241,20 @@ func leavingGroup(st *state.State, p Plan, o Observed) (group, rest []string) {
 		}
 	}
 	slices.Sort(rest)
-	return groups[latest], rest
+	return slices.Sorted(slices.Values(groups[latest])), rest
+}
+
+// selectingPhase is the index of the first phase that selects child's subject, or one past
+// the last phase when none does or the plan does not generate it.
+func selectingPhase(phases []spec.Phase, subjects map[string]targets.Child, child string) int {
+	if s, ok := subjects[child]; ok {
+		for i, ph := range phases {
+			if sel, err := selects(ph, s); err == nil && sel {
+				return i
+			}
+		}
+	}
+	return len(phases)
 }
 
 // forget drops a removed child from the state.

@@ -22,7 +22,8 @@ const (
 // steer applies a person's edits of the ConfigMap once: each is recorded in the history
 // with who made it, one-shot keys are consumed (ActConsume), and every edit it refuses is
 // reported once (a Warning Event; the agent also shows it in the status key).
-func steer(st *state.State, p Plan, c *control.Controls, now time.Time, acts *[]Action) {
+func steer(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action) {
+	c := o.Controls
 	if c == nil {
 		return
 	}
@@ -39,6 +40,7 @@ func steer(st *state.State, p Plan, c *control.Controls, now time.Time, acts *[]
 		phaseEdits(r, p, c, now, acts, reject)
 	}
 	skips(st, c, acts, now, reject)
+	removeRollout(st, c, o.SpecGone, now, acts, reject)
 	report(st, problems, now, acts)
 }
 

@@ -49,6 +49,9 @@ type Plan struct {
 	Unphased map[string]string
 	// ConfirmRemoval: no child is removed before a person confirms it (confirm-removal).
 	ConfirmRemoval bool
+	// DeletionOrder is how children are removed: spec.DeletionReverse (latest phase first,
+	// each group gone before the next; also when empty) or spec.DeletionAllAtOnce.
+	DeletionOrder string
 	// MaxHooks and MaxChecks bound the hooks and checks running at once in a phase
 	// (0: seed 000's 5 and 10).
 	MaxHooks, MaxChecks int
@@ -70,6 +73,12 @@ type Observed struct {
 	Hooks map[string]HookResult
 	// Controls are a person's edits of the ConfigMap (nil: none read).
 	Controls *control.Controls
+	// SpecGone: the parent's last render failed because the rollout's spec is gone from git
+	// (contract.SpecRemovedMarker in its ComparisonError).
+	SpecGone bool
+	// PlanFresh: the plan was rendered from a state at or after the last render-relevant
+	// change (its state-generation annotation): a plan of a spec back in git after a removal.
+	PlanFresh bool
 }
 
 // ActionKind is what the agent must do after writing the state.
@@ -111,10 +120,13 @@ func Step(p Plan, cur *state.State, o Observed, now time.Time) (*state.State, []
 	}
 	var acts []Action
 	p = legacyPlan(st, p)
-	steer(st, p, o.Controls, now, &acts)
+	steer(st, p, o, now, &acts)
 	adopt(st, p, now, &acts)
 	r := st.Rollout
 	switch {
+	case removed(st, o, now, &acts):
+		// the rollout's spec is gone from git and a person confirmed it goes: the agent
+		// removes its children (Teardown); nothing is admitted, no rollout starts
 	case st.Paused != nil:
 		// a pause holds everything: phases, new rollouts, removals
 	case p.Revision == st.Deployed && !r.Active():

@@ -172,8 +172,8 @@ rollingSync:
 				t.Fatal(got)
 			}
 		}},
-		{"AllAtOnce is one step: the phases as declared", "type: AllAtOnce\ndeletionOrder: Reverse", twoPhases, func(t *testing.T, s *Spec) {
-			if s.Dialect != DialectPhaseDeployment || names(s.Phases) != "canary,rest" || s.DeletionOrder != "Reverse" {
+		{"AllAtOnce is one step: the phases as declared", "type: AllAtOnce\ndeletionOrder: AllAtOnce", twoPhases, func(t *testing.T, s *Spec) {
+			if s.Dialect != DialectPhaseDeployment || names(s.Phases) != "canary,rest" || s.DeletionOrder != "AllAtOnce" {
 				t.Fatalf("%s %s %s", s.Dialect, names(s.Phases), s.DeletionOrder)
 			}
 		}},

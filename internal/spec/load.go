@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -50,12 +51,22 @@ func load(dir string, exprs *targets.Cache, l *Limits) (*Spec, error) {
 	}
 	switch len(where) {
 	case 0:
-		return nil, Errors{{File: dir, Line: 0, Path: "(dir)", Msg: "no ApplicationSet found", Fix: "add a YAML file with kind: ApplicationSet"}}
+		return nil, Errors{{File: dir, Line: 0, Path: "(dir)", Msg: noSpec, Fix: "add a YAML file with kind: ApplicationSet; a rollout whose spec was removed keeps its children until a person confirms with confirm-remove-rollout, or its parent is deleted with the resources finalizer"}}
 	case 1:
 		return found, nil
 	default:
 		return nil, Errors{{File: dir, Line: 0, Path: "(dir)", Msg: "several ApplicationSets: " + strings.Join(where, ", "), Fix: "keep one ApplicationSet per plugin directory"}}
 	}
+}
+
+// noSpec is Load's problem for a directory without an ApplicationSet.
+const noSpec = "no ApplicationSet found"
+
+// IsMissing reports whether err is Load's "no ApplicationSet found": the spec is not (or no
+// longer) in the directory.
+func IsMissing(err error) bool {
+	var es Errors
+	return errors.As(err, &es) && len(es) == 1 && es[0].Msg == noSpec
 }
 
 func readBounded(file string) ([]byte, error) {

@@ -194,7 +194,7 @@ func (d *dec) rolling(s *Spec, n *yaml.Node) {
 	s.ConfirmRemoval = d.boolean(f["confirmRemoval"], "spec.strategy.confirmRemoval")
 	t := d.oneOf(d.required(f, n, "spec.strategy", "type", "write type: RollingSync"), "spec.strategy.type", "AllAtOnce", "AllAtOnce", "RollingSync", "RollingUpdate")
 	s.Dialect = Dialect(t)
-	s.DeletionOrder = d.oneOf(f["deletionOrder"], "spec.strategy.deletionOrder", "AllAtOnce", "AllAtOnce", "Reverse")
+	s.DeletionOrder = d.deletionOrder(f["deletionOrder"], t)
 	if t == "AllAtOnce" {
 		s.Phases = []Phase{{Name: "all", Size: Size{Kind: SizeAll}, OnFailure: "stop"}}
 		return
@@ -221,5 +221,26 @@ func (d *dec) rolling(s *Spec, n *yaml.Node) {
 		}
 		d.limits(&ph, sf, p)
 		s.Phases = append(s.Phases, ph)
+	}
+	d.reverseNeedsSteps(s, f["deletionOrder"])
+}
+
+// deletionOrder reads spec.strategy.deletionOrder: AllAtOnce (seed 003's default) or
+// Reverse, which seed 003 allows only with type RollingSync and its steps (Argo CD ignores
+// it otherwise and deletes all at once; cmp-phase refuses rather than guess).
+func (d *dec) deletionOrder(n *yaml.Node, typ string) string {
+	o := d.oneOf(n, "spec.strategy.deletionOrder", DeletionAllAtOnce, DeletionAllAtOnce, DeletionReverse)
+	if o == DeletionReverse && typ != "RollingSync" {
+		d.fail(n, "spec.strategy.deletionOrder", "use type: RollingSync with rollingSync.steps, or deletionOrder: AllAtOnce",
+			"Reverse needs type: RollingSync (seed 003), not %s", typ)
+	}
+	return o
+}
+
+// reverseNeedsSteps refuses deletionOrder: Reverse over no steps (seed 003: "requires
+// rollingSync.steps to be defined"): there is no order to reverse.
+func (d *dec) reverseNeedsSteps(s *Spec, n *yaml.Node) {
+	if s.DeletionOrder == DeletionReverse && len(s.Phases) == 0 {
+		d.fail(n, "spec.strategy.deletionOrder", "list rollingSync.steps, or use deletionOrder: AllAtOnce", "Reverse needs rollingSync.steps (seed 003)")
 	}
 }

@@ -36,7 +36,10 @@ type Spec struct {
 	// false, children get the resources finalizer, as the ApplicationSet controller does.
 	PreserveResourcesOnDeletion bool
 
-	Phases        []Phase
+	Phases []Phase
+	// DeletionOrder is spec.strategy.deletionOrder (DeletionAllAtOnce by default, seed 003);
+	// empty in the other dialects, whose removals go in reverse phase order
+	// (RemovalOrder says which order applies).
 	DeletionOrder string
 	LateJoiners   string // LateJoinersDefer (default) or LateJoinersJoin
 	// PinCommits (extension `pinCommits`, default true) makes the content children deploy
@@ -108,6 +111,24 @@ const (
 	// started; when every such phase has started, it is deferred.
 	LateJoinersJoin = "join"
 )
+
+// Deletion orders (spec.strategy.deletionOrder, seed 003): how children are removed.
+const (
+	// DeletionAllAtOnce removes every child that goes at once (seed 003's default).
+	DeletionAllAtOnce = "AllAtOnce"
+	// DeletionReverse removes them latest phase first, each group gone before the next.
+	DeletionReverse = "Reverse"
+)
+
+// RemovalOrder is the deletion order that applies to a spec's (or a plan's) deletionOrder:
+// as written in spec.strategy, else Reverse — phaseDeployment has no such field and cmp-phase
+// always removed its children latest phase first.
+func RemovalOrder(deletionOrder string) string {
+	if deletionOrder == "" {
+		return DeletionReverse
+	}
+	return deletionOrder
+}
 
 // SizeKind says how a phase's size bound is expressed.
 type SizeKind int

@@ -32,7 +32,11 @@ type State struct {
 	Leaving []string `json:"leaving,omitempty"`
 	// Confirmed are leaving children whose removal a person confirmed (confirmRemoval).
 	Confirmed []string `json:"confirmed,omitempty"`
-	Rollout   *Rollout `json:"rollout,omitempty"`
+	// RemovedRevision is the deployed revision whose rollout a person removed
+	// (confirm-remove-rollout, its spec gone from git): its children are removed, and once
+	// none is left the render produces nothing. Cleared when the spec comes back.
+	RemovedRevision string   `json:"removedRevision,omitempty"`
+	Rollout         *Rollout `json:"rollout,omitempty"`
 	// Paused holds every rollout (this one and the next) until resumed or Until passes.
 	Paused *Pause `json:"paused,omitempty"`
 	// Rejected are the control edits refused, key → what was wrong, so each is reported once

@@ -1,0 +1,241 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/rollout"
+	"github.com/cmp-phase/cmp-phase/internal/state"
+	"github.com/cmp-phase/cmp-phase/internal/targets"
+)
+
+// teardownPoll is how soon a teardown looks again while children are still being deleted
+// (their deletes wake it too).
+const teardownPoll = 5 * time.Second
+
+// parentLifecycle handles what the parent's own life asks of a rollout, before the engine
+// runs: it keeps the agent's finalizer on a parent exactly when the parent carries Argo
+// CD's resources finalizer (a cascading delete), and on a parent being deleted it removes
+// the children in the deletion order (with the finalizer) or leaves them (without). held
+// says the engine must not run on this pass: the parent is going or gone.
+func (a *Agent) parentLifecycle(ctx context.Context, p *pass) (held bool, next time.Time, err error) {
+	if p.parent == nil {
+		return p.plan.Parent != "" && a.deploysNothing(p.plan.Rollout), time.Time{}, nil
+	}
+	ours := slices.Contains(p.parent.Finalizers, contract.FinalizerChildren)
+	if p.parent.DeletionTimestamp == nil {
+		if err := a.keepFinalizer(ctx, p, ours); err != nil {
+			p.log.Warn("parent finalizer not updated", "parent", p.parent.Name, "error", err) // the next pass tries again
+		}
+		return false, time.Time{}, nil
+	}
+	if !ours {
+		return true, time.Time{}, nil // deleted without cascading: the children stay, as Argo CD leaves them
+	}
+	next, err = a.teardown(ctx, p)
+	return true, next, err
+}
+
+// deploysNothing reports whether the cached state of a rollout deploys no child and runs no
+// rollout (or there is none): a rollout whose parent is gone then has nothing to drive.
+func (a *Agent) deploysNothing(name string) bool {
+	cm, err := a.caches.states.Get(contract.StateConfigMap(name))
+	if apierrors.IsNotFound(err) {
+		return true
+	}
+	if err != nil || len(cm.BinaryData[contract.StateKey]) == 0 {
+		return err == nil
+	}
+	st, err := state.FromConfigMap(cm)
+	return err == nil && len(st.Children) == 0 && !st.Rollout.Active()
+}
+
+// keepFinalizer adds the agent's finalizer to a parent with Argo CD's resources finalizer
+// and removes it from one without (a person made its delete non-cascading).
+func (a *Agent) keepFinalizer(ctx context.Context, p *pass, ours bool) error {
+	want := slices.ContainsFunc(p.parent.Finalizers, contract.IsResourcesFinalizer)
+	if want == ours {
+		return nil
+	}
+	if err := a.setFinalizers(ctx, p.parent, withFinalizer(p.parent.Finalizers, want)); err != nil {
+		return err
+	}
+	p.log.Info("parent finalizer updated", "parent", p.parent.Name, "finalizer", contract.FinalizerChildren, "present", want)
+	return nil
+}
+
+// teardown removes a deleted parent's children in the plan's deletion order, one group at a
+// time (each gone before the next), then records that in the state and lets the parent go.
+// Every step is derived from the live children and the state, so a restart goes on.
+func (a *Agent) teardown(ctx context.Context, p *pass) (time.Time, error) {
+	st, err := a.cachedState(p.plan.Rollout)
+	if err != nil {
+		return time.Time{}, err
+	}
+	plan := rollout.Plan{Revision: p.plan.Revision, Phases: p.plan.Phases, DeletionOrder: p.plan.DeletionOrder}
+	live := make([]string, 0, len(p.children))
+	for name := range p.children {
+		live = append(live, name)
+	}
+	del, done := rollout.Teardown(st, plan, a.teardownSubjects(p), live)
+	if !done {
+		return a.now().Add(teardownPoll), a.deleteGroup(ctx, p, del, "the parent is deleted")
+	}
+	if _, err := a.recordTornDown(ctx, p, "with the parent "+p.parent.Name); err != nil {
+		return time.Time{}, err
+	}
+	if err := a.setFinalizers(ctx, p.parent, withFinalizer(p.parent.Finalizers, false)); err != nil {
+		return time.Time{}, err
+	}
+	p.log.Info("parent released", "parent", p.parent.Name)
+	return time.Time{}, nil
+}
+
+// deleteGroup deletes the group's children not already being deleted, and says so once.
+func (a *Agent) deleteGroup(ctx context.Context, p *pass, group []string, why string) error {
+	var deleted []string
+	for _, c := range group {
+		if app := p.children[c]; app == nil || app.DeletionTimestamp != nil {
+			continue
+		}
+		bg := metav1.DeletePropagationBackground
+		err := a.argo.ArgoprojV1alpha1().Applications(a.opts.Namespace).Delete(ctx, c, metav1.DeleteOptions{PropagationPolicy: &bg})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("delete child %s with its parent: %w", c, err)
+		}
+		deleted = append(deleted, c)
+	}
+	if len(deleted) > 0 {
+		a.events.Event(a.parentRef(p), corev1.EventTypeNormal, "ChildrenRemoving", why+": removing "+strings.Join(deleted, ", "))
+		p.log.Info("children deleted with the parent", "children", deleted)
+	}
+	return nil
+}
+
+// recordTornDown writes the state that deploys nothing any more (rollout.TornDown).
+func (a *Agent) recordTornDown(ctx context.Context, p *pass, how string) (*state.State, error) {
+	store, trace := a.stateStore(p.plan.Rollout)
+	var acts []rollout.Action
+	next, _, err := store.Update(ctx, func(cur *state.State) (*state.State, error) {
+		n, as := rollout.TornDown(cur, how, a.now())
+		acts = as
+		return n, nil
+	})
+	if err != nil {
+		return nil, trace.failure(err, "state ConfigMap "+a.opts.Namespace+"/"+store.Name)
+	}
+	a.publishEvents(p, acts)
+	return next, nil
+}
+
+// cachedState is the rollout's state as the cache holds it (nil: none).
+func (a *Agent) cachedState(name string) (*state.State, error) {
+	cm, err := a.caches.states.Get(contract.StateConfigMap(name))
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read state of %s: %w", name, err)
+	}
+	if len(cm.BinaryData[contract.StateKey]) == 0 {
+		return nil, nil
+	}
+	st, err := state.FromConfigMap(cm)
+	if err != nil {
+		return nil, invalid(err, "restore the state ConfigMap from a backup, or delete it")
+	}
+	return st, nil
+}
+
+// teardownSubjects are the children the plan generates (nil without an inventory): they
+// place children the last rollout did not admit in their phase.
+func (a *Agent) teardownSubjects(p *pass) []targets.Child {
+	inv := a.inventory()
+	if inv == nil {
+		return nil
+	}
+	subjects, err := a.renderer.Subjects(p.plan.Rollout, p.plan.Revision, p.plan.Body, inv)
+	if err != nil {
+		return nil
+	}
+	return subjects
+}
+
+// setFinalizers writes a parent's finalizers, conditional on the resourceVersion read (a
+// concurrent change is a conflict; the next pass reads it again).
+func (a *Agent) setFinalizers(ctx context.Context, parent *v1alpha1.Application, finalizers []string) error {
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"finalizers": finalizers, "resourceVersion": parent.ResourceVersion}})
+	if err != nil {
+		return fmt.Errorf("finalizers of %s: %w", parent.Name, err)
+	}
+	_, err = a.argo.ArgoprojV1alpha1().Applications(a.opts.Namespace).Patch(ctx, parent.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("finalizers of %s: %w", parent.Name, err)
+	}
+	return nil
+}
+
+// withFinalizer is finalizers with the agent's finalizer present or not (order kept).
+func withFinalizer(finalizers []string, present bool) []string {
+	out := slices.DeleteFunc(slices.Clone(finalizers), func(f string) bool { return f == contract.FinalizerChildren })
+	if present {
+		out = append(out, contract.FinalizerChildren)
+	}
+	if out == nil {
+		out = []string{}
+	}
+	return out
+}
+
+// specGone reports whether the parent's last render failed because the rollout's spec is
+// gone from git (the renderer's contract.SpecRemovedMarker in a ComparisonError).
+func specGone(parent *v1alpha1.Application) bool {
+	if parent == nil {
+		return false
+	}
+	for _, c := range parent.Status.Conditions {
+		if c.Type == v1alpha1.ApplicationConditionComparisonError && strings.Contains(c.Message, contract.SpecRemovedMarker) {
+			return true
+		}
+	}
+	return false
+}
+
+// removeRollout carries out a removal a person confirmed (st.RemovedRevision, the spec gone
+// from git): the children go in the deletion order as with a deleted parent (held by a
+// pause), then the state records that it deploys nothing and the parent re-renders, now to
+// nothing.
+func (a *Agent) removeRollout(ctx context.Context, p *pass, st *state.State) (time.Time, error) {
+	if st.Paused != nil {
+		return time.Time{}, nil
+	}
+	if len(p.children) > 0 {
+		st2 := st
+		plan := rollout.Plan{Revision: p.plan.Revision, Phases: p.plan.Phases, DeletionOrder: p.plan.DeletionOrder}
+		live := make([]string, 0, len(p.children))
+		for name := range p.children {
+			live = append(live, name)
+		}
+		del, _ := rollout.Teardown(st2, plan, a.teardownSubjects(p), live)
+		return a.now().Add(teardownPoll), a.deleteGroup(ctx, p, del, "the rollout's spec is gone from git")
+	}
+	if len(st.Children) == 0 {
+		return time.Time{}, nil
+	}
+	next, err := a.recordTornDown(ctx, p, "its spec is gone from git")
+	if err != nil || next == nil || p.parent == nil {
+		return time.Time{}, err
+	}
+	return time.Time{}, SetPhaseGen(ctx, a.argo, a.opts.Namespace, p.plan.Parent, next.Generation)
+}

@@ -1,0 +1,254 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/spec"
+	"github.com/cmp-phase/cmp-phase/internal/state"
+)
+
+func deletableParent(deleting bool, finalizers ...string) *v1alpha1.Application {
+	p := &v1alpha1.Application{ObjectMeta: metav1.ObjectMeta{Name: "web-parent", Namespace: testNS, ResourceVersion: "7", Finalizers: finalizers}}
+	if deleting {
+		now := metav1.NewTime(time.Date(2026, 11, 25, 5, 0, 0, 0, time.UTC))
+		p.DeletionTimestamp = &now
+	}
+	return p
+}
+
+func childApp(name string) *v1alpha1.Application {
+	return &v1alpha1.Application{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: testNS, Labels: map[string]string{contract.LabelRollout: "web"}}}
+}
+
+// deployedState is the state of rollout web: web-dev-1 admitted in dev, web-prod-1 in prod.
+func deployedState(t *testing.T) *corev1.ConfigMap {
+	t.Helper()
+	at := time.Date(2026, 11, 25, 4, 0, 0, 0, time.UTC)
+	st := &state.State{Schema: state.Schema, Generation: 5, Deployed: "r1", Revisions: map[string]json.RawMessage{"r1": json.RawMessage(`{}`)},
+		Children: []string{"web-dev-1", "web-prod-1"},
+		Rollout: &state.Rollout{Revision: "r1", Status: state.RolloutCompleted, Phase: 2, StartedAt: at, Phases: []state.PhaseState{
+			{Name: "dev", Status: state.PhaseSucceeded, Members: []string{"web-dev-1"}, Admitted: []string{"web-dev-1"}},
+			{Name: "prod", Status: state.PhaseSucceeded, Members: []string{"web-prod-1"}, Admitted: []string{"web-prod-1"}}}}}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: contract.StateConfigMap("web"), Namespace: testNS, ResourceVersion: "3",
+		Labels: map[string]string{contract.LabelState: contract.MarkerValue}}}
+	if err := state.ToConfigMap(st, cm); err != nil {
+		t.Fatal(err)
+	}
+	return cm
+}
+
+// livePass is a pass over what the fake API server holds now (the caches as a fresh
+// informer would see them).
+func livePass(t *testing.T, f *fakeAgent, order string, extra ...runtime.Object) *pass {
+	t.Helper()
+	ctx := context.Background()
+	apps, err := f.argo.ArgoprojV1alpha1().Applications(testNS).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs := slices.Clone(extra)
+	if cm, err := f.kube.CoreV1().ConfigMaps(testNS).Get(ctx, contract.StateConfigMap("web"), metav1.GetOptions{}); err == nil {
+		objs = append(objs, cm)
+	}
+	p := &pass{plan: &render.Plan{Rollout: "web", Parent: "web-parent", Revision: "r1", DeletionOrder: order,
+		Phases: []spec.Phase{{Name: "dev"}, {Name: "prod"}}}, children: map[string]*v1alpha1.Application{}, log: f.log}
+	for i := range apps.Items {
+		app := &apps.Items[i]
+		objs = append(objs, app)
+		if app.Name == "web-parent" {
+			p.parent = app
+		} else if labels.SelectorFromSet(labels.Set{contract.LabelRollout: "web"}).Matches(labels.Set(app.Labels)) {
+			p.children[app.Name] = app
+		}
+	}
+	f.caches = cachesOf(t, objs...)
+	return p
+}
+
+func liveNames(t *testing.T, f *fakeAgent) []string {
+	t.Helper()
+	apps, err := f.argo.ArgoprojV1alpha1().Applications(testNS).List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, a := range apps.Items {
+		out = append(out, a.Name)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestDeletingTheParentRemovesChildrenLatestPhaseFirst: with the agent's finalizer, each
+// pass deletes the latest phase's live children, the next phase only once they are gone;
+// then the state deploys nothing and the parent is let go.
+func TestDeletingTheParentRemovesChildrenLatestPhaseFirst(t *testing.T) {
+	ctx := context.Background()
+	f := newFakeAgent(t, []runtime.Object{deletableParent(true, contract.FinalizerChildren), childApp("web-dev-1"), childApp("web-prod-1"), deployedState(t)})
+	for i, want := range [][]string{{"web-dev-1", "web-parent"}, {"web-parent"}} {
+		held, next, err := f.parentLifecycle(ctx, livePass(t, f, ""))
+		if err != nil || !held || next.IsZero() {
+			t.Fatalf("pass %d: held %v next %v err %v", i, held, next, err)
+		}
+		if got := liveNames(t, f); !slices.Equal(got, want) {
+			t.Fatalf("pass %d: live %v, want %v", i, got, want)
+		}
+	}
+	if held, _, err := f.parentLifecycle(ctx, livePass(t, f, "")); err != nil || !held {
+		t.Fatalf("last pass: held %v err %v", held, err)
+	}
+	parent, err := f.argo.ArgoprojV1alpha1().Applications(testNS).Get(ctx, "web-parent", metav1.GetOptions{})
+	if err != nil || slices.Contains(parent.Finalizers, contract.FinalizerChildren) {
+		t.Fatalf("the parent is let go once every child is gone: %v %v", parent.Finalizers, err)
+	}
+	cm, err := f.kube.CoreV1().ConfigMaps(testNS).Get(ctx, contract.StateConfigMap("web"), metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := state.FromConfigMap(cm)
+	if err != nil || len(st.Children) != 0 || st.Generation != 6 {
+		t.Fatalf("the state deploys nothing any more: %+v %v", st, err)
+	}
+	if ev := strings.Join(drain(f.events), "\n"); !strings.Contains(ev, "ChildrenRemoving the parent is deleted: removing web-prod-1") || !strings.Contains(ev, "RolloutRemoved") {
+		t.Fatalf("events %s", ev)
+	}
+	// The parent is gone now: a rollout that deploys nothing has nothing to drive.
+	f.caches = cachesOf(t, cm)
+	if held, _, err := f.parentLifecycle(ctx, &pass{plan: &render.Plan{Rollout: "web", Parent: "web-parent"}, log: f.log}); !held || err != nil {
+		t.Fatalf("held %v err %v", held, err)
+	}
+}
+
+func TestAllAtOnceDeletesEveryChildInOnePass(t *testing.T) {
+	f := newFakeAgent(t, []runtime.Object{deletableParent(true, contract.FinalizerChildren), childApp("web-dev-1"), childApp("web-prod-1"), deployedState(t)})
+	if _, _, err := f.parentLifecycle(context.Background(), livePass(t, f, spec.DeletionAllAtOnce)); err != nil {
+		t.Fatal(err)
+	}
+	if got := liveNames(t, f); !slices.Equal(got, []string{"web-parent"}) {
+		t.Fatalf("live %v", got)
+	}
+}
+
+// TestAChildBeingDeletedHoldsTheNextGroup: after a restart, a group whose delete is under
+// way (the child's own finalizer removing its resources) is not deleted again, and the next
+// group waits.
+func TestAChildBeingDeletedHoldsTheNextGroup(t *testing.T) {
+	going := childApp("web-prod-1")
+	now := metav1.Now()
+	going.DeletionTimestamp, going.Finalizers = &now, []string{contract.FinalizerResources}
+	f := newFakeAgent(t, []runtime.Object{deletableParent(true, contract.FinalizerChildren), childApp("web-dev-1"), going, deployedState(t)})
+	if _, _, err := f.parentLifecycle(context.Background(), livePass(t, f, "")); err != nil {
+		t.Fatal(err)
+	}
+	if n := deletes(f); n != 0 {
+		t.Fatalf("%d deletes while prod is still going", n)
+	}
+}
+
+// TestWithoutTheFinalizerTheChildrenStay: a parent deleted without the agent's finalizer
+// (no resources finalizer: a non-cascading delete) leaves every child, and moves nobody.
+func TestWithoutTheFinalizerTheChildrenStay(t *testing.T) {
+	f := newFakeAgent(t, []runtime.Object{deletableParent(true, "other.example.com/hold"), childApp("web-dev-1"), childApp("web-prod-1"), deployedState(t)})
+	held, _, err := f.parentLifecycle(context.Background(), livePass(t, f, ""))
+	if err != nil || !held || deletes(f) != 0 || writes(f.argo.Actions(), "applications") != 0 {
+		t.Fatalf("held %v err %v, actions %v", held, err, f.argo.Actions())
+	}
+}
+
+// TestTheFinalizerFollowsArgoCDsResourcesFinalizer: the agent's finalizer is added next to
+// any form of the resources finalizer, removed when that is gone, and nothing is written
+// when it is right.
+func TestTheFinalizerFollowsArgoCDsResourcesFinalizer(t *testing.T) {
+	cases := map[string]struct {
+		finalizers []string
+		want       []string // nil: no write
+	}{
+		"resources finalizer":       {[]string{contract.FinalizerResources}, []string{contract.FinalizerResources, contract.FinalizerChildren}},
+		"its background form":       {[]string{contract.FinalizerResourcesBackground}, []string{contract.FinalizerResourcesBackground, contract.FinalizerChildren}},
+		"its foreground form":       {[]string{contract.FinalizerResourcesForeground}, []string{contract.FinalizerResourcesForeground, contract.FinalizerChildren}},
+		"both already":              {[]string{contract.FinalizerResources, contract.FinalizerChildren}, nil},
+		"none":                      {nil, nil},
+		"resources finalizer taken": {[]string{"x.example.com/f", contract.FinalizerChildren}, []string{"x.example.com/f"}},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			f := newFakeAgent(t, []runtime.Object{deletableParent(false, c.finalizers...)})
+			held, _, err := f.parentLifecycle(context.Background(), livePass(t, f, ""))
+			if err != nil || held {
+				t.Fatalf("held %v err %v", held, err)
+			}
+			parent, err := f.argo.ArgoprojV1alpha1().Applications(testNS).Get(context.Background(), "web-parent", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := writes(f.argo.Actions(), "applications"); c.want == nil && n != 0 || c.want != nil && (n != 1 || !slices.Equal(parent.Finalizers, c.want)) {
+				t.Fatalf("%d writes, finalizers %v, want %v", n, parent.Finalizers, c.want)
+			}
+		})
+	}
+}
+
+// deletes counts the Application deletes the fake API server saw.
+func deletes(f *fakeAgent) int {
+	n := 0
+	for _, a := range f.argo.Actions() {
+		if a.GetVerb() == "delete" && a.GetResource().Resource == "applications" {
+			n++
+		}
+	}
+	return n
+}
+
+// TestAConfirmedRemovalDeletesLatestPhaseFirstThenReRenders: a removal a person confirmed
+// (spec gone from git) deletes the children as a deleted parent's, then the state deploys
+// nothing and the parent is asked to re-render (now to nothing).
+func TestAConfirmedRemovalDeletesLatestPhaseFirstThenReRenders(t *testing.T) {
+	ctx := context.Background()
+	parent := deletableParent(false)
+	parent.Spec.Source = &v1alpha1.ApplicationSource{Plugin: &v1alpha1.ApplicationSourcePlugin{Name: contract.PluginName}}
+	f := newFakeAgent(t, []runtime.Object{parent, childApp("web-dev-1"), childApp("web-prod-1"), deployedState(t)})
+	st := func() *state.State {
+		cm, err := f.kube.CoreV1().ConfigMaps(testNS).Get(ctx, contract.StateConfigMap("web"), metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := state.FromConfigMap(cm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.RemovedRevision = "r1"
+		return s
+	}
+	for i, want := range [][]string{{"web-dev-1", "web-parent"}, {"web-parent"}} {
+		if _, err := f.removeRollout(ctx, livePass(t, f, ""), st()); err != nil {
+			t.Fatal(err)
+		}
+		if got := liveNames(t, f); !slices.Equal(got, want) {
+			t.Fatalf("pass %d: live %v, want %v", i, got, want)
+		}
+	}
+	if _, err := f.removeRollout(ctx, livePass(t, f, ""), st()); err != nil {
+		t.Fatal(err)
+	}
+	after := st()
+	if len(after.Children) != 0 {
+		t.Fatalf("children %v", after.Children)
+	}
+	p, err := f.argo.ArgoprojV1alpha1().Applications(testNS).Get(ctx, "web-parent", metav1.GetOptions{})
+	if err != nil || PhaseGen(p) != after.Generation {
+		t.Fatalf("PHASE_GEN %d, state generation %d: %v", PhaseGen(p), after.Generation, err)
+	}
+}

@@ -1,0 +1,152 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/test/framework"
+)
+
+// deletions watches a rollout's children and notes, per child, when its delete started
+// (a deletionTimestamp seen) and when it was gone.
+type deletions struct {
+	mu            sync.Mutex
+	started, gone map[string]time.Time
+	stop          context.CancelFunc
+}
+
+func watchDeletions(t *testing.T, rollout string) *deletions {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	w, err := env.Argo.ArgoprojV1alpha1().Applications(framework.ArgoNamespace).Watch(ctx, metav1.ListOptions{LabelSelector: contract.RolloutSelector(rollout)})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	d := &deletions{started: map[string]time.Time{}, gone: map[string]time.Time{}, stop: cancel}
+	t.Cleanup(cancel)
+	go func() {
+		defer w.Stop()
+		for ev := range w.ResultChan() {
+			app, ok := ev.Object.(*v1alpha1.Application)
+			if !ok {
+				continue
+			}
+			now := time.Now()
+			d.mu.Lock()
+			if _, seen := d.started[app.Name]; !seen && (app.DeletionTimestamp != nil || ev.Type == watch.Deleted) {
+				d.started[app.Name] = now
+			}
+			if ev.Type == watch.Deleted {
+				d.gone[app.Name] = now
+			}
+			d.mu.Unlock()
+		}
+	}()
+	return d
+}
+
+func (d *deletions) snapshot() (started, gone map[string]time.Time) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return maps.Clone(d.started), maps.Clone(d.gone)
+}
+
+// TestDeletingTheParentRemovesItsChildrenLatestPhaseFirst: a parent with Argo CD's resources
+// finalizer gets the agent's finalizer; deleted, its children go in reverse phase order —
+// no child's delete starts before every child of a later phase is gone (from a watch) — and
+// then the parent goes, with the state deploying nothing.
+func TestDeletingTheParentRemovesItsChildrenLatestPhaseFirst(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	r := newPhased(t, "teardown", "rollback")
+	defer r.agent("agent-teardown", nil).Stop(5 * time.Second)
+	r.firstDeployment(ctx, framework.Workload(r.name, "v2"))
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"finalizers": []string{contract.FinalizerResources}}})
+	if _, err := env.Argo.ArgoprojV1alpha1().Applications(framework.ArgoNamespace).Patch(ctx, r.name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	env.WaitFor(t, time.Minute, "the agent adds its finalizer next to the resources finalizer", func(ctx context.Context) (bool, string) {
+		p, err := env.App(ctx, r.name)
+		if err != nil {
+			return false, err.Error()
+		}
+		return slices.Contains(p.Finalizers, contract.FinalizerChildren), fmt.Sprint(p.Finalizers)
+	})
+	st, err := r.state(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	phaseOf := map[string]int{}
+	for i, ph := range st.Rollout.Phases {
+		for _, c := range ph.Admitted {
+			phaseOf[c] = i
+		}
+	}
+	if len(phaseOf) != len(env.Clusters) {
+		t.Fatalf("the first deployment admitted %v", phaseOf)
+	}
+	d := watchDeletions(t, r.name)
+	if err := env.Argo.ArgoprojV1alpha1().Applications(framework.ArgoNamespace).Delete(ctx, r.name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	env.WaitFor(t, 4*time.Minute, "every child and then the parent are gone", func(ctx context.Context) (bool, string) {
+		_, gone := d.snapshot()
+		_, err := env.App(ctx, r.name)
+		return apierrors.IsNotFound(err) && len(gone) == len(phaseOf), fmt.Sprintf("children gone %d of %d, parent: %v", len(gone), len(phaseOf), err)
+	})
+	started, gone := d.snapshot()
+	for c, i := range phaseOf {
+		for later, j := range phaseOf {
+			if j > i && !started[c].After(gone[later]) {
+				t.Errorf("%s (phase %d) started going at %s, before %s (phase %d) was gone at %s", c, i, started[c].Format(time.StampMilli), later, j, gone[later].Format(time.StampMilli))
+			}
+		}
+	}
+	if st, err := r.state(ctx); err != nil || len(st.Children) != 0 {
+		t.Fatalf("the state deploys nothing any more: %v %v", st, err)
+	}
+}
+
+// TestDeletingTheParentWithoutTheFinalizerLeavesTheChildren: without Argo CD's resources
+// finalizer a parent's delete does not cascade, and no child is touched.
+func TestDeletingTheParentWithoutTheFinalizerLeavesTheChildren(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	r := newPhased(t, "keepkids", "rollback")
+	defer r.agent("agent-keepkids", nil).Stop(5 * time.Second)
+	r.firstDeployment(ctx, framework.Workload(r.name, "v2"))
+	d := watchDeletions(t, r.name)
+	if err := env.Argo.ArgoprojV1alpha1().Applications(framework.ArgoNamespace).Delete(ctx, r.name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	env.WaitFor(t, time.Minute, "the parent is gone", func(ctx context.Context) (bool, string) {
+		_, err := env.App(ctx, r.name)
+		return apierrors.IsNotFound(err), fmt.Sprint(err)
+	})
+	time.Sleep(15 * time.Second) // the agent has seen the parent go
+	if started, _ := d.snapshot(); len(started) != 0 {
+		t.Fatalf("children deleted without the finalizer: %v", started)
+	}
+	for _, c := range env.Clusters {
+		a, err := env.App(ctx, r.name+"-"+c.Name)
+		if err != nil || a.DeletionTimestamp != nil {
+			t.Fatalf("%s stays: %v", c.Name, err)
+		}
+	}
+}
