@@ -42,7 +42,7 @@ func (c *connection) config() (*rest.Config, error) {
 type rollouts struct{ o *agent.Options }
 
 // BindFlags registers --namespace, --resync, --confirm-after, --removal-grace,
-// --hard-refresh-fallback, --workers and --rollout-selector.
+// --hard-refresh-fallback, --workers, --rollout-selector and --fleet-configmap.
 func (r rollouts) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&r.o.Namespace, "namespace", contract.DefaultNamespace, "namespace of the Applications, cluster Secrets and cmp-phase ConfigMaps")
 	fs.DurationVar(&r.o.Resync, "resync", 5*time.Minute, "reconcile every rollout at least this often")
@@ -51,6 +51,7 @@ func (r rollouts) BindFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&r.o.HardRefresh, "hard-refresh-fallback", true, "when asking again, also hard-refresh the parent")
 	fs.IntVar(&r.o.Workers, "workers", 2, "rollouts reconciled at once")
 	fs.StringVar(&r.o.Selector, "rollout-selector", "", "label selector over plan ConfigMaps: drive only these rollouts (sharding)")
+	fs.StringVar(&r.o.FleetConfigMap, "fleet-configmap", contract.FleetConfigMap, "ConfigMap whose stop-all key pauses every rollout this agent drives (cmp-phase stop-all)")
 }
 
 func (r rollouts) validate() error {

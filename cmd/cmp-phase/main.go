@@ -8,6 +8,8 @@
 //	cmp-phase preview   the next batch, rendered locally, diffed against the live children
 //	cmp-phase pause|resume|approve|promote|jump|abort|rollback|skip|unskip|confirm-removal|confirm-remove-rollout
 //	                    steer a rollout: a validated edit of its ConfigMap
+//	cmp-phase stop-all|resume-all
+//	                    pause every rollout the agent drives (an incident), or release them
 package main
 
 import (
@@ -31,6 +33,9 @@ commands:
   pause, resume, approve, promote, jump, abort, rollback, skip, unskip, confirm-removal, confirm-remove-rollout
              steer a rollout, e.g. cmp-phase pause guestbook --reason "error rate up"
              (kubectl flags: --kubeconfig, --context, -n)
+  stop-all, resume-all
+             pause every rollout of the namespace's agent at once, or lift that stop:
+             cmp-phase stop-all --reason "incident 4711"; cmp-phase resume-all
 `
 
 func main() {
@@ -55,6 +60,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return runStatus(ctx, args[1:], stdout, stderr)
 	case "preview":
 		return runPreview(ctx, args[1:], stdout, stderr)
+	case "stop-all", "resume-all":
+		return runFleet(ctx, args[0], args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -42,6 +42,9 @@ type Options struct {
 	// Selector (a label selector over plan ConfigMaps, e.g. cmp-phase.io/rollout=guestbook)
 	// shards rollouts between agents; empty means every rollout in the namespace.
 	Selector string
+	// FleetConfigMap names the fleet ConfigMap whose stop-all key pauses every rollout this
+	// agent drives (default contract.FleetConfigMap; shards may share it or have their own).
+	FleetConfigMap string
 	// Hooks bound what hooks may do (command directories, private addresses, …).
 	Hooks hooks.Limits
 	// Backoff is failurePolicy: retry's (default hooks.DefaultBackoff).

@@ -59,7 +59,7 @@ func cachesOf(t *testing.T, objs ...runtime.Object) *caches {
 	idx := func() cache.Indexer {
 		return cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 	}
-	apps, plans, states, secrets := idx(), idx(), idx(), idx()
+	apps, plans, states, secrets, fleet := idx(), idx(), idx(), idx(), idx()
 	for _, o := range objs {
 		var err error
 		switch o := o.(type) {
@@ -68,6 +68,8 @@ func cachesOf(t *testing.T, objs ...runtime.Object) *caches {
 		case *corev1.ConfigMap:
 			if o.Labels[contract.LabelPlan] == contract.MarkerValue {
 				err = plans.Add(o)
+			} else if o.Name == contract.FleetConfigMap {
+				err = fleet.Add(o)
 			} else {
 				err = states.Add(o)
 			}
@@ -79,7 +81,8 @@ func cachesOf(t *testing.T, objs ...runtime.Object) *caches {
 		}
 	}
 	return &caches{apps: argolisters.NewApplicationLister(apps).Applications(testNS), plans: corelisters.NewConfigMapLister(plans).ConfigMaps(testNS),
-		states: corelisters.NewConfigMapLister(states).ConfigMaps(testNS), secrets: corelisters.NewSecretLister(secrets).Secrets(testNS)}
+		states: corelisters.NewConfigMapLister(states).ConfigMaps(testNS), secrets: corelisters.NewSecretLister(secrets).Secrets(testNS),
+		fleet: corelisters.NewConfigMapLister(fleet).ConfigMaps(testNS)}
 }
 
 // writes counts the create, update and patch calls a fake clientset saw on resource.

@@ -22,6 +22,7 @@ type caches struct {
 	plans   corelisters.ConfigMapNamespaceLister
 	states  corelisters.ConfigMapNamespaceLister
 	secrets corelisters.SecretNamespaceLister
+	fleet   corelisters.ConfigMapNamespaceLister // the fleet ConfigMap only
 	synced  []cache.InformerSynced
 	start   func(stop <-chan struct{})
 }
@@ -38,19 +39,27 @@ func (a *Agent) newCaches(resync time.Duration) (*caches, error) {
 		plans += "," + a.opts.Selector
 	}
 	pf, sf, cf := labelled(plans, trimMeta), labelled(contract.StateSelector, trimMeta), labelled(contract.ClusterSecretSelector, trimSecret)
+	ff := informers.NewSharedInformerFactoryWithOptions(a.kube, resync, informers.WithNamespace(ns), informers.WithTransform(trimMeta),
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = "metadata.name=" + a.fleetName() }))
 	appInf, planInf := af.Argoproj().V1alpha1().Applications(), pf.Core().V1().ConfigMaps()
-	stateInf, secInf := sf.Core().V1().ConfigMaps(), cf.Core().V1().Secrets()
+	stateInf, secInf, fleetInf := sf.Core().V1().ConfigMaps(), cf.Core().V1().Secrets(), ff.Core().V1().ConfigMaps()
 	c := &caches{
 		apps: appInf.Lister().Applications(ns), plans: planInf.Lister().ConfigMaps(ns),
-		states: stateInf.Lister().ConfigMaps(ns), secrets: secInf.Lister().Secrets(ns),
+		states: stateInf.Lister().ConfigMaps(ns), secrets: secInf.Lister().Secrets(ns), fleet: fleetInf.Lister().ConfigMaps(ns),
 	}
-	for _, inf := range []cache.SharedIndexInformer{appInf.Informer(), planInf.Informer(), stateInf.Informer(), secInf.Informer()} {
+	for _, inf := range []cache.SharedIndexInformer{appInf.Informer(), planInf.Informer(), stateInf.Informer(), secInf.Informer(), fleetInf.Informer()} {
 		if _, err := inf.AddEventHandler(a.handler()); err != nil {
 			return nil, fmt.Errorf("watch: %w", err)
 		}
 		c.synced = append(c.synced, inf.HasSynced)
 	}
-	c.start = func(stop <-chan struct{}) { af.Start(stop); pf.Start(stop); sf.Start(stop); cf.Start(stop) }
+	c.start = func(stop <-chan struct{}) {
+		af.Start(stop)
+		pf.Start(stop)
+		sf.Start(stop)
+		cf.Start(stop)
+		ff.Start(stop)
+	}
 	return c, nil
 }
 
@@ -117,7 +126,9 @@ func (a *Agent) route(obj any) {
 	case *corev1.Secret:
 		a.queue.Add(inventoryKey)
 	case *corev1.ConfigMap:
-		if r := m.GetLabels()[contract.LabelRollout]; r != "" {
+		if o.Name == a.fleetName() {
+			_ = a.everyRollout() // a cache List does not fail; each rollout's resync comes anyway
+		} else if r := m.GetLabels()[contract.LabelRollout]; r != "" {
 			a.queue.Add(r)
 		} else if r, ok := contract.RolloutOfState(o.Name); ok {
 			a.queue.Add(r)

@@ -62,14 +62,8 @@ func (a *Agent) publish(ctx context.Context) (time.Time, error) {
 		return next, nil // a Secret changed in what the inventory does not carry (credentials)
 	}
 	a.log.Info("inventory published", "clusters", len(inv.Clusters))
-	plans, err := a.caches.plans.List(labels.Everything())
-	if err != nil {
-		return time.Time{}, fmt.Errorf("list plans: %w", err)
-	}
-	for _, p := range plans {
-		if r := p.Labels[contract.LabelRollout]; r != "" {
-			a.queue.Add(r)
-		}
+	if err := a.everyRollout(); err != nil {
+		return time.Time{}, err
 	}
 	return next, nil
 }

@@ -53,8 +53,11 @@ func (a *Agent) reconcile(ctx context.Context, name string, log *slog.Logger) (t
 	var acts []rollout.Action
 	rebuilt := false
 	store, trace := a.stateStore(name)
+	fleet := a.fleetStop()
 	next, wrote, err := store.UpdateCM(ctx, trace.decide(func(data map[string]string, cur *state.State) (state.Edit, error) {
-		n, as, rb, err := a.decide(p, cur, controls(data, p.plan, now), now)
+		c := controls(data, p.plan, now)
+		c.Fleet = fleet
+		n, as, rb, err := a.decide(p, cur, c, now)
 		acts, rebuilt = as, rb
 		if err != nil {
 			return state.Edit{}, err

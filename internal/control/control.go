@@ -42,6 +42,9 @@ type Controls struct {
 	By                   string
 	Reason               string
 	Problems             []Problem
+	// Fleet is the fleet-wide stop, when one is on: not a key of this ConfigMap, the agent
+	// reads it from its fleet ConfigMap (ParseFleet).
+	Fleet *FleetStop
 }
 
 // Problem is an edit the agent refuses, with what to do about it.

@@ -64,6 +64,9 @@ func who(c *control.Controls) string {
 
 // pause starts, ends (resume, or pause-until passed) or keeps a pause.
 func pause(st *state.State, c *control.Controls, now time.Time, acts *[]Action, reject func(string, string, string, ...any)) {
+	if stopAll(st, c, now, acts, reject) {
+		return
+	}
 	p := st.Paused
 	switch {
 	case c.Resume || (p != nil && c.Pause == ""):

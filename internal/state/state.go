@@ -54,6 +54,9 @@ type Pause struct {
 	By     string     `json:"by,omitempty"`
 	Since  time.Time  `json:"since"`
 	Until  *time.Time `json:"until,omitempty"`
+	// Fleet marks the pause of the fleet-wide stop (control.FleetStop): lifting the stop
+	// ends it, and only it.
+	Fleet bool `json:"fleet,omitempty"`
 }
 
 // Rollout is the rollout in progress (or the last one, until the next starts).

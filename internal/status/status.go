@@ -60,6 +60,8 @@ type Pause struct {
 	By     string     `json:"by,omitempty"`
 	Since  time.Time  `json:"since"`
 	Until  *time.Time `json:"until,omitempty"`
+	// Fleet: the fleet-wide stop (cmp-phase stop-all), lifted by resume-all only.
+	Fleet bool `json:"fleet,omitempty"`
 }
 
 // Phase is one phase of the rollout.
@@ -120,7 +122,7 @@ func Of(rollout string, st *state.State) Doc {
 func Outline(rollout string, st *state.State) Doc {
 	d := Doc{Rollout: rollout, Generation: st.Generation, Deployed: st.Deployed, Status: Idle}
 	if p := st.Paused; p != nil {
-		d.Paused = &Pause{Reason: p.Reason, By: p.By, Since: p.Since, Until: p.Until}
+		d.Paused = &Pause{Reason: p.Reason, By: p.By, Since: p.Since, Until: p.Until, Fleet: p.Fleet}
 	}
 	for _, k := range slices.Sorted(maps.Keys(st.Rejected)) {
 		d.Rejected = append(d.Rejected, st.Rejected[k])
@@ -217,7 +219,7 @@ func Table(w io.Writer, d Doc, now time.Time) error {
 		line("REASON  %s", d.Reason)
 	}
 	if p := d.Paused; p != nil {
-		line("PAUSED  by %s since %s: %s", p.By, p.Since.UTC().Format(time.RFC3339), p.Reason)
+		line("PAUSED  %sby %s since %s: %s", fleetWide(p), p.By, p.Since.UTC().Format(time.RFC3339), p.Reason)
 	}
 	if len(d.Skipped) > 0 {
 		line("SKIPPED %s", strings.Join(d.Skipped, ", "))

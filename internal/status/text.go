@@ -20,7 +20,7 @@ func Text(d Doc) string {
 		rolloutText(&b, d)
 	}
 	if p := d.Paused; p != nil {
-		fmt.Fprintf(&b, "paused by %s since %s: %s", orSomeone(p.By), p.Since.UTC().Format(time.RFC3339), p.Reason)
+		fmt.Fprintf(&b, "paused %sby %s since %s: %s", fleetWide(p), orSomeone(p.By), p.Since.UTC().Format(time.RFC3339), p.Reason)
 		if p.Until != nil {
 			fmt.Fprintf(&b, " (until %s)", p.Until.UTC().Format(time.RFC3339))
 		}
@@ -59,4 +59,12 @@ func orSomeone(s string) string {
 		return "someone"
 	}
 	return s
+}
+
+// fleetWide names the fleet-wide stop in a pause's line.
+func fleetWide(p *Pause) string {
+	if p.Fleet {
+		return "(fleet-wide stop; resume-all lifts it) "
+	}
+	return ""
 }

@@ -1,0 +1,40 @@
+package rollout
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/control"
+	"github.com/cmp-phase/cmp-phase/internal/state"
+)
+
+// stopAll applies the fleet-wide stop: while it is on, it pauses the rollout (recorded in
+// its history and published on its parent), unless a person's own pause holds it already;
+// once lifted, it ends its own pause and only that. It reports whether it decided the pause
+// (so a person's keys wait), which it does while the stop is on and no person pauses.
+func stopAll(st *state.State, c *control.Controls, now time.Time, acts *[]Action, reject func(string, string, string, ...any)) bool {
+	p := st.Paused
+	switch {
+	case c.Fleet != nil && c.Pause == "":
+		if c.Resume {
+			reject(contract.ResumeKey, "", "the fleet-wide stop holds every rollout (fix: cmp-phase resume-all lifts it)")
+		}
+		if p == nil || !p.Fleet {
+			st.Paused = &state.Pause{Reason: c.Fleet.Reason, By: c.Fleet.By, Since: now, Fleet: true}
+			emit(st.Rollout, acts, now, EvPaused, fmt.Sprintf("paused by the fleet-wide stop of %s: %s", by(c.Fleet.By), c.Fleet.Reason))
+		}
+		return true
+	case c.Fleet == nil && p != nil && p.Fleet:
+		st.Paused = nil
+		emit(st.Rollout, acts, now, EvResumed, fmt.Sprintf("the fleet-wide stop was lifted (stopped since %s: %s)", p.Since.UTC().Format(time.RFC3339), p.Reason))
+	}
+	return false
+}
+
+func by(who string) string {
+	if who == "" {
+		return "someone (no by key)"
+	}
+	return who
+}
