@@ -83,14 +83,8 @@ func (a *Agent) teardown(ctx context.Context, p *pass) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, err
 	}
-	plan := rollout.Plan{Revision: p.plan.Revision, Phases: p.plan.Phases, DeletionOrder: p.plan.DeletionOrder}
-	live := make([]string, 0, len(p.children))
-	for name := range p.children {
-		live = append(live, name)
-	}
-	del, done := rollout.Teardown(st, plan, a.teardownSubjects(p), live)
-	if !done {
-		return a.now().Add(teardownPoll), a.deleteGroup(ctx, p, del, "the parent is deleted")
+	if len(p.children) > 0 {
+		return a.deleteNextGroup(ctx, p, st, "the parent is deleted")
 	}
 	if _, err := a.recordTornDown(ctx, p, "with the parent "+p.parent.Name); err != nil {
 		return time.Time{}, err
@@ -100,6 +94,24 @@ func (a *Agent) teardown(ctx context.Context, p *pass) (time.Time, error) {
 	}
 	p.log.Info("parent released", "parent", p.parent.Name)
 	return time.Time{}, nil
+}
+
+// deleteNextGroup deletes the next group of the live children in the deletion order
+// (rollout.Teardown), and comes back to look again. While an operation of the parent is
+// requested or running it deletes nothing: Argo CD runs a parent's operation even once the
+// parent is being deleted, and that sync would apply the children again behind the order.
+func (a *Agent) deleteNextGroup(ctx context.Context, p *pass, st *state.State, why string) (time.Time, error) {
+	if p.parent != nil && viewOf(p.parent, 0, 0, named{}).Busy {
+		p.log.Info("children wait for the parent's operation to end", "parent", p.parent.Name)
+		return a.now().Add(teardownPoll), nil
+	}
+	plan := rollout.Plan{Revision: p.plan.Revision, Phases: p.plan.Phases, DeletionOrder: p.plan.DeletionOrder}
+	live := make([]string, 0, len(p.children))
+	for name := range p.children {
+		live = append(live, name)
+	}
+	del, _ := rollout.Teardown(st, plan, a.teardownSubjects(p), live)
+	return a.now().Add(teardownPoll), a.deleteGroup(ctx, p, del, why)
 }
 
 // deleteGroup deletes the group's children not already being deleted, and says so once.
@@ -221,14 +233,7 @@ func (a *Agent) removeRollout(ctx context.Context, p *pass, st *state.State) (ti
 		return time.Time{}, nil
 	}
 	if len(p.children) > 0 {
-		st2 := st
-		plan := rollout.Plan{Revision: p.plan.Revision, Phases: p.plan.Phases, DeletionOrder: p.plan.DeletionOrder}
-		live := make([]string, 0, len(p.children))
-		for name := range p.children {
-			live = append(live, name)
-		}
-		del, _ := rollout.Teardown(st2, plan, a.teardownSubjects(p), live)
-		return a.now().Add(teardownPoll), a.deleteGroup(ctx, p, del, "the rollout's spec is gone from git")
+		return a.deleteNextGroup(ctx, p, st, "the rollout's spec is gone from git")
 	}
 	if len(st.Children) == 0 {
 		return time.Time{}, nil

@@ -158,6 +158,22 @@ func TestAChildBeingDeletedHoldsTheNextGroup(t *testing.T) {
 	}
 }
 
+// TestAParentOperationHoldsTheTeardown: Argo CD runs a parent's requested or running
+// operation even while the parent is being deleted, and that sync would apply children
+// again behind the order: no child is deleted until it has ended.
+func TestAParentOperationHoldsTheTeardown(t *testing.T) {
+	parent := deletableParent(true, contract.FinalizerChildren)
+	parent.Operation = &v1alpha1.Operation{Sync: &v1alpha1.SyncOperation{}}
+	f := newFakeAgent(t, []runtime.Object{parent, childApp("web-dev-1"), childApp("web-prod-1"), deployedState(t)})
+	held, next, err := f.parentLifecycle(context.Background(), livePass(t, f, ""))
+	if err != nil || !held || next.IsZero() {
+		t.Fatalf("held %v next %v err %v", held, next, err)
+	}
+	if n := deletes(f); n != 0 {
+		t.Fatalf("%d deletes while the parent's operation runs", n)
+	}
+}
+
 // TestWithoutTheFinalizerTheChildrenStay: a parent deleted without the agent's finalizer
 // (no resources finalizer: a non-cascading delete) leaves every child, and moves nobody.
 func TestWithoutTheFinalizerTheChildrenStay(t *testing.T) {
