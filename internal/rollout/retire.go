@@ -19,7 +19,8 @@ const (
 // removeRollout applies a confirm-remove-rollout edit: it records the removal of the
 // deployed revision's rollout (st.RemovedRevision) when the spec is gone from git (the
 // parent's render says so) and the edit names that revision; otherwise it is refused and
-// left in place.
+// removed, unlike other refused edits: a confirmation must follow the removal it confirms,
+// never wait in the ConfigMap for a spec to disappear later.
 func removeRollout(st *state.State, c *control.Controls, specGone bool, now time.Time, acts *[]Action, reject func(string, string, string, ...any)) {
 	v := c.ConfirmRemoveRollout
 	switch {
@@ -28,9 +29,11 @@ func removeRollout(st *state.State, c *control.Controls, specGone bool, now time
 	case st.RemovedRevision != "" && v == st.RemovedRevision:
 		consume(acts, contract.ConfirmRemoveRolloutKey) // recorded already
 	case !specGone:
-		reject(contract.ConfirmRemoveRolloutKey, v, "the parent renders the spec: it is not gone from git (fix: remove the key; delete the spec in git first, or delete the parent with the resources finalizer)")
+		reject(contract.ConfirmRemoveRolloutKey, v, "the parent renders the spec: it is not gone from git (fix: delete the spec in git first, or delete the parent with the resources finalizer)")
+		consume(acts, contract.ConfirmRemoveRolloutKey)
 	case v != st.Deployed:
 		reject(contract.ConfirmRemoveRolloutKey, v, "the rollout deploys revision %s (fix: write that revision, as the parent's ComparisonError names it)", st.Deployed)
+		consume(acts, contract.ConfirmRemoveRolloutKey)
 	default:
 		st.RemovedRevision = v
 		consume(acts, contract.ConfirmRemoveRolloutKey)

@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
@@ -24,6 +25,9 @@ func TestRemovingARolloutWhoseSpecIsGone(t *testing.T) {
 	if w.st.RemovedRevision != "" || w.st.Rejected[contract.ConfirmRemoveRolloutKey] == "" || !hasEvent(acts, EvControlRejected) {
 		t.Fatalf("the spec is still in git: removed %q rejected %v", w.st.RemovedRevision, w.st.Rejected)
 	}
+	if !slices.Contains(consumed(acts), contract.ConfirmRemoveRolloutKey) {
+		t.Fatal("a refused confirmation stays in the ConfigMap, to confirm a spec that disappears later")
+	}
 	w.obs.SpecGone = true
 	w.obs.Controls = confirmRemove("r1")
 	w.step(t, s+20)
@@ -35,11 +39,11 @@ func TestRemovingARolloutWhoseSpecIsGone(t *testing.T) {
 	if w.st.RemovedRevision != "r2" || !hasEvent(acts, EvRolloutRemovalConfirmed) || len(w.st.Rejected) != 0 {
 		t.Fatalf("removed %q rejected %v events %v", w.st.RemovedRevision, w.st.Rejected, events(acts))
 	}
-	consumed := false
+	isConsumed := false
 	for _, a := range acts {
-		consumed = consumed || (a.Kind == ActConsume && a.Key == contract.ConfirmRemoveRolloutKey)
+		isConsumed = isConsumed || (a.Kind == ActConsume && a.Key == contract.ConfirmRemoveRolloutKey)
 	}
-	if !consumed {
+	if !isConsumed {
 		t.Fatal("the key is consumed")
 	}
 	w.obs.Controls = nil

@@ -82,11 +82,12 @@ func pause(st *state.State, c *control.Controls, now time.Time, acts *[]Action, 
 	case c.Pause != "" && (p == nil || p.Reason != c.Pause || !sameTime(p.Until, c.PauseUntil)):
 		if c.PauseUntil != nil && !c.PauseUntil.After(now) {
 			reject(contract.PauseUntilKey, c.PauseUntil.UTC().Format(time.RFC3339), "expired (fix: a time in the future, or remove it to pause until resumed)")
-			return
+		} else {
+			st.Paused = &state.Pause{Reason: c.Pause, By: c.By, Since: now, Until: c.PauseUntil}
+			emit(st.Rollout, acts, now, EvPaused, fmt.Sprintf("paused by %s: %s", who(c), c.Pause))
 		}
-		st.Paused = &state.Pause{Reason: c.Pause, By: c.By, Since: now, Until: c.PauseUntil}
-		emit(st.Rollout, acts, now, EvPaused, fmt.Sprintf("paused by %s: %s", who(c), c.Pause))
 	}
+	holdFleet(st, c, now, acts)
 	if p := st.Paused; p != nil && p.Until != nil {
 		*acts = append(*acts, Action{Kind: ActRequeue, At: *p.Until, Message: "pause-until"})
 	}

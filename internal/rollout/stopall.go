@@ -20,16 +20,27 @@ func stopAll(st *state.State, c *control.Controls, now time.Time, acts *[]Action
 		if c.Resume {
 			reject(contract.ResumeKey, "", "the fleet-wide stop holds every rollout (fix: cmp-phase resume-all lifts it)")
 		}
-		if p == nil || !p.Fleet {
-			st.Paused = &state.Pause{Reason: c.Fleet.Reason, By: c.Fleet.By, Since: now, Fleet: true}
-			emit(st.Rollout, acts, now, EvPaused, fmt.Sprintf("paused by the fleet-wide stop of %s: %s", by(c.Fleet.By), c.Fleet.Reason))
+		if p != nil && !p.Fleet {
+			st.Paused = nil // the person's pause key is gone: the stop holds it now
 		}
+		holdFleet(st, c, now, acts)
 		return true
 	case c.Fleet == nil && p != nil && p.Fleet:
 		st.Paused = nil
 		emit(st.Rollout, acts, now, EvResumed, fmt.Sprintf("the fleet-wide stop was lifted (stopped since %s: %s)", p.Since.UTC().Format(time.RFC3339), p.Reason))
 	}
 	return false
+}
+
+// holdFleet pauses an unpaused rollout while the fleet-wide stop is on — also when a
+// person's pause ended on this pass (pause-until passed, resume) — but for a rollback: one
+// a person asked for goes on during the stop, as it is how an incident is mended.
+func holdFleet(st *state.State, c *control.Controls, now time.Time, acts *[]Action) {
+	if c.Fleet == nil || st.Paused != nil || (st.Rollout != nil && st.Rollout.Status == StatusRollingBack) {
+		return
+	}
+	st.Paused = &state.Pause{Reason: c.Fleet.Reason, By: c.Fleet.By, Since: now, Fleet: true}
+	emit(st.Rollout, acts, now, EvPaused, fmt.Sprintf("paused by the fleet-wide stop of %s: %s", by(c.Fleet.By), c.Fleet.Reason))
 }
 
 func by(who string) string {

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cmp-phase/cmp-phase/internal/control"
 )
@@ -67,5 +68,32 @@ func TestResumeCannotEndTheFleetWideStop(t *testing.T) {
 	}
 	if !slices.Contains(events(acts), EvControlRejected) || !strings.Contains(w.st.Rejected["resume"], "resume-all") {
 		t.Fatalf("the refused resume is not reported: %v %v", events(acts), w.st.Rejected)
+	}
+}
+
+// TestAPersonsPauseEndingDuringTheStopGivesWayToIt: a pause-until that runs out, or a
+// resume of a person's own pause, while the fleet-wide stop is on leaves the rollout held
+// by the stop on the same pass (not one pass of progress); a rollback asked for during the
+// stop goes on.
+func TestAPersonsPauseEndingDuringTheStopGivesWayToIt(t *testing.T) {
+	w := newWorld(threePhases()...)
+	toSoak(t, w)
+	w.edit(map[string]string{"pause": "lunch", "pause-until": t0.Add(100 * time.Second).Format(time.RFC3339), "by": "alice"})
+	w.stopFleet(&control.FleetStop{Reason: "incident", By: "sre"})
+	w.step(t, 30)
+	w.edit(map[string]string{"pause": "lunch", "pause-until": t0.Add(100 * time.Second).Format(time.RFC3339), "by": "alice"})
+	w.stopFleet(&control.FleetStop{Reason: "incident", By: "sre"})
+	w.step(t, 200)
+	if p := w.st.Paused; p == nil || !p.Fleet || w.st.Rollout.Phase != 1 {
+		t.Fatalf("the run-out pause let the rollout move: paused %+v phase %d", p, w.st.Rollout.Phase)
+	}
+	w.edit(map[string]string{"rollback": "bad release", "by": "alice"})
+	w.stopFleet(&control.FleetStop{Reason: "incident", By: "sre"})
+	w.step(t, 210)
+	w.edit(map[string]string{"by": "alice"})
+	w.stopFleet(&control.FleetStop{Reason: "incident", By: "sre"})
+	w.step(t, 220)
+	if w.st.Paused != nil || w.st.Rollout.Status != StatusRollingBack {
+		t.Fatalf("a rollback during the stop is held: paused %+v status %s", w.st.Paused, w.st.Rollout.Status)
 	}
 }
