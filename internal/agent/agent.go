@@ -116,11 +116,13 @@ type Agent struct {
 	exprs    *targets.Cache
 	queue    workqueue.TypedRateLimitingInterface[string]
 	caches   *caches
-	parents  parentIndex
-	now      func() time.Time
-	hooks    *hooks.Runner
-	runs     hookRuns
-	metrics  *metrics
+	// cascading: parents the watch saw deleted with the resources finalizer on.
+	cascading cascadeMemory
+	parents   parentIndex
+	now       func() time.Time
+	hooks     *hooks.Runner
+	runs      hookRuns
+	metrics   *metrics
 
 	mu       sync.Mutex
 	inv      *inventory.Inventory // last published

@@ -134,6 +134,7 @@ func (a *Agent) route(obj any) {
 			a.queue.Add(r)
 		}
 	case *v1alpha1.Application:
+		a.cascading.note(o)
 		if r := m.GetLabels()[contract.LabelRollout]; r != "" {
 			a.queue.Add(r)
 		}

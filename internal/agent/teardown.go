@@ -43,8 +43,32 @@ func (a *Agent) parentLifecycle(ctx context.Context, p *pass) (held bool, next t
 	if !ours {
 		return true, time.Time{}, nil // deleted without cascading: the children stay, as Argo CD leaves them
 	}
+	if !a.cascades(ctx, p) {
+		p.log.Info("parent deleted without cascading: its children stay", "parent", p.parent.Name)
+		return true, time.Time{}, a.setFinalizers(ctx, p.parent, withFinalizer(p.parent.Finalizers, false))
+	}
 	next, err = a.teardown(ctx, p)
 	return true, next, err
+}
+
+// cascades reports whether a parent being deleted takes its children: Argo CD's resources
+// finalizer was on it when its deletion began — on it now, or seen by the watch
+// (sawCascade), or recorded on the parent (AnnotationTeardown, written here the first
+// time, so a restarted agent goes on). A non-cascading `argocd app delete --cascade=false`
+// takes the resources finalizer off before it deletes, so the agent's finalizer alone says
+// nothing.
+func (a *Agent) cascades(ctx context.Context, p *pass) bool {
+	if p.parent.Annotations[contract.AnnotationTeardown] != "" {
+		return true
+	}
+	if !slices.ContainsFunc(p.parent.Finalizers, contract.IsResourcesFinalizer) && !a.cascading.seen(p.parent.UID) {
+		return false
+	}
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{contract.AnnotationTeardown: "cascade"}}})
+	if _, err := a.argo.ArgoprojV1alpha1().Applications(a.opts.Namespace).Patch(ctx, p.parent.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		p.log.Warn("parent teardown not recorded", "parent", p.parent.Name, "error", err) // the watch's memory still says so
+	}
+	return true
 }
 
 // deploysNothing reports whether the cached state of a rollout deploys no child and runs no

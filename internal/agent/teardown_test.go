@@ -97,7 +97,7 @@ func liveNames(t *testing.T, f *fakeAgent) []string {
 // then the state deploys nothing and the parent is let go.
 func TestDeletingTheParentRemovesChildrenLatestPhaseFirst(t *testing.T) {
 	ctx := context.Background()
-	f := newFakeAgent(t, []runtime.Object{deletableParent(true, contract.FinalizerChildren), childApp("web-dev-1"), childApp("web-prod-1"), deployedState(t)})
+	f := newFakeAgent(t, []runtime.Object{deletableParent(true, contract.FinalizerResources, contract.FinalizerChildren), childApp("web-dev-1"), childApp("web-prod-1"), deployedState(t)})
 	for i, want := range [][]string{{"web-dev-1", "web-parent"}, {"web-parent"}} {
 		held, next, err := f.parentLifecycle(ctx, livePass(t, f, ""))
 		if err != nil || !held || next.IsZero() {
@@ -133,7 +133,7 @@ func TestDeletingTheParentRemovesChildrenLatestPhaseFirst(t *testing.T) {
 }
 
 func TestAllAtOnceDeletesEveryChildInOnePass(t *testing.T) {
-	f := newFakeAgent(t, []runtime.Object{deletableParent(true, contract.FinalizerChildren), childApp("web-dev-1"), childApp("web-prod-1"), deployedState(t)})
+	f := newFakeAgent(t, []runtime.Object{deletableParent(true, contract.FinalizerResources, contract.FinalizerChildren), childApp("web-dev-1"), childApp("web-prod-1"), deployedState(t)})
 	if _, _, err := f.parentLifecycle(context.Background(), livePass(t, f, spec.DeletionAllAtOnce)); err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestAChildBeingDeletedHoldsTheNextGroup(t *testing.T) {
 	going := childApp("web-prod-1")
 	now := metav1.Now()
 	going.DeletionTimestamp, going.Finalizers = &now, []string{contract.FinalizerResources}
-	f := newFakeAgent(t, []runtime.Object{deletableParent(true, contract.FinalizerChildren), childApp("web-dev-1"), going, deployedState(t)})
+	f := newFakeAgent(t, []runtime.Object{deletableParent(true, contract.FinalizerResources, contract.FinalizerChildren), childApp("web-dev-1"), going, deployedState(t)})
 	if _, _, err := f.parentLifecycle(context.Background(), livePass(t, f, "")); err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestAChildBeingDeletedHoldsTheNextGroup(t *testing.T) {
 // operation even while the parent is being deleted, and that sync would apply children
 // again behind the order: no child is deleted until it has ended.
 func TestAParentOperationHoldsTheTeardown(t *testing.T) {
-	parent := deletableParent(true, contract.FinalizerChildren)
+	parent := deletableParent(true, contract.FinalizerResources, contract.FinalizerChildren)
 	parent.Operation = &v1alpha1.Operation{Sync: &v1alpha1.SyncOperation{}}
 	f := newFakeAgent(t, []runtime.Object{parent, childApp("web-dev-1"), childApp("web-prod-1"), deployedState(t)})
 	held, next, err := f.parentLifecycle(context.Background(), livePass(t, f, ""))
@@ -266,5 +266,45 @@ func TestAConfirmedRemovalDeletesLatestPhaseFirstThenReRenders(t *testing.T) {
 	p, err := f.argo.ArgoprojV1alpha1().Applications(testNS).Get(ctx, "web-parent", metav1.GetOptions{})
 	if err != nil || PhaseGen(p) != after.Generation {
 		t.Fatalf("PHASE_GEN %d, state generation %d: %v", PhaseGen(p), after.Generation, err)
+	}
+}
+
+// TestANonCascadingDeleteLeavesTheChildren: `argocd app delete --cascade=false` takes the
+// resources finalizer off before it deletes the parent, so only the agent's finalizer is
+// left: the children stay and the parent is let go. A restarted agent still tears down a
+// parent the watch saw cascading (its annotation), and the watch's memory counts too.
+func TestANonCascadingDeleteLeavesTheChildren(t *testing.T) {
+	ctx := context.Background()
+	f := newFakeAgent(t, []runtime.Object{deletableParent(true, contract.FinalizerChildren), childApp("web-dev-1"), childApp("web-prod-1"), deployedState(t)})
+	if held, _, err := f.parentLifecycle(ctx, livePass(t, f, "")); err != nil || !held {
+		t.Fatalf("held %v err %v", held, err)
+	}
+	if n := deletes(f); n != 0 {
+		t.Fatalf("%d children deleted by a non-cascading delete", n)
+	}
+	parent, err := f.argo.ArgoprojV1alpha1().Applications(testNS).Get(ctx, "web-parent", metav1.GetOptions{})
+	if err != nil || slices.Contains(parent.Finalizers, contract.FinalizerChildren) {
+		t.Fatalf("the parent is let go: %v %v", parent.Finalizers, err)
+	}
+
+	recorded := deletableParent(true, contract.FinalizerChildren)
+	recorded.Annotations = map[string]string{contract.AnnotationTeardown: "cascade"}
+	f = newFakeAgent(t, []runtime.Object{recorded, childApp("web-dev-1"), childApp("web-prod-1"), deployedState(t)})
+	if _, _, err := f.parentLifecycle(ctx, livePass(t, f, "")); err != nil || deletes(f) != 1 {
+		t.Fatalf("a recorded teardown goes on after a restart: %d deletes, %v", deletes(f), err)
+	}
+
+	seen := deletableParent(true, contract.FinalizerChildren)
+	seen.UID = "u-1"
+	f = newFakeAgent(t, []runtime.Object{seen, childApp("web-dev-1"), childApp("web-prod-1"), deployedState(t)})
+	cascaded := deletableParent(true, contract.FinalizerResources, contract.FinalizerChildren)
+	cascaded.UID = "u-1"
+	f.route(cascaded)
+	if _, _, err := f.parentLifecycle(ctx, livePass(t, f, "")); err != nil || deletes(f) != 1 {
+		t.Fatalf("a teardown the watch saw cascading: %d deletes, %v", deletes(f), err)
+	}
+	parent, _ = f.argo.ArgoprojV1alpha1().Applications(testNS).Get(ctx, "web-parent", metav1.GetOptions{})
+	if parent.Annotations[contract.AnnotationTeardown] == "" {
+		t.Fatal("the teardown is not recorded on the parent")
 	}
 }

@@ -88,6 +88,11 @@ const SpecRemovedMarker = "spec removed from git"
 // before the parent goes. Argo CD's own finalizer skips the children (Delete=false).
 const FinalizerChildren = "cmp-phase.io/children"
 
+// AnnotationTeardown marks a parent being deleted whose delete the agent saw cascade (Argo
+// CD's resources finalizer still on it when its deletion began): its children are removed
+// in the deletion order, across agent restarts.
+const AnnotationTeardown = "cmp-phase.io/teardown"
+
 // IsResourcesFinalizer reports whether f is Argo CD's resources finalizer in any of its
 // forms: the parent's delete cascades to what it deployed.
 func IsResourcesFinalizer(f string) bool {
