@@ -17,8 +17,8 @@ import (
 
 // TestTheFleetWideStopFreezesEveryRolloutAtOnce: two rollouts of two parents, each driven
 // by its own agent (shards) sharing one fleet ConfigMap (its own name, so the other tests
-// on the shared stack are not stopped). stop-all pauses both during staging's soak, past
-// its end, with an Event on each parent; resume-all releases both and they complete.
+// on the shared stack are not stopped). stop-all pauses both during staging's soak (45s),
+// past its end, with an Event on each parent; resume-all releases both and they complete.
 func TestTheFleetWideStopFreezesEveryRolloutAtOnce(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -26,6 +26,14 @@ func TestTheFleetWideStopFreezesEveryRolloutAtOnce(t *testing.T) {
 	rs := []*phased{newPhased(t, "stopall-a", "stop"), newPhased(t, "stopall-b", "stop")}
 	revs := map[*phased]string{}
 	for _, r := range rs {
+		// A soak long enough for both rollouts to be in it when the stop lands, however far
+		// apart the two agents get on a loaded machine.
+		r.edit = func(s string) string {
+			if strings.Count(s, "waitDuration: 10s") != 1 {
+				t.Fatal("the phased spec no longer soaks staging for 10s")
+			}
+			return strings.Replace(s, "waitDuration: 10s", "waitDuration: 45s", 1)
+		}
 		defer r.agent("agent-"+r.name, nil, "--fleet-configmap", fleetCM).Stop(5 * time.Second)
 		revs[r] = r.commit("v1", map[string]string{"v1": framework.Workload(r.name, "v1")})
 		newParent(ctx, t, r.name, r.name+"/app", 0)
