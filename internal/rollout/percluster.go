@@ -17,9 +17,9 @@ import (
 // about to admit, as admission would take them now with any manual gate open (every member
 // of a RollingSync step; a phaseDeployment phase's size, less members earlier phases
 // admitted) — all before the phase admits anyone. A check or post-hook runs for every
-// admitted cluster that synced the revision and is Healthy (Done), or that a check or
-// post-hook already failed; one whose sync or health failed (tolerated by maxFailures) is
-// already judged and is not run.
+// admitted cluster that synced the revision and is Healthy (Done), or that a run of its own
+// list already failed (a post-hook never runs for a cluster a check failed); one whose sync
+// or health failed (tolerated by maxFailures) is already judged and is not run.
 func hookTargets(r *state.Rollout, ph *state.PhaseState, sp spec.Phase, kind string) []string {
 	var out []string
 	if kind == KindPre {
@@ -31,7 +31,7 @@ func hookTargets(r *state.Rollout, ph *state.PhaseState, sp spec.Phase, kind str
 		}
 	} else {
 		for _, c := range ph.Admitted {
-			if ph.Clusters[c].Status == ClusterDone || hookFailure(ph, sp, c) != nil {
+			if f := hookFailure(ph, sp, c); ph.Clusters[c].Status == ClusterDone || (f != nil && (kind == KindCheck || f.Kind == KindPost)) {
 				out = append(out, c)
 			}
 		}

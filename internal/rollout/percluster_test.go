@@ -198,3 +198,26 @@ func TestASkippedClusterIsNotChecked(t *testing.T) {
 		t.Fatalf("the phase goes on: %+v", w.st.Rollout.Phases[0])
 	}
 }
+
+// TestAPostHookSkipsAClusterACheckFailed: within maxFailures, a cluster a per-cluster check
+// failed is judged: the phase's per-cluster post-hooks (smoke tests) run for the others only.
+func TestAPostHookSkipsAClusterACheckFailed(t *testing.T) {
+	phases := hookedPhases("fail")
+	phases[0].MaxFailures = 1
+	phases[0].PostHooks = append(phases[0].PostHooks, httpHook("smoke", "https://{{name}}.example.com/smoke", "fail"))
+	w := newWorld(phases...)
+	w.toChecks(t)
+	w.ends(11, state.HookSucceeded, "check/health/dev-1")
+	w.ends(11, state.HookFailed, "check/health/dev-2")
+	w.ends(11, state.HookSucceeded, "check/slo")
+	var all []string
+	for s := 12; s < 400; s += 10 {
+		all = append(all, runs(w.step(t, s))...)
+		if w.st.Rollout.Phase > 0 {
+			break
+		}
+	}
+	if !slices.Contains(all, "post/smoke/dev-1") || slices.Contains(all, "post/smoke/dev-2") {
+		t.Fatalf("post-hook runs %v: want dev-1's smoke test only", all)
+	}
+}
