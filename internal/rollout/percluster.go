@@ -14,9 +14,9 @@ import (
 // hookTargets are the clusters (child keys) a hook of kind that is templated with a cluster
 // field (spec.Hook.PerCluster) runs for in phase ph, sorted; skipped clusters never. A
 // pre-hook runs for the clusters the phase admits: those it has admitted and those it is
-// about to admit, as admission would take them now with any manual gate open (every member
-// of a RollingSync step; a phaseDeployment phase's size, less members earlier phases
-// admitted) — all before the phase admits anyone. A check or post-hook runs for every
+// about to admit, as admission would take them now with any manual gate open and no step
+// throttle (every member of a RollingSync step; a phaseDeployment phase's size, less members
+// earlier phases admitted) — all before the phase admits anyone. A check or post-hook runs for every
 // admitted cluster that synced the revision and is Healthy (Done), or that a run of its own
 // list already failed (a post-hook never runs for a cluster a check failed); one whose sync
 // or health failed (tolerated by maxFailures) is already judged and is not run.
@@ -24,7 +24,7 @@ func hookTargets(r *state.Rollout, ph *state.PhaseState, sp spec.Phase, kind str
 	var out []string
 	if kind == KindPre {
 		b := batchOf(r, ph, sp)
-		b.Approved = true
+		b.Approved, b.Throttle = true, spec.Size{} // the whole phase, not the members a step lets in at once
 		out = slices.Concat(ph.Admitted, nextAdmission(b).Next)
 		if b.Steps {
 			out = slices.Concat(ph.Admitted, b.Members)

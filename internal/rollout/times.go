@@ -17,22 +17,21 @@ func stampTimes(cur, st *state.State, now time.Time) {
 		return
 	}
 	was := sameRollout(cur, r)
-	r.EndedAt = endTime(r.Status.IsTerminal(), was == nil || was.Status != r.Status, r.EndedAt, now)
+	r.EndedAt = endTime(r.Status.IsTerminal(), was == nil || was.Status != r.Status, was != nil, r.EndedAt, now)
 	for i := range r.Phases {
 		ph := &r.Phases[i]
 		var before *state.PhaseState
 		if was != nil && i < len(was.Phases) && was.Phases[i].Name == ph.Name {
 			before = &was.Phases[i]
 		}
-		ph.EndedAt = endTime(ph.Status.IsTerminal(), before == nil || before.Status != ph.Status, ph.EndedAt, now)
+		ph.EndedAt = endTime(ph.Status.IsTerminal(), before == nil || before.Status != ph.Status, before != nil, ph.EndedAt, now)
 		for c, cs := range ph.Clusters {
-			changed := true
+			changed, known := true, false
 			if before != nil {
-				if b, ok := before.Clusters[c]; ok && b.Status == cs.Status {
-					changed = false
-				}
+				b, ok := before.Clusters[c]
+				changed, known = !ok || b.Status != cs.Status, ok
 			}
-			if at := endTime(cs.Status.IsTerminal(), changed, cs.SettledAt, now); !at.Equal(cs.SettledAt) {
+			if at := endTime(cs.Status.IsTerminal(), changed, known, cs.SettledAt, now); !at.Equal(cs.SettledAt) {
 				cs.SettledAt = at
 				ph.Clusters[c] = cs
 			}
@@ -41,12 +40,14 @@ func stampTimes(cur, st *state.State, now time.Time) {
 }
 
 // endTime is the end time of something whose status is terminal (or not) and changed (or
-// not) on this pass, given the end time it has.
-func endTime(terminal, changed bool, at, now time.Time) time.Time {
+// not) on this pass, given the end time it has: a change from a known status restamps it (a
+// child Done and then Failed by a post-hook ended when it failed), a change from an unknown
+// one (a state from before the times) stamps only what has no time.
+func endTime(terminal, changed, known bool, at, now time.Time) time.Time {
 	switch {
 	case !terminal:
 		return time.Time{}
-	case changed && at.IsZero():
+	case changed && (at.IsZero() || known):
 		return now
 	}
 	return at

@@ -41,20 +41,21 @@ func TestTheStateKeepsWhenThingsEnded(t *testing.T) {
 func TestEndTimes(t *testing.T) {
 	now, before := at(50), at(10)
 	tests := []struct {
-		name              string
-		terminal, changed bool
-		at, want          time.Time
+		name                     string
+		terminal, changed, known bool
+		at, want                 time.Time
 	}{
-		{"still running", false, false, time.Time{}, time.Time{}},
-		{"ends now", true, true, time.Time{}, now},
-		{"ended before", true, false, before, before},
-		{"another terminal status keeps the first end", true, true, before, before},
-		{"waits again: no end", false, true, before, time.Time{}},
-		{"a state from before the times were kept stays without", true, false, time.Time{}, time.Time{}},
+		{"still running", false, false, true, time.Time{}, time.Time{}},
+		{"ends now", true, true, true, time.Time{}, now},
+		{"ended before", true, false, true, before, before},
+		{"another terminal status ends it again (Done, then Failed by a post-hook)", true, true, true, before, now},
+		{"a change from an unknown status keeps the time it has", true, true, false, before, before},
+		{"waits again: no end", false, true, true, before, time.Time{}},
+		{"a state from before the times were kept stays without", true, false, true, time.Time{}, time.Time{}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := endTime(tc.terminal, tc.changed, tc.at, now); !got.Equal(tc.want) {
+			if got := endTime(tc.terminal, tc.changed, tc.known, tc.at, now); !got.Equal(tc.want) {
 				t.Fatalf("got %v, want %v", got, tc.want)
 			}
 		})
