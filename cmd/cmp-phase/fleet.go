@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -14,17 +13,10 @@ import (
 // runFleet is stop-all (every rollout the agent of the namespace drives pauses, for
 // --reason) and resume-all (the fleet-wide stop is lifted).
 func runFleet(ctx context.Context, name string, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("cmp-phase "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	var k kubeFlags
 	var s steerFlags
-	k.BindFlags(fs)
-	s.BindFlags(fs)
+	fs := steerFlagSet(name, "--reason <why> [--by <who>] [--fleet-configmap <name>] [kubectl flags]", stderr, &k, &s)
 	cm := fs.String("fleet-configmap", contract.FleetConfigMap, "the agent's --fleet-configmap")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: cmp-phase %s --reason <why> [--by <who>] [kubectl flags]\n", name)
-		fs.PrintDefaults()
-	}
 	if err := parseInterleaved(fs, args); err != nil {
 		return 2
 	}

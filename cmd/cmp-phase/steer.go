@@ -52,16 +52,9 @@ func (v verb) takes(pos []string) bool {
 // exactly as the agent will, and writes it once).
 func runVerb(ctx context.Context, name string, args []string, stdout, stderr io.Writer) int {
 	v := verbs[name]
-	fs := flag.NewFlagSet("cmp-phase "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	var k kubeFlags
 	var s steerFlags
-	k.BindFlags(fs)
-	s.BindFlags(fs)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: cmp-phase %s <rollout> %s --reason <why> [flags]\n", name, v.args)
-		fs.PrintDefaults()
-	}
+	fs := steerFlagSet(name, fmt.Sprintf("<rollout> %s --reason <why> [flags]", v.args), stderr, &k, &s)
 	if err := parseInterleaved(fs, args); err != nil {
 		return 2
 	}
@@ -83,4 +76,18 @@ func runVerb(ctx context.Context, name string, args []string, stdout, stderr io.
 	}
 	fmt.Fprintf(stdout, "%s: %s recorded; the agent acts on it and reports in `cmp-phase status %s`\n", pos[0], name, pos[0])
 	return 0
+}
+
+// steerFlagSet is the flag set of a steering command (name): the kubectl flags and the
+// steering flags, its usage line saying usage after the command.
+func steerFlagSet(name, usage string, stderr io.Writer, k *kubeFlags, s *steerFlags) *flag.FlagSet {
+	fs := flag.NewFlagSet("cmp-phase "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	k.BindFlags(fs)
+	s.BindFlags(fs)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: cmp-phase %s %s\n", name, usage)
+		fs.PrintDefaults()
+	}
+	return fs
 }
