@@ -36,3 +36,10 @@ func (m *cascadeMemory) seen(uid types.UID) bool {
 	defer m.mu.Unlock()
 	return m.uids[uid]
 }
+
+// forget drops a parent let go.
+func (m *cascadeMemory) forget(uid types.UID) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.uids, uid)
+}

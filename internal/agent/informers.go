@@ -134,7 +134,9 @@ func (a *Agent) route(obj any) {
 			a.queue.Add(r)
 		}
 	case *v1alpha1.Application:
-		a.cascading.note(o)
+		if len(a.parents.of(o.Name)) > 0 {
+			a.cascading.note(o) // parents only: children carry the resources finalizer too
+		}
 		if r := m.GetLabels()[contract.LabelRollout]; r != "" {
 			a.queue.Add(r)
 		}

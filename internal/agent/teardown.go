@@ -16,6 +16,7 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
+	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
 )
@@ -74,15 +75,8 @@ func (a *Agent) cascades(ctx context.Context, p *pass) bool {
 // deploysNothing reports whether the cached state of a rollout deploys no child and runs no
 // rollout (or there is none): a rollout whose parent is gone then has nothing to drive.
 func (a *Agent) deploysNothing(name string) bool {
-	cm, err := a.caches.states.Get(contract.StateConfigMap(name))
-	if apierrors.IsNotFound(err) {
-		return true
-	}
-	if err != nil || len(cm.BinaryData[contract.StateKey]) == 0 {
-		return err == nil
-	}
-	st, err := state.FromConfigMap(cm)
-	return err == nil && len(st.Children) == 0 && !st.Rollout.Active()
+	st, err := a.cachedState(name)
+	return err == nil && (st == nil || (len(st.Children) == 0 && !st.Rollout.Active()))
 }
 
 // keepFinalizer adds the agent's finalizer to a parent with Argo CD's resources finalizer
@@ -116,6 +110,7 @@ func (a *Agent) teardown(ctx context.Context, p *pass) (time.Time, error) {
 	if err := a.setFinalizers(ctx, p.parent, withFinalizer(p.parent.Finalizers, false)); err != nil {
 		return time.Time{}, err
 	}
+	a.cascading.forget(p.parent.UID)
 	p.log.Info("parent released", "parent", p.parent.Name)
 	return time.Time{}, nil
 }
@@ -134,8 +129,30 @@ func (a *Agent) deleteNextGroup(ctx context.Context, p *pass, st *state.State, w
 	for name := range p.children {
 		live = append(live, name)
 	}
-	del, _ := rollout.Teardown(st, plan, a.teardownSubjects(p), live)
+	subjects, err := a.teardownSubjects(p)
+	if err != nil && plan.DeletionOrder != spec.DeletionAllAtOnce && !allAdmitted(st, live) {
+		// Without them the children the last rollout did not admit have no phase, and would
+		// all go in one group, ahead of the order: wait for the inventory and the plan.
+		p.log.Info("children wait to be placed in their phases", "error", err)
+		return a.now().Add(teardownPoll), nil
+	}
+	del, _ := rollout.Teardown(st, plan, subjects, live)
 	return a.now().Add(teardownPoll), a.deleteGroup(ctx, p, del, why)
+}
+
+// allAdmitted reports whether the last rollout admitted every one of children (each has the
+// phase it was admitted in).
+func allAdmitted(st *state.State, children []string) bool {
+	var admitted map[string]string
+	if st != nil {
+		admitted = st.Rollout.AdmittedPhases()
+	}
+	for _, c := range children {
+		if admitted[c] == "" {
+			return false
+		}
+	}
+	return true
 }
 
 // deleteGroup deletes the group's children not already being deleted, and says so once.
@@ -194,18 +211,15 @@ func (a *Agent) cachedState(name string) (*state.State, error) {
 	return st, nil
 }
 
-// teardownSubjects are the children the plan generates (nil without an inventory): they
-// place children the last rollout did not admit in their phase.
-func (a *Agent) teardownSubjects(p *pass) []targets.Child {
+// teardownSubjects are the children the plan generates: they place children the last
+// rollout did not admit in their phase. An error when there is no inventory yet or the plan
+// does not render.
+func (a *Agent) teardownSubjects(p *pass) ([]targets.Child, error) {
 	inv := a.inventory()
 	if inv == nil {
-		return nil
+		return nil, fmt.Errorf("the cluster inventory is not published yet")
 	}
-	subjects, err := a.renderer.Subjects(p.plan.Rollout, p.plan.Revision, p.plan.Body, inv)
-	if err != nil {
-		return nil
-	}
-	return subjects
+	return a.renderer.Subjects(p.plan.Rollout, p.plan.Revision, p.plan.Body, inv)
 }
 
 // setFinalizers writes a parent's finalizers, conditional on the resourceVersion read (a
@@ -248,12 +262,20 @@ func specGone(parent *v1alpha1.Application) bool {
 	return false
 }
 
+// specBack reports whether the parent's last render succeeded: it is seen and carries no
+// ComparisonError (a transient one is no evidence the spec is back).
+func specBack(parent *v1alpha1.Application) bool {
+	return parent != nil && !slices.ContainsFunc(parent.Status.Conditions, func(c v1alpha1.ApplicationCondition) bool {
+		return c.Type == v1alpha1.ApplicationConditionComparisonError
+	})
+}
+
 // removeRollout carries out a removal a person confirmed (st.RemovedRevision, the spec gone
 // from git): the children go in the deletion order as with a deleted parent (held by a
 // pause), then the state records that it deploys nothing and the parent re-renders, now to
 // nothing.
 func (a *Agent) removeRollout(ctx context.Context, p *pass, st *state.State) (time.Time, error) {
-	if st.Paused != nil {
+	if st.Paused != nil || a.fleetStop() != nil { // the stop holds it, also for a rollout rolling back
 		return time.Time{}, nil
 	}
 	if len(p.children) > 0 {

@@ -299,6 +299,7 @@ func TestANonCascadingDeleteLeavesTheChildren(t *testing.T) {
 	f = newFakeAgent(t, []runtime.Object{seen, childApp("web-dev-1"), childApp("web-prod-1"), deployedState(t)})
 	cascaded := deletableParent(true, contract.FinalizerResources, contract.FinalizerChildren)
 	cascaded.UID = "u-1"
+	f.parents.set("web-parent", "web")
 	f.route(cascaded)
 	if _, _, err := f.parentLifecycle(ctx, livePass(t, f, "")); err != nil || deletes(f) != 1 {
 		t.Fatalf("a teardown the watch saw cascading: %d deletes, %v", deletes(f), err)
@@ -306,5 +307,20 @@ func TestANonCascadingDeleteLeavesTheChildren(t *testing.T) {
 	parent, _ = f.argo.ArgoprojV1alpha1().Applications(testNS).Get(ctx, "web-parent", metav1.GetOptions{})
 	if parent.Annotations[contract.AnnotationTeardown] == "" {
 		t.Fatal("the teardown is not recorded on the parent")
+	}
+}
+
+// TestATeardownWaitsForItsPhasesWithoutAnInventory: a child the last rollout did not admit
+// gets its phase from the plan and the inventory; before the inventory is published (a
+// restarted agent) nothing is deleted, rather than every such child in one group.
+func TestATeardownWaitsForItsPhasesWithoutAnInventory(t *testing.T) {
+	f := newFakeAgent(t, []runtime.Object{deletableParent(true, contract.FinalizerResources, contract.FinalizerChildren),
+		childApp("web-dev-1"), childApp("web-prod-1"), childApp("web-prod-2"), deployedState(t)})
+	held, next, err := f.parentLifecycle(context.Background(), livePass(t, f, ""))
+	if err != nil || !held || next.IsZero() {
+		t.Fatalf("held %v next %v err %v", held, next, err)
+	}
+	if n := deletes(f); n != 0 {
+		t.Fatalf("%d deletes before web-prod-2 has a phase", n)
 	}
 }

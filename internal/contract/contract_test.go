@@ -34,7 +34,7 @@ func TestValues(t *testing.T) {
 		{FinalizerResources, "resources-finalizer.argocd.argoproj.io"},
 		{FinalizerResourcesBackground, "resources-finalizer.argocd.argoproj.io/background"},
 		{FinalizerResourcesForeground, "resources-finalizer.argocd.argoproj.io/foreground"},
-		{FinalizerChildren, "cmp-phase.io/children"}, {AnnotationTeardown, "cmp-phase.io/teardown"}, {SpecRemovedMarker, "spec removed from git"},
+		{FinalizerChildren, "cmp-phase.io/children"}, {AnnotationTeardown, "cmp-phase.io/teardown"}, {FleetConfigMap, "cmp-phase-fleet"}, {StopAllKey, "stop-all"}, {SpecRemovedMarker, "spec removed from git"},
 		{ConfirmRemoveRolloutKey, "confirm-remove-rollout"},
 		{LabelSecretType, "argocd.argoproj.io/secret-type"}, {SecretTypeCluster, "cluster"},
 		{ClusterSecretSelector, "argocd.argoproj.io/secret-type=cluster"},

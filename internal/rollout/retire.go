@@ -51,7 +51,7 @@ func removed(st *state.State, o Observed, now time.Time, acts *[]Action) bool {
 	if st.RemovedRevision == "" {
 		return false
 	}
-	back := !o.SpecGone && (len(st.Children) > 0 || o.PlanFresh)
+	back := o.SpecBack && (len(st.Children) > 0 || o.PlanFresh)
 	if back {
 		st.RemovedRevision = ""
 		emit(st.Rollout, acts, now, EvRolloutRemovalCancelled, "the spec is back in git: the rollout goes on")

@@ -50,7 +50,7 @@ func TestRemovingARolloutWhoseSpecIsGone(t *testing.T) {
 
 	// The agent removed every child (TornDown); a new cluster joining starts nothing.
 	w.st, _ = TornDown(w.st, "its spec is gone from git", at(s+40))
-	w.obs.SpecGone = false // the render is empty now, no error
+	w.obs.SpecGone, w.obs.SpecBack = false, true // the render is empty now, no error
 	w.join("dev-3", "dev")
 	before := w.st
 	if w.step(t, s+50); w.st != before {
@@ -70,7 +70,11 @@ func TestTheSpecBackMidRemovalCancelsIt(t *testing.T) {
 	s := w.finish(t, 0, "r2")
 	w.obs.SpecGone, w.obs.Controls = true, confirmRemove("r2")
 	w.step(t, s+10)
-	w.obs.SpecGone, w.obs.Controls = false, nil
+	w.obs.SpecGone, w.obs.Controls = false, nil // another render error, or the parent not seen: no evidence
+	if w.step(t, s+15); w.st.RemovedRevision != "r2" {
+		t.Fatal("a transient render error cancelled a confirmed removal")
+	}
+	w.obs.SpecBack = true
 	if acts := w.step(t, s+20); w.st.RemovedRevision != "" || !hasEvent(acts, EvRolloutRemovalCancelled) {
 		t.Fatalf("removed %q", w.st.RemovedRevision)
 	}

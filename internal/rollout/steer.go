@@ -52,14 +52,10 @@ func consume(acts *[]Action, keys ...string) {
 
 // who names the person behind an edit, with their reason when they gave one.
 func who(c *control.Controls) string {
-	by := c.By
-	if by == "" {
-		by = "someone (no by key)"
-	}
 	if c.Reason != "" {
-		by += fmt.Sprintf(" (%q)", c.Reason)
+		return by(c.By) + fmt.Sprintf(" (%q)", c.Reason)
 	}
-	return by
+	return by(c.By)
 }
 
 // pause starts, ends (resume, or pause-until passed) or keeps a pause.

@@ -76,6 +76,10 @@ type Observed struct {
 	// SpecGone: the parent's last render failed because the rollout's spec is gone from git
 	// (contract.SpecRemovedMarker in its ComparisonError).
 	SpecGone bool
+	// SpecBack: the parent's last render succeeded (no ComparisonError): the positive
+	// evidence a recorded removal needs to end. Neither SpecGone nor SpecBack (another
+	// render error, the parent not seen) leaves a removal as it is.
+	SpecBack bool
 	// PlanFresh: the plan was rendered from a state at or after the last render-relevant
 	// change (its state-generation annotation): a plan of a spec back in git after a removal.
 	PlanFresh bool

@@ -33,8 +33,8 @@ func stopAll(st *state.State, c *control.Controls, now time.Time, acts *[]Action
 }
 
 // holdFleet pauses an unpaused rollout while the fleet-wide stop is on — also when a
-// person's pause ended on this pass (pause-until passed, resume) — but for a rollback: one
-// a person asked for goes on during the stop, as it is how an incident is mended.
+// person's pause ended on this pass (pause-until passed, resume) — but for a rollback, a
+// person's or onFailure's: returning clusters to what they ran is how an incident is mended.
 func holdFleet(st *state.State, c *control.Controls, now time.Time, acts *[]Action) {
 	if c.Fleet == nil || st.Paused != nil || (st.Rollout != nil && st.Rollout.Status == StatusRollingBack) {
 		return
@@ -43,6 +43,7 @@ func holdFleet(st *state.State, c *control.Controls, now time.Time, acts *[]Acti
 	emit(st.Rollout, acts, now, EvPaused, fmt.Sprintf("paused by the fleet-wide stop of %s: %s", by(c.Fleet.By), c.Fleet.Reason))
 }
 
+// by names a person from a by key.
 func by(who string) string {
 	if who == "" {
 		return "someone (no by key)"

@@ -4,7 +4,6 @@ package e2e
 
 import (
 	"context"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -43,7 +42,7 @@ func TestTheFleetWideStopFreezesEveryRolloutAtOnce(t *testing.T) {
 			return st.Rollout.Phase == 1 && st.Rollout.Phases[1].Status == state.PhaseSoaking
 		})
 	}
-	fleetCLI(t, "stop-all", "--fleet-configmap", fleetCM, "--reason", "incident 4711", "--by", "sre-oncall")
+	rs[0].cli("stop-all", "--fleet-configmap", fleetCM, "--reason", "incident 4711", "--by", "sre-oncall")
 	var soakEnd time.Time
 	for _, r := range rs {
 		st := r.waitState("the fleet-wide stop pauses it", func(st *state.State) bool { return st.Paused != nil && st.Paused.Fleet })
@@ -67,18 +66,8 @@ func TestTheFleetWideStopFreezesEveryRolloutAtOnce(t *testing.T) {
 			t.Fatalf("%s: no Paused Event on the parent: %v", r.name, r.events(ctx))
 		}
 	}
-	fleetCLI(t, "resume-all", "--fleet-configmap", fleetCM, "--reason", "resolved", "--by", "sre-oncall")
+	rs[0].cli("resume-all", "--fleet-configmap", fleetCM, "--reason", "resolved", "--by", "sre-oncall")
 	for _, r := range rs {
 		r.until("the rollout completes after resume-all", revs[r], rollout.StatusCompleted, everywhere("v1"))
 	}
-}
-
-// fleetCLI runs a fleet-wide command of the real CLI against the stack.
-func fleetCLI(t *testing.T, args ...string) {
-	t.Helper()
-	out, err := exec.Command(cmpPhaseBin, append(args, "--kubeconfig", env.Kubeconfig, "-n", framework.ArgoNamespace)...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("cmp-phase %v: %v\n%s", args, err, out)
-	}
-	t.Log(strings.TrimSpace(string(out)))
 }
