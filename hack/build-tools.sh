@@ -67,6 +67,19 @@ kube_ld="-X k8s.io/component-base/version.gitVersion=$KUBE_VERSION -X k8s.io/com
 build "$kube_dir" kube kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver "$kube_ld"
 build "$kube_dir" kube kube-controller-manager k8s.io/kubernetes/cmd/kube-controller-manager "$kube_ld"
 build "$kube_dir" kube kubectl k8s.io/kubernetes/cmd/kubectl "$kube_ld"
+# Pods of Job hooks need a scheduler and a node: kube-scheduler and kwok's fake node.
+build "$kube_dir" kube kube-scheduler k8s.io/kubernetes/cmd/kube-scheduler "$kube_ld"
+
+kwok_dir=$cache/kwok-$KWOK_VERSION
+build "$kwok_dir" kwok kwok sigs.k8s.io/kwok/cmd/kwok
+# kwok's own stages that make a node Ready and a pod Running and gone when deleted; the
+# harness adds the ones that end a Job's pod.
+if [ ! -f "$kwok_dir/stages/pod-ready.yaml" ]; then
+  src=$(cd "$root/hack/tools/kwok" && go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)
+  mkdir -p "$kwok_dir/stages"
+  install -m 0644 "$src/kustomize/stage/node/fast/node-initialize.yaml" "$src/kustomize/stage/pod/fast/pod-ready.yaml" \
+    "$src/kustomize/stage/pod/fast/pod-delete.yaml" "$kwok_dir/stages/"
+fi
 
 etcd_dir=$cache/etcd-$ETCD_VERSION
 build "$etcd_dir" etcd etcd go.etcd.io/etcd/server/v3 "-X go.etcd.io/etcd/api/v3/version.GitSHA=cmp-phase"

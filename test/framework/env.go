@@ -73,6 +73,8 @@ type Env struct {
 	redisAddr string
 	repoAddr  string
 	mu        sync.Mutex
+	pods      sync.Once // Pods: the scheduler and kwok, started on first use
+	podsErr   error
 	procs     []*Proc
 	closers   []func() error
 }

@@ -135,12 +135,14 @@ func (e *Env) waitReady(ctx context.Context, p *Proc) error {
 	}
 }
 
-// startControllerManager runs the garbage collector and namespace controller: without them
-// deleting an Application with the resources finalizer, or a namespace, never completes.
+// startControllerManager runs the garbage collector and namespace controller (without them
+// deleting an Application with the resources finalizer, or a namespace, never completes),
+// and the Job controllers Job hooks run under, with the default ServiceAccount their pods
+// need (and Pods: a scheduler and kwok).
 func (e *Env) startControllerManager() error {
 	_, err := e.Start(ProcSpec{Name: "kube-controller-manager", Path: e.Tools.KubeControllerManager, Args: []string{
 		"--kubeconfig", e.Kubeconfig,
-		"--controllers", "garbagecollector,namespace",
+		"--controllers", "garbagecollector,namespace,serviceaccount,job,ttl-after-finished",
 		"--leader-elect=false",
 		"--secure-port=0",
 		"--use-service-account-credentials=false",

@@ -12,6 +12,9 @@ import (
 // Tools are the paths of the real programs built by hack/build-tools.sh.
 type Tools struct {
 	Etcd, KubeAPIServer, KubeControllerManager, Kubectl string
+	KubeScheduler                                       string
+	Kwok                                                string // fake nodes and pods (sigs.k8s.io/kwok)
+	KwokStages                                          string // kwok's own node and pod stages
 	ArgoCD                                              string // multi-call binary
 	ArgoDir                                             string // holds git-verify-wrapper.sh and crds/
 	KustomizeDir                                        string // holds kustomize (the repo-server runs it)
@@ -43,12 +46,16 @@ func LoadTools() (Tools, error) {
 		KubeAPIServer:         filepath.Join(kube, "kube-apiserver"),
 		KubeControllerManager: filepath.Join(kube, "kube-controller-manager"),
 		Kubectl:               filepath.Join(kube, "kubectl"),
+		KubeScheduler:         filepath.Join(kube, "kube-scheduler"),
+		Kwok:                  filepath.Join(cache, "kwok-"+versions["KWOK_VERSION"], "kwok"),
+		KwokStages:            filepath.Join(cache, "kwok-"+versions["KWOK_VERSION"], "stages"),
 		ArgoCD:                filepath.Join(argo, "argocd"),
 		ArgoDir:               argo,
 		KustomizeDir:          filepath.Join(cache, "kustomize-"+versions["KUSTOMIZE_VERSION"]),
 		Versions:              versions,
 	}
-	for _, p := range []string{t.Etcd, t.KubeAPIServer, t.KubeControllerManager, t.Kubectl, t.ArgoCD, filepath.Join(t.KustomizeDir, "kustomize")} {
+	for _, p := range []string{t.Etcd, t.KubeAPIServer, t.KubeControllerManager, t.Kubectl, t.ArgoCD, filepath.Join(t.KustomizeDir, "kustomize"),
+		t.KubeScheduler, t.Kwok, filepath.Join(t.KwokStages, "pod-ready.yaml")} {
 		if _, err := os.Stat(p); err != nil {
 			return Tools{}, fmt.Errorf("missing %s: run hack/build-tools.sh first: %w", p, err)
 		}

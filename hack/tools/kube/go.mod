@@ -1,4 +1,4 @@
-// Wrapper module that builds kube-apiserver, kube-controller-manager and kubectl
+// Wrapper module that builds kube-apiserver, kube-controller-manager, kube-scheduler and kubectl
 // for the test harness. Kept apart from the product's go.mod on purpose.
 module cmp-phase/hack/tools/kube
 
@@ -43,6 +43,7 @@ replace (
 tool (
 	k8s.io/kubernetes/cmd/kube-apiserver
 	k8s.io/kubernetes/cmd/kube-controller-manager
+	k8s.io/kubernetes/cmd/kube-scheduler
 	k8s.io/kubernetes/cmd/kubectl
 )
 
