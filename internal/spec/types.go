@@ -49,6 +49,10 @@ type Spec struct {
 	// a person confirms it (control key confirm-removal).
 	ConfirmRemoval bool
 
+	// Notes say how a value written in another spelling was read (a failurePolicy of seed
+	// 004's Abort is abort); `validate` prints them. Not problems.
+	Notes Errors
+
 	// sites are where each hook was read, for CheckLimits.
 	sites []hookSite
 
@@ -155,7 +159,7 @@ type Hook struct {
 	Name          string
 	Type          string // the HookKind's name: http | command
 	Timeout       time.Duration
-	FailurePolicy string // fail | ignore | abort | retry
+	FailurePolicy string // fail | ignore | abort | retry (canonical: see failurepolicy.go)
 	// Block is the kind's own block (`http:`, `command:`), as the kind Type names read it.
 	Block HookBlock
 }
