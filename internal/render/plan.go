@@ -33,6 +33,9 @@ type planPhase struct {
 	MaxFailures      int    `json:"maxFailures,omitempty"`
 	// Throttle: a composed spec's step maxUpdate (absent: no throttle).
 	Throttle *spec.Size `json:"throttle,omitempty"`
+	// Order and Spread: how the phase lines its members up (absent: child-name order).
+	Order  string `json:"order,omitempty"`
+	Spread string `json:"spread,omitempty"`
 }
 
 // planDoc encodes the plan ConfigMap: what the agent needs to drive the rollout of this
@@ -51,6 +54,7 @@ func planDoc(in Input, body []byte, id string) ([]byte, error) {
 			phases[i].ProgressDeadline = p.ProgressDeadline.String()
 		}
 		phases[i].MaxFailures = p.MaxFailures
+		phases[i].Order, phases[i].Spread = p.Ordering.Order, p.Ordering.Spread
 		if p.Throttle.Kind != spec.SizeAll {
 			phases[i].Throttle = &p.Throttle
 		}
@@ -191,6 +195,10 @@ func DecodePlan(cm *corev1.ConfigMap, exprs *targets.Cache) (*Plan, error) {
 			return nil, fmt.Errorf("plan %s/%s phase %s: %w", cm.Namespace, cm.Name, d.Name, err)
 		}
 		ph.MaxFailures = d.MaxFailures
+		ph.Ordering = targets.Ordering{Order: d.Order, Spread: d.Spread}
+		if err := ph.Ordering.Compile(exprs); err != nil {
+			return nil, fmt.Errorf("plan %s/%s phase %s: %w", cm.Namespace, cm.Name, d.Name, err)
+		}
 		if d.Throttle != nil {
 			ph.Throttle = *d.Throttle
 		}

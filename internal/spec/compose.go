@@ -17,7 +17,7 @@ import (
 // spec.strategy AllAtOnce is one step with everything: the phases as declared.
 func (d *dec) compose(s *Spec, st, gen *yaml.Node, genPath string, exprs *targets.Cache) {
 	var steps Spec
-	d.rolling(&steps, st)
+	d.rolling(&steps, st, exprs)
 	d.phaseDeployment(s, gen, genPath, exprs)
 	s.DeletionOrder = steps.DeletionOrder
 	d.composeOptions(s, &steps, st, gen, genPath)
@@ -105,6 +105,9 @@ func pair(step, ph Phase, k int, first bool) Phase {
 	}
 	p.ProgressDeadline = shorter(ph.ProgressDeadline, step.ProgressDeadline)
 	p.MaxFailures = min(ph.MaxFailures, step.MaxFailures)
+	if p.Ordering.IsZero() {
+		p.Ordering = step.Ordering // the phase's order and spread, else its step's
+	}
 	return p
 }
 

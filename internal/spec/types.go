@@ -99,6 +99,9 @@ type Phase struct {
 	// MaxFailures (extension) is how many failed or errored members the phase tolerates
 	// before onFailure applies; the tolerated ones stay on the new revision, reported.
 	MaxFailures int
+	// Ordering (extensions order and spread) lines the phase's members up for its batches;
+	// zero: child-name order.
+	Ordering targets.Ordering
 	// Throttle (a spec.strategy step's maxUpdate composed with a generator's phases) bounds
 	// how many of the phase's admitted members may be updating at once; SizeAll, the zero
 	// value, does not throttle.
