@@ -66,6 +66,9 @@ func planDoc(in Input, body []byte, id string) ([]byte, error) {
 	if in.Spec.ConfirmRemoval {
 		doc["confirmRemoval"] = true
 	}
+	if in.Spec.MaxFailures.Kind != spec.SizeAll {
+		doc["maxFailures"] = in.Spec.MaxFailures // the rollout-wide budget; absent: none
+	}
 	pb, err := json.Marshal(doc)
 	if err != nil {
 		return nil, fmt.Errorf("encode plan: %w", err)
@@ -144,6 +147,8 @@ type Plan struct {
 	Unphased map[string]string
 	// ConfirmRemoval: no child is removed before a person confirms it.
 	ConfirmRemoval bool
+	// MaxFailures is the rollout-wide failure budget (spec.Budget); SizeAll: none.
+	MaxFailures spec.Size
 	// DeletionOrder is how children are removed: spec.DeletionReverse or
 	// spec.DeletionAllAtOnce (spec.RemovalOrder of what the spec says).
 	DeletionOrder string
@@ -179,6 +184,8 @@ func DecodePlan(cm *corev1.ConfigMap, exprs *targets.Cache) (*Plan, error) {
 			planPhase
 			Targets []targets.Target `json:"targets,omitempty"`
 		} `json:"phases"`
+
+		MaxFailures *spec.Size `json:"maxFailures"` // the rollout-wide budget
 	}
 	if err := json.Unmarshal([]byte(cm.Data[contract.PlanPhasesKey]), &doc); err != nil {
 		return nil, fmt.Errorf("plan %s/%s: %w", cm.Namespace, cm.Name, err)
@@ -221,6 +228,12 @@ func DecodePlan(cm *corev1.ConfigMap, exprs *targets.Cache) (*Plan, error) {
 		}
 	}
 	p.ConfirmRemoval = doc.ConfirmRemoval
+	if p.MaxFailures = (spec.Size{Kind: spec.SizeAll}); doc.MaxFailures != nil {
+		if k := doc.MaxFailures.Kind; k != spec.SizeCount && k != spec.SizePercent || doc.MaxFailures.Value < 0 {
+			return nil, fmt.Errorf("plan %s/%s: invalid maxFailures %+v (fix: let the parent re-render it)", cm.Namespace, cm.Name, *doc.MaxFailures)
+		}
+		p.MaxFailures = *doc.MaxFailures
+	}
 	if p.DeletionOrder = spec.RemovalOrder(doc.DeletionOrder); p.DeletionOrder != spec.DeletionReverse && p.DeletionOrder != spec.DeletionAllAtOnce {
 		return nil, fmt.Errorf("plan %s/%s: unknown deletionOrder %q (fix: let the parent re-render it)", cm.Namespace, cm.Name, doc.DeletionOrder)
 	}

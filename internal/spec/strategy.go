@@ -31,7 +31,8 @@ func (d *dec) strategy(s *Spec, st *yaml.Node, gen *yaml.Node, genPath string, e
 }
 
 func (d *dec) phaseDeployment(s *Spec, n *yaml.Node, path string, exprs *targets.Cache) {
-	f := d.fields(n, path, "type", "phases", "lateJoiners", "pinCommits", "confirmRemoval")
+	f := d.fields(n, path, "type", "phases", "lateJoiners", "pinCommits", "confirmRemoval", "maxFailures")
+	s.MaxFailures = d.budget(f["maxFailures"], path+".maxFailures")
 	s.LateJoiners = d.lateJoiners(f["lateJoiners"], path+".lateJoiners")
 	s.PinCommits = d.pinCommits(f["pinCommits"], path+".pinCommits")
 	s.ConfirmRemoval = d.boolean(f["confirmRemoval"], path+".confirmRemoval")
@@ -189,7 +190,8 @@ func (d *dec) requirements(n *yaml.Node, path string) []targets.Requirement {
 
 // rolling parses spec.strategy: RollingSync (seed 003), RollingUpdate (seed 001), AllAtOnce.
 func (d *dec) rolling(s *Spec, n *yaml.Node, exprs *targets.Cache) {
-	f := d.fields(n, "spec.strategy", "type", "rollingSync", "rollingUpdate", "deletionOrder", "lateJoiners", "pinCommits", "confirmRemoval")
+	f := d.fields(n, "spec.strategy", "type", "rollingSync", "rollingUpdate", "deletionOrder", "lateJoiners", "pinCommits", "confirmRemoval", "maxFailures")
+	s.MaxFailures = d.budget(f["maxFailures"], "spec.strategy.maxFailures")
 	s.LateJoiners = d.lateJoiners(f["lateJoiners"], "spec.strategy.lateJoiners")
 	s.PinCommits = d.pinCommits(f["pinCommits"], "spec.strategy.pinCommits")
 	s.ConfirmRemoval = d.boolean(f["confirmRemoval"], "spec.strategy.confirmRemoval")

@@ -48,6 +48,10 @@ type Spec struct {
 	// ConfirmRemoval (extension `confirmRemoval`, default false): no child is removed before
 	// a person confirms it (control key confirm-removal).
 	ConfirmRemoval bool
+	// MaxFailures (extension, next to phases or in spec.strategy) is the rollout-wide failure
+	// budget: failed children tolerated across every phase, a count or a percentage of the
+	// rollout's members (Budget); SizeAll, the zero value: none.
+	MaxFailures Size
 
 	// Notes say how a value written in another spelling was read (a failurePolicy of seed
 	// 004's Abort is abort); `validate` prints them. Not problems.

@@ -80,6 +80,9 @@ type Rollout struct {
 	// Unphased are children that follow a moving ref the renderer cannot see (child →
 	// repoURL@ref), as the plan named them when the rollout started: not phased.
 	Unphased map[string]string `json:"unphased,omitempty"`
+	// MaxFailures is the rollout-wide failure budget (spec-level maxFailures) in children,
+	// fixed when the rollout started (a percentage of its members then); nil: none.
+	MaxFailures *int `json:"maxFailures,omitempty"`
 }
 
 // PhaseState is one phase of the rollout: its membership snapshot, who is admitted, and
