@@ -45,7 +45,7 @@ func budgetSpent(st *state.State, p Plan, ph *state.PhaseState, sp spec.Phase, o
 			status = PhaseFailed // a gate said no somewhere; Errored only when we could not tell
 		}
 	}
-	reason := fmt.Sprintf("phase %s %s: the rollout-wide failure budget is spent: %d failures across the rollout (%s), maxFailures %d",
+	reason := fmt.Sprintf("phase %s %s: the rollout-wide failure budget is spent: %d children failed across the rollout (%s), maxFailures %d",
 		ph.Name, status, len(failed), describe(failed), *r.MaxFailures)
 	stopOrRollBack(st, p, ph, sp, status, reason, o, now, acts)
 	return true

@@ -69,7 +69,7 @@ func TestTheRolloutWideBudgetAddsUpWhatThePhasesTolerated(t *testing.T) {
 				}
 				return
 			}
-			if r.Phases[1].Status == PhaseSucceeded || !strings.Contains(r.Reason, "phase staging Failed: the rollout-wide failure budget is spent: 2 failures across the rollout (dev-2, staging-1), maxFailures 1") {
+			if r.Phases[1].Status == PhaseSucceeded || !strings.Contains(r.Reason, "phase staging Failed: the rollout-wide failure budget is spent: 2 children failed across the rollout (dev-2, staging-1), maxFailures 1") {
 				t.Fatalf("phase %s, reason %q", r.Phases[1].Status, r.Reason)
 			}
 		})
@@ -91,5 +91,32 @@ func TestTheBudgetCountsEachChildOnceAndNotTheSkipped(t *testing.T) {
 	}
 	if budgetOf(Plan{}, [][]string{{"a"}}) != nil {
 		t.Fatal("no budget in the plan, none in the state")
+	}
+}
+
+// TestAFailedPerClusterCheckSpendsTheRolloutWideBudget: a cluster a per-cluster check failed
+// counts against the rollout's budget as a failed sync does, from the checks' gate.
+func TestAFailedPerClusterCheckSpendsTheRolloutWideBudget(t *testing.T) {
+	for budget, want := range map[int]state.RolloutStatus{0: StatusStopped, 1: StatusProgressing} {
+		phases := hookedPhases("fail")
+		phases[0].MaxFailures = 1
+		w := newWorld(phases...)
+		w.plan.MaxFailures = spec.Size{Kind: spec.SizeCount, Value: budget}
+		w.toChecks(t)
+		for _, k := range []string{"check/health/dev-1", "check/health/dev-2", "check/slo"} {
+			status := state.HookSucceeded
+			if k == "check/health/dev-2" {
+				status = state.HookFailed
+			}
+			w.ends(11, status, k)
+		}
+		w.step(t, 12)
+		r := w.st.Rollout
+		if r.Status != want {
+			t.Fatalf("budget %d: %s %q", budget, r.Status, r.Reason)
+		}
+		if want == StatusStopped && !strings.Contains(r.Reason, "rollout-wide failure budget is spent: 1 children failed across the rollout (dev-2), maxFailures 0") {
+			t.Fatalf("budget %d: %q", budget, r.Reason)
+		}
 	}
 }
