@@ -205,6 +205,9 @@ func (s *State) Validate() error {
 		if s.Rollout.Phase < 0 || s.Rollout.Phase > len(s.Rollout.Phases) {
 			return fmt.Errorf("rollout phase %d out of range", s.Rollout.Phase)
 		}
+		if m := s.Rollout.MaxFailures; m != nil && *m < 0 {
+			return fmt.Errorf("rollout maxFailures %d is negative (fix: let the agent rebuild the state)", *m)
+		}
 	}
 	return nil
 }
