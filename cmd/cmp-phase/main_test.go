@@ -138,3 +138,38 @@ func TestValidateRendersListChildren(t *testing.T) {
 		t.Fatalf("want the region label refused: %d %q", code, errOut)
 	}
 }
+
+// TestValidatePrintsTheCanonicalFailurePolicy: seed 004's spellings validate, and validate
+// says how each is read.
+func TestValidatePrintsTheCanonicalFailurePolicy(t *testing.T) {
+	src := `apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: demo}
+spec:
+  generators:
+  - list: {elements: [{name: a, server: 'https://a'}]}
+    deploymentStrategy:
+      type: phaseDeployment
+      phases:
+      - name: all
+        targets: [{clusters: [a]}]
+        preHooks:
+        - {name: migrate, type: http, failurePolicy: Retry, http: {url: 'https://hooks.example.com/m'}}
+        postHooks:
+        - {name: notify, type: http, failurePolicy: Continue, http: {url: 'https://hooks.example.com/n'}}
+  template:
+    metadata: {name: '{{name}}-demo'}
+    spec:
+      project: default
+      source: {repoURL: 'https://example.com/x.git', path: p}
+      destination: {server: '{{server}}', namespace: demo}
+`
+	file := filepath.Join(t.TempDir(), "spec.yaml")
+	if err := os.WriteFile(file, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runCmd(t, "validate", file)
+	if code != 0 || !strings.Contains(out, `preHooks[0].failurePolicy: "Retry" is read as retry`) || !strings.Contains(out, `postHooks[0].failurePolicy: "Continue" is read as ignore`) {
+		t.Fatalf("%d %q %q", code, out, errOut)
+	}
+}

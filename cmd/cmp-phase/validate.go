@@ -52,6 +52,9 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		fmt.Fprintf(stdout, "%s: valid (%s, %d phases)\n", p, s.Dialect, len(s.Phases))
+		for _, note := range s.Notes.Lines() {
+			fmt.Fprintln(stdout, note) // a spelling read in its canonical form
+		}
 		if *repoURL != "" {
 			if err := listUnphased(stdout, s, render.Source{RepoURL: *repoURL, TargetRevision: *ref}, *invFile); err != nil {
 				failed = true

@@ -129,7 +129,7 @@ func (a *Agent) decide(p *pass, cur *state.State, c *control.Controls, now time.
 	if inv == nil {
 		return nil, nil, false, fmt.Errorf("the cluster inventory is not published yet")
 	}
-	plan := rollout.Plan{Revision: p.plan.Revision, Body: p.plan.Body, Phases: p.plan.Phases, LateJoiners: p.plan.LateJoiners,
+	plan := rollout.Plan{Revision: p.plan.Revision, Body: p.plan.Body, Phases: p.plan.Phases, LateJoiners: p.plan.LateJoiners, MaxFailures: p.plan.MaxFailures,
 		Unphased: p.plan.Unphased, ConfirmRemoval: p.plan.ConfirmRemoval, DeletionOrder: p.plan.DeletionOrder,
 		MaxHooks: a.opts.Limits.HooksAtOnce, MaxChecks: a.opts.Limits.ChecksAtOnce, Limits: a.opts.Limits}
 	base, rebuilt := cur, false

@@ -33,6 +33,9 @@ type planPhase struct {
 	MaxFailures      int    `json:"maxFailures,omitempty"`
 	// Throttle: a composed spec's step maxUpdate (absent: no throttle).
 	Throttle *spec.Size `json:"throttle,omitempty"`
+	// Order and Spread: how the phase lines its members up (absent: child-name order).
+	Order  string `json:"order,omitempty"`
+	Spread string `json:"spread,omitempty"`
 }
 
 // planDoc encodes the plan ConfigMap: what the agent needs to drive the rollout of this
@@ -51,6 +54,7 @@ func planDoc(in Input, body []byte, id string) ([]byte, error) {
 			phases[i].ProgressDeadline = p.ProgressDeadline.String()
 		}
 		phases[i].MaxFailures = p.MaxFailures
+		phases[i].Order, phases[i].Spread = p.Ordering.Order, p.Ordering.Spread
 		if p.Throttle.Kind != spec.SizeAll {
 			phases[i].Throttle = &p.Throttle
 		}
@@ -61,6 +65,9 @@ func planDoc(in Input, body []byte, id string) ([]byte, error) {
 	}
 	if in.Spec.ConfirmRemoval {
 		doc["confirmRemoval"] = true
+	}
+	if in.Spec.MaxFailures.Kind != spec.SizeAll {
+		doc["maxFailures"] = in.Spec.MaxFailures // the rollout-wide budget; absent: none
 	}
 	pb, err := json.Marshal(doc)
 	if err != nil {
@@ -140,6 +147,8 @@ type Plan struct {
 	Unphased map[string]string
 	// ConfirmRemoval: no child is removed before a person confirms it.
 	ConfirmRemoval bool
+	// MaxFailures is the rollout-wide failure budget (spec.Budget); SizeAll: none.
+	MaxFailures spec.Size
 	// DeletionOrder is how children are removed: spec.DeletionReverse or
 	// spec.DeletionAllAtOnce (spec.RemovalOrder of what the spec says).
 	DeletionOrder string
@@ -175,6 +184,8 @@ func DecodePlan(cm *corev1.ConfigMap, exprs *targets.Cache) (*Plan, error) {
 			planPhase
 			Targets []targets.Target `json:"targets,omitempty"`
 		} `json:"phases"`
+
+		MaxFailures *spec.Size `json:"maxFailures"` // the rollout-wide budget
 	}
 	if err := json.Unmarshal([]byte(cm.Data[contract.PlanPhasesKey]), &doc); err != nil {
 		return nil, fmt.Errorf("plan %s/%s: %w", cm.Namespace, cm.Name, err)
@@ -191,6 +202,10 @@ func DecodePlan(cm *corev1.ConfigMap, exprs *targets.Cache) (*Plan, error) {
 			return nil, fmt.Errorf("plan %s/%s phase %s: %w", cm.Namespace, cm.Name, d.Name, err)
 		}
 		ph.MaxFailures = d.MaxFailures
+		ph.Ordering = targets.Ordering{Order: d.Order, Spread: d.Spread}
+		if err := ph.Ordering.Compile(exprs); err != nil {
+			return nil, fmt.Errorf("plan %s/%s phase %s: %w", cm.Namespace, cm.Name, d.Name, err)
+		}
 		if d.Throttle != nil {
 			ph.Throttle = *d.Throttle
 		}
@@ -213,6 +228,12 @@ func DecodePlan(cm *corev1.ConfigMap, exprs *targets.Cache) (*Plan, error) {
 		}
 	}
 	p.ConfirmRemoval = doc.ConfirmRemoval
+	if p.MaxFailures = (spec.Size{Kind: spec.SizeAll}); doc.MaxFailures != nil {
+		if k := doc.MaxFailures.Kind; k != spec.SizeCount && k != spec.SizePercent || doc.MaxFailures.Value < 0 {
+			return nil, fmt.Errorf("plan %s/%s: invalid maxFailures %+v (fix: let the parent re-render it)", cm.Namespace, cm.Name, *doc.MaxFailures)
+		}
+		p.MaxFailures = *doc.MaxFailures
+	}
 	if p.DeletionOrder = spec.RemovalOrder(doc.DeletionOrder); p.DeletionOrder != spec.DeletionReverse && p.DeletionOrder != spec.DeletionAllAtOnce {
 		return nil, fmt.Errorf("plan %s/%s: unknown deletionOrder %q (fix: let the parent re-render it)", cm.Namespace, cm.Name, doc.DeletionOrder)
 	}

@@ -18,7 +18,7 @@ type phaseBatch struct {
 	// spec.strategy step (the step's maxUpdate); SizeAll does not throttle.
 	Throttle spec.Size
 	Approved bool     // a person approved the manual gate
-	Members  []string // the phase's members, sorted
+	Members  []string // the phase's members, in the snapshot's order (arrange)
 	Skipped  []string // children a person quarantined: never admitted, not counted
 	Started  []string // members this phase admitted
 	// Admitted is every child any phase of the rollout admitted, this one's included
@@ -29,7 +29,7 @@ type phaseBatch struct {
 
 // admission is what a phase admits next.
 type admission struct {
-	Next []string // members to admit now, in key order
+	Next []string // members to admit now, in the snapshot's order
 	// Full: once Next is admitted, the phase has admitted every member it will and no
 	// manual gate holds any back; it may end when they have settled.
 	Full bool

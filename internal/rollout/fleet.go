@@ -69,8 +69,7 @@ func joiners(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action)
 		}
 		if i := joinPhase(p, r, s); i >= 0 {
 			ph := &r.Phases[i]
-			at, _ := slices.BinarySearch(ph.Members, s.Key)
-			ph.Members = slices.Insert(ph.Members, at, s.Key)
+			ph.Members = joinMembers(ph.Members, s.Key, p.Phases[i].Ordering.IsZero())
 			emit(r, acts, now, EvClusterJoined, fmt.Sprintf("%s joined the rollout in phase %s (lateJoiners: join)", s.Key, ph.Name))
 			continue
 		}

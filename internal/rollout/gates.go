@@ -164,6 +164,9 @@ func hookGate(st *state.State, p Plan, ph *state.PhaseState, sp spec.Phase, kind
 			fail(st, p, ph, sp, failed, o, now, acts)
 			return false
 		}
+		if budgetSpent(st, p, ph, sp, o, now, acts) {
+			return false
+		}
 	}
 	switch {
 	case v == gatePassed:

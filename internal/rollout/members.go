@@ -2,21 +2,22 @@ package rollout
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
 )
 
-// Snapshot returns each phase's members, sorted by key, from the children taking part in
-// the rollout. phaseDeployment phases select by their targets and may share members (seed
-// 000's canary then full production); RollingSync/RollingUpdate steps take each child once,
-// in the first step that selects it. A phase without targets selects every child.
+// Snapshot returns each phase's members, in the order its batches take them (arrange: its
+// order and spread, else sorted by key), from the children taking part in the rollout.
+// phaseDeployment phases select by their targets and may share members (seed 000's canary
+// then full production); RollingSync/RollingUpdate steps take each child once, in the first
+// step that selects it. A phase without targets selects every child.
 func Snapshot(phases []spec.Phase, subjects []targets.Child) ([][]string, error) {
 	taken := map[string]bool{}
 	out := make([][]string, len(phases))
 	for i, p := range phases {
+		var chosen []targets.Child
 		for _, s := range subjects {
 			if p.MatchAppLabels && taken[s.Key] {
 				continue
@@ -26,11 +27,15 @@ func Snapshot(phases []spec.Phase, subjects []targets.Child) ([][]string, error)
 				return nil, fmt.Errorf("phase %s: %w", p.Name, err)
 			}
 			if ok {
-				out[i] = append(out[i], s.Key)
+				chosen = append(chosen, s)
 				taken[s.Key] = true
 			}
 		}
-		slices.Sort(out[i])
+		members, err := arrange(&p.Ordering, chosen)
+		if err != nil {
+			return nil, fmt.Errorf("phase %s: %w", p.Name, err)
+		}
+		out[i] = members
 	}
 	return out, nil
 }
@@ -50,7 +55,7 @@ func selects(p spec.Phase, s targets.Child) (bool, error) {
 
 // ToAdmit returns which of a phaseDeployment phase's members to admit now so that, counting
 // members already admitted (by this or an earlier phase), Count(size, len(members)) are
-// admitted: the first ones in key order that are not admitted yet.
+// admitted: the first ones in the snapshot's order that are not admitted yet.
 func ToAdmit(size spec.Size, members []string, admitted map[string]bool) []string {
 	want := Count(size, len(members))
 	have := 0

@@ -26,6 +26,9 @@ func progress(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action
 			fail(st, p, ph, sp, failed, o, now, acts)
 			return
 		}
+		if budgetSpent(st, p, ph, sp, o, now, acts) {
+			return // the phases' tolerated failures add up to more than the rollout's budget
+		}
 		b := batchOf(r, ph, sp)
 		if sp.MatchAppLabels || sp.Throttle.Kind != spec.SizeAll {
 			b.InFlight = inFlight(ph)

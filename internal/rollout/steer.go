@@ -204,7 +204,7 @@ func skips(st *state.State, c *control.Controls, acts *[]Action, now time.Time, 
 
 func isMember(r *state.Rollout, c string) bool {
 	for _, ph := range r.Phases {
-		if _, ok := slices.BinarySearch(ph.Members, c); ok {
+		if slices.Contains(ph.Members, c) { // in the snapshot's order, not sorted (arrange)
 			return true
 		}
 	}

@@ -49,6 +49,9 @@ type Plan struct {
 	Unphased map[string]string
 	// ConfirmRemoval: no child is removed before a person confirms it (confirm-removal).
 	ConfirmRemoval bool
+	// MaxFailures is the rollout-wide failure budget (spec-level maxFailures): failed
+	// children tolerated across every phase; SizeAll (the zero value): none.
+	MaxFailures spec.Size
 	// DeletionOrder is how children are removed: spec.DeletionReverse (latest phase first,
 	// each group gone before the next; also when empty) or spec.DeletionAllAtOnce.
 	DeletionOrder string
@@ -207,6 +210,7 @@ func start(st *state.State, p Plan, o Observed, only map[string]bool, now time.T
 		return err
 	}
 	r := &state.Rollout{Revision: p.Revision, Status: StatusProgressing, StartedAt: now}
+	r.MaxFailures = budgetOf(p, members)
 	for i, ph := range p.Phases {
 		r.Phases = append(r.Phases, state.PhaseState{Name: ph.Name, Status: PhasePending, Members: members[i]})
 	}

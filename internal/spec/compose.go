@@ -17,7 +17,7 @@ import (
 // spec.strategy AllAtOnce is one step with everything: the phases as declared.
 func (d *dec) compose(s *Spec, st, gen *yaml.Node, genPath string, exprs *targets.Cache) {
 	var steps Spec
-	d.rolling(&steps, st)
+	d.rolling(&steps, st, exprs)
 	d.phaseDeployment(s, gen, genPath, exprs)
 	s.DeletionOrder = steps.DeletionOrder
 	d.composeOptions(s, &steps, st, gen, genPath)
@@ -28,10 +28,11 @@ func (d *dec) compose(s *Spec, st, gen *yaml.Node, genPath string, exprs *target
 	s.Phases = d.composePhases(steps.Phases, s.Phases, gen, genPath, exprs)
 }
 
-// composeOptions takes lateJoiners, pinCommits and confirmRemoval from whichever of the two
-// strategies sets them; set in both, it is an error (one rollout, one setting).
+// composeOptions takes lateJoiners, pinCommits, confirmRemoval and the rollout-wide
+// maxFailures from whichever of the two strategies sets them; set in both, it is an error
+// (one rollout, one setting).
 func (d *dec) composeOptions(s, steps *Spec, st, gen *yaml.Node, genPath string) {
-	for _, key := range []string{"lateJoiners", "pinCommits", "confirmRemoval"} {
+	for _, key := range []string{"lateJoiners", "pinCommits", "confirmRemoval", "maxFailures"} {
 		if !hasKey(st, key) {
 			continue
 		}
@@ -45,6 +46,8 @@ func (d *dec) composeOptions(s, steps *Spec, st, gen *yaml.Node, genPath string)
 			s.LateJoiners = steps.LateJoiners
 		case "pinCommits":
 			s.PinCommits = steps.PinCommits
+		case "maxFailures":
+			s.MaxFailures = steps.MaxFailures
 		default:
 			s.ConfirmRemoval = steps.ConfirmRemoval
 		}
@@ -105,6 +108,9 @@ func pair(step, ph Phase, k int, first bool) Phase {
 	}
 	p.ProgressDeadline = shorter(ph.ProgressDeadline, step.ProgressDeadline)
 	p.MaxFailures = min(ph.MaxFailures, step.MaxFailures)
+	if p.Ordering.IsZero() {
+		p.Ordering = step.Ordering // the phase's order and spread, else its step's
+	}
 	return p
 }
 

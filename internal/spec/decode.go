@@ -69,6 +69,7 @@ type dec struct {
 	file  string
 	errs  Errors
 	sites []hookSite // every hook read, for CheckLimits
+	notes Errors     // how a spelling was read (failurePolicy: Abort is abort), for validate
 }
 
 func (d *dec) fail(n *yaml.Node, path, fix, format string, args ...any) {

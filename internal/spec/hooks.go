@@ -43,7 +43,7 @@ func (d *dec) hook(n *yaml.Node, path string, check bool) Hook {
 		Name:          d.str(d.required(f, n, path, "name", "name the hook"), path+".name"),
 		Type:          d.oneOf(d.required(f, n, path, "type", "write type: "+strings.Join(kinds, " or type: ")), path+".type", "", kinds...),
 		Timeout:       d.duration(f["timeout"], path+".timeout", DefaultHookTimeout),
-		FailurePolicy: d.oneOf(f["failurePolicy"], path+".failurePolicy", "fail", "fail", "ignore", "abort", "retry"),
+		FailurePolicy: d.failurePolicy(f["failurePolicy"], path+".failurePolicy"),
 	}
 	if h.Timeout == 0 {
 		d.fail(f["timeout"], path+".timeout", "use a positive duration", "must be positive")

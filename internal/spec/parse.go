@@ -78,7 +78,7 @@ func parseFile(file string, data []byte, exprs *targets.Cache, l *Limits) (*Spec
 	}
 	d := &dec{file: file}
 	s := d.root(found, exprs)
-	s.sites = d.sites
+	s.sites, s.Notes = d.sites, d.notes
 	if l != nil {
 		d.errs = append(d.errs, checkSites(file, d.sites, *l)...)
 	}

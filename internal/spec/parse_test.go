@@ -135,6 +135,8 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("kind: ApplicationSet\nspec: [\n"))
 	f.Add([]byte("apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nspec:\n  generators: [{list: {elements: [{a: b}]}}]\n"))
 	f.Add(withMinVersion(`"v1.3.0-rc.1"`))
+	f.Add(withOrdering("        order: int(labels.weight)\n        spread: labels.region\n        maxFailures: 1\n"))
+	f.Add(policySpec("checks", "command", "Continue"))
 	exprs := targets.NewCache(64)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var err error

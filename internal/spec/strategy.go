@@ -23,7 +23,7 @@ func (d *dec) strategy(s *Spec, st *yaml.Node, gen *yaml.Node, genPath string, e
 	case gen != nil:
 		d.phaseDeployment(s, gen, genPath, exprs)
 	case st != nil:
-		d.rolling(s, st)
+		d.rolling(s, st, exprs)
 	default:
 		s.Dialect, s.LateJoiners, s.PinCommits = DialectAllAtOnce, LateJoinersDefer, true
 		s.Phases = []Phase{{Name: "all", Size: Size{Kind: SizeAll}, OnFailure: "stop"}}
@@ -31,7 +31,8 @@ func (d *dec) strategy(s *Spec, st *yaml.Node, gen *yaml.Node, genPath string, e
 }
 
 func (d *dec) phaseDeployment(s *Spec, n *yaml.Node, path string, exprs *targets.Cache) {
-	f := d.fields(n, path, "type", "phases", "lateJoiners", "pinCommits", "confirmRemoval")
+	f := d.fields(n, path, "type", "phases", "lateJoiners", "pinCommits", "confirmRemoval", "maxFailures")
+	s.MaxFailures = d.budget(f["maxFailures"], path+".maxFailures")
 	s.LateJoiners = d.lateJoiners(f["lateJoiners"], path+".lateJoiners")
 	s.PinCommits = d.pinCommits(f["pinCommits"], path+".pinCommits")
 	s.ConfirmRemoval = d.boolean(f["confirmRemoval"], path+".confirmRemoval")
@@ -54,7 +55,7 @@ func (d *dec) phaseDeployment(s *Spec, n *yaml.Node, path string, exprs *targets
 }
 
 func (d *dec) phase(n *yaml.Node, path string, exprs *targets.Cache) Phase {
-	f := d.fields(n, path, "name", "targets", "percentage", "maxUpdate", "preHooks", "postHooks", "checks", "waitDuration", "onFailure", "progressDeadline", "maxFailures")
+	f := d.fields(n, path, "name", "targets", "percentage", "maxUpdate", "preHooks", "postHooks", "checks", "waitDuration", "onFailure", "progressDeadline", "maxFailures", "order", "spread")
 	p := Phase{Name: d.str(d.required(f, n, path, "name", "name the phase"), path+".name"), OnFailure: "stop"}
 	if p.Name != "" && !phaseName.MatchString(p.Name) {
 		d.fail(f["name"], path+".name", "use lowercase letters, digits and '-', at most 63", "invalid phase name %q", p.Name)
@@ -72,6 +73,7 @@ func (d *dec) phase(n *yaml.Node, path string, exprs *targets.Cache) Phase {
 		p.OnFailure = d.oneOf(ff["action"], path+".onFailure.action", "stop", "stop", "rollback", "continue")
 	}
 	d.limits(&p, f, path)
+	p.Ordering = d.ordering(f, path, exprs)
 	return p
 }
 
@@ -187,8 +189,9 @@ func (d *dec) requirements(n *yaml.Node, path string) []targets.Requirement {
 }
 
 // rolling parses spec.strategy: RollingSync (seed 003), RollingUpdate (seed 001), AllAtOnce.
-func (d *dec) rolling(s *Spec, n *yaml.Node) {
-	f := d.fields(n, "spec.strategy", "type", "rollingSync", "rollingUpdate", "deletionOrder", "lateJoiners", "pinCommits", "confirmRemoval")
+func (d *dec) rolling(s *Spec, n *yaml.Node, exprs *targets.Cache) {
+	f := d.fields(n, "spec.strategy", "type", "rollingSync", "rollingUpdate", "deletionOrder", "lateJoiners", "pinCommits", "confirmRemoval", "maxFailures")
+	s.MaxFailures = d.budget(f["maxFailures"], "spec.strategy.maxFailures")
 	s.LateJoiners = d.lateJoiners(f["lateJoiners"], "spec.strategy.lateJoiners")
 	s.PinCommits = d.pinCommits(f["pinCommits"], "spec.strategy.pinCommits")
 	s.ConfirmRemoval = d.boolean(f["confirmRemoval"], "spec.strategy.confirmRemoval")
@@ -207,7 +210,7 @@ func (d *dec) rolling(s *Spec, n *yaml.Node) {
 	body := d.fields(d.required(f, n, "spec.strategy", key, "add "+key+".steps"), path, "steps")
 	for i, sn := range d.seq(d.required(body, f[key], path, "steps", "list at least one step"), path+".steps") {
 		p := fmt.Sprintf("%s.steps[%d]", path, i)
-		sf := d.fields(sn, p, "matchExpressions", "maxUpdate", "progressDeadline", "maxFailures")
+		sf := d.fields(sn, p, "matchExpressions", "maxUpdate", "progressDeadline", "maxFailures", "order", "spread")
 		ph := Phase{Name: fmt.Sprintf("step-%d", i+1), MatchAppLabels: true, OnFailure: "stop", Size: Size{Kind: SizeAll}}
 		reqs := d.requirements(sf["matchExpressions"], p+".matchExpressions")
 		if len(reqs) > 0 {
@@ -220,6 +223,7 @@ func (d *dec) rolling(s *Spec, n *yaml.Node) {
 			ph.Size = d.intOrPercent(mu, p+".maxUpdate", t == "RollingSync")
 		}
 		d.limits(&ph, sf, p)
+		ph.Ordering = d.ordering(sf, p, exprs)
 		s.Phases = append(s.Phases, ph)
 	}
 	d.reverseNeedsSteps(s, f["deletionOrder"])

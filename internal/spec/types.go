@@ -48,6 +48,14 @@ type Spec struct {
 	// ConfirmRemoval (extension `confirmRemoval`, default false): no child is removed before
 	// a person confirms it (control key confirm-removal).
 	ConfirmRemoval bool
+	// MaxFailures (extension, next to phases or in spec.strategy) is the rollout-wide failure
+	// budget: failed children tolerated across every phase, a count or a percentage of the
+	// rollout's members (Budget); SizeAll, the zero value: none.
+	MaxFailures Size
+
+	// Notes say how a value written in another spelling was read (a failurePolicy of seed
+	// 004's Abort is abort); `validate` prints them. Not problems.
+	Notes Errors
 
 	// sites are where each hook was read, for CheckLimits.
 	sites []hookSite
@@ -95,6 +103,9 @@ type Phase struct {
 	// MaxFailures (extension) is how many failed or errored members the phase tolerates
 	// before onFailure applies; the tolerated ones stay on the new revision, reported.
 	MaxFailures int
+	// Ordering (extensions order and spread) lines the phase's members up for its batches;
+	// zero: child-name order.
+	Ordering targets.Ordering
 	// Throttle (a spec.strategy step's maxUpdate composed with a generator's phases) bounds
 	// how many of the phase's admitted members may be updating at once; SizeAll, the zero
 	// value, does not throttle.
@@ -155,7 +166,7 @@ type Hook struct {
 	Name          string
 	Type          string // the HookKind's name: http | command
 	Timeout       time.Duration
-	FailurePolicy string // fail | ignore | abort | retry
+	FailurePolicy string // fail | ignore | abort | retry (canonical: see failurepolicy.go)
 	// Block is the kind's own block (`http:`, `command:`), as the kind Type names read it.
 	Block HookBlock
 }

@@ -80,6 +80,9 @@ type Rollout struct {
 	// Unphased are children that follow a moving ref the renderer cannot see (child →
 	// repoURL@ref), as the plan named them when the rollout started: not phased.
 	Unphased map[string]string `json:"unphased,omitempty"`
+	// MaxFailures is the rollout-wide failure budget (spec-level maxFailures) in children,
+	// fixed when the rollout started (a percentage of its members then); nil: none.
+	MaxFailures *int `json:"maxFailures,omitempty"`
 }
 
 // PhaseState is one phase of the rollout: its membership snapshot, who is admitted, and
@@ -201,6 +204,9 @@ func (s *State) Validate() error {
 		// A finished rollout's phase is one past its last.
 		if s.Rollout.Phase < 0 || s.Rollout.Phase > len(s.Rollout.Phases) {
 			return fmt.Errorf("rollout phase %d out of range", s.Rollout.Phase)
+		}
+		if m := s.Rollout.MaxFailures; m != nil && *m < 0 {
+			return fmt.Errorf("rollout maxFailures %d is negative (fix: let the agent rebuild the state)", *m)
 		}
 	}
 	return nil

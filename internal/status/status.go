@@ -38,6 +38,8 @@ type Doc struct {
 	EndedAt   time.Time `json:"endedAt,omitzero"`
 	// History is what happened in the rollout, oldest first (the state keeps the latest 100).
 	History []Entry `json:"history,omitempty"`
+	// FailureBudget is the rollout-wide maxFailures and its failures so far (absent: none).
+	FailureBudget *Budget `json:"failureBudget,omitempty"`
 }
 
 // Entry is one line of the rollout's history.
@@ -133,6 +135,7 @@ func Outline(rollout string, st *state.State) Doc {
 	}
 	d.Revision, d.Status, d.Reason, d.Skipped, d.Unphased = r.Revision, string(r.Status), r.Reason, r.Skipped, r.Unphased
 	d.StartedAt, d.EndedAt = r.StartedAt, r.EndedAt
+	d.FailureBudget = budgetOf(r)
 	if r.Phase < len(r.Phases) {
 		d.Phase = r.Phases[r.Phase].Name
 	}
@@ -223,6 +226,9 @@ func Table(w io.Writer, d Doc, now time.Time) error {
 	}
 	if len(d.Skipped) > 0 {
 		line("SKIPPED %s", strings.Join(d.Skipped, ", "))
+	}
+	if d.FailureBudget != nil {
+		line("FAILURES %s", d.FailureBudget)
 	}
 	for _, c := range slices.Sorted(maps.Keys(d.Unphased)) {
 		line("NOT PHASED %s follows %s (pin targetRevision in the spec)", c, d.Unphased[c])

@@ -52,6 +52,9 @@ func rolloutText(b *strings.Builder, d Doc) {
 	if len(d.Skipped) > 0 {
 		fmt.Fprintf(b, "skipped: %s\n", strings.Join(d.Skipped, ", "))
 	}
+	if d.FailureBudget != nil {
+		fmt.Fprintf(b, "failures: %s\n", d.FailureBudget)
+	}
 }
 
 func orSomeone(s string) string {

@@ -19,6 +19,7 @@ const (
 type Program struct {
 	src string
 	p   *vm.Program
+	key *KeyProgram // set instead of p for a key program (CompileKey) in the cache
 }
 
 // Cache compiles expressions once and keeps them by source.
@@ -49,7 +50,7 @@ func (c *Cache) Compile(src string) (*Program, error) {
 		return nil, fmt.Errorf("expression is %d bytes, over the limit of %d: split it or use matchExpressions", len(src), MaxExprLen)
 	}
 	if c != nil {
-		if p, ok := c.lru.Get(src); ok {
+		if p, ok := c.lru.Get(src); ok && p.p != nil {
 			return p, nil
 		}
 	}

@@ -48,6 +48,7 @@ spec:
         - matchExpressions:
           - {key: env, operator: In, values: [staging]}
         waitDuration: 10s
+        spread: labels.env   # one value among staging's members: name order, as without it
       - name: prod-half
         maxUpdate: 50%
         targets:
