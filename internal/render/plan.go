@@ -33,6 +33,8 @@ type planPhase struct {
 	MaxFailures      int    `json:"maxFailures,omitempty"`
 	// Throttle: a composed spec's step maxUpdate (absent: no throttle).
 	Throttle *spec.Size `json:"throttle,omitempty"`
+	// Approval: the phase's approval gate (absent: none, or maxUpdate: 0's in Size).
+	Approval *spec.Approval `json:"approval,omitempty"`
 }
 
 // planDoc encodes the plan ConfigMap: what the agent needs to drive the rollout of this
@@ -43,6 +45,7 @@ func planDoc(in Input, body []byte, id string) ([]byte, error) {
 		phases[i] = planPhase{
 			Name: p.Name, Targets: p.Targets, MatchAppLabels: p.MatchAppLabels, Size: p.Size,
 			PreHooks: p.PreHooks, PostHooks: p.PostHooks, Checks: p.Checks, OnFailure: p.OnFailure,
+			Approval: p.Approval,
 		}
 		if p.WaitDuration > 0 {
 			phases[i].WaitDuration = p.WaitDuration.String()
@@ -190,7 +193,7 @@ func DecodePlan(cm *corev1.ConfigMap, exprs *targets.Cache) (*Plan, error) {
 		if err := planDurations(&ph, d.WaitDuration, d.ProgressDeadline); err != nil {
 			return nil, fmt.Errorf("plan %s/%s phase %s: %w", cm.Namespace, cm.Name, d.Name, err)
 		}
-		ph.MaxFailures = d.MaxFailures
+		ph.MaxFailures, ph.Approval = d.MaxFailures, d.Approval
 		if d.Throttle != nil {
 			ph.Throttle = *d.Throttle
 		}

@@ -54,7 +54,7 @@ func (d *dec) phaseDeployment(s *Spec, n *yaml.Node, path string, exprs *targets
 }
 
 func (d *dec) phase(n *yaml.Node, path string, exprs *targets.Cache) Phase {
-	f := d.fields(n, path, "name", "targets", "percentage", "maxUpdate", "preHooks", "postHooks", "checks", "waitDuration", "onFailure", "progressDeadline", "maxFailures")
+	f := d.fields(n, path, "name", "targets", "percentage", "maxUpdate", "preHooks", "postHooks", "checks", "waitDuration", "onFailure", "progressDeadline", "maxFailures", "approval")
 	p := Phase{Name: d.str(d.required(f, n, path, "name", "name the phase"), path+".name"), OnFailure: "stop"}
 	if p.Name != "" && !phaseName.MatchString(p.Name) {
 		d.fail(f["name"], path+".name", "use lowercase letters, digits and '-', at most 63", "invalid phase name %q", p.Name)
@@ -72,6 +72,7 @@ func (d *dec) phase(n *yaml.Node, path string, exprs *targets.Cache) Phase {
 		p.OnFailure = d.oneOf(ff["action"], path+".onFailure.action", "stop", "stop", "rollback", "continue")
 	}
 	d.limits(&p, f, path)
+	d.approval(&p, f["approval"], path)
 	return p
 }
 
