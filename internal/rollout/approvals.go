@@ -121,9 +121,9 @@ func counts(g *state.ApprovalGate, a state.Approval) (bool, string) {
 	case a.By == "" && (g.Required > 1 || len(g.Groups) > 0):
 		return false, "it names no approver (fix: the CLI records one; by hand, set approver)"
 	case len(g.Groups) > 0 && !slices.ContainsFunc(a.Groups, func(x string) bool { return slices.Contains(g.Groups, x) }):
-		return false, fmt.Sprintf("%s is in none of the groups %s (groups %v)", by(a.By), strings.Join(g.Groups, ", "), a.Groups)
+		return false, fmt.Sprintf("not in %s (groups: %s)", strings.Join(g.Groups, " or "), strings.Join(a.Groups, ","))
 	case a.By != "" && slices.ContainsFunc(g.Approvals, func(x state.Approval) bool { return x.Counted && x.By == a.By }):
-		return false, fmt.Sprintf("%s already approved; an approver counts once", a.By)
+		return false, "already approved: counts once"
 	}
 	return true, ""
 }

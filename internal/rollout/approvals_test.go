@@ -48,8 +48,8 @@ func TestTwoPersonApproval(t *testing.T) {
 		open               bool
 	}{
 		{"alice from sre", "alice", "sre,system:authenticated", true, "", EvApprovalRecorded, false},
-		{"alice again", "alice", "sre", false, "alice already approved; an approver counts once", EvApprovalNotCounted, false},
-		{"carol outside sre", "carol", "dev", false, "carol is in none of the groups sre", EvApprovalNotCounted, false},
+		{"alice again", "alice", "sre", false, "already approved: counts once", EvApprovalNotCounted, false},
+		{"carol outside sre", "carol", "dev", false, "not in sre (groups: dev)", EvApprovalNotCounted, false},
 		{"bob from sre", "bob", "sre", true, "", EvControlApplied, true},
 	}
 	for i, s := range steps {
