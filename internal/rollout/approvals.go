@@ -33,9 +33,10 @@ func gateRecord(ph *state.PhaseState, a *spec.Approval) *state.ApprovalGate {
 }
 
 // askEntry records that a phase with an approval to enter it waits for one (its pre-hooks
-// passed; admission holds everyone until the gate opens, see nextAdmission).
+// passed; admission holds everyone until the gate opens, see nextAdmission). A phase with
+// no members has nobody to hold and asks nothing.
 func askEntry(r *state.Rollout, ph *state.PhaseState, sp spec.Phase, now time.Time, acts *[]Action) {
-	if a := spec.ApprovalOf(sp); a != nil && !a.AfterChecks && ph.ApprovedBy == "" {
+	if a := spec.ApprovalOf(sp); a != nil && !a.AfterChecks && ph.ApprovedBy == "" && len(ph.Members) > 0 {
 		ask(r, ph, a, now, acts)
 	}
 }

@@ -162,3 +162,16 @@ func TestRejectFailsTheWaitingPhase(t *testing.T) {
 		})
 	}
 }
+
+// TestAnEmptyPhaseAsksNothing: an entry gate of a phase nobody takes part in holds nobody,
+// as maxUpdate: 0 never did, so it asks for no approval.
+func TestAnEmptyPhaseAsksNothing(t *testing.T) {
+	w := gated(spec.Approval{Required: 2}, "stop")
+	w.obs.Changed["staging-1"], w.obs.Changed["staging-2"] = false, false
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1", "dev-2")
+	acts := w.step(t, 10)
+	if w.st.Rollout.Phase != 2 || slices.Contains(events(acts), EvAwaitingApproval) || w.st.Rollout.Phases[1].Approval != nil {
+		t.Fatalf("phase %d events %v", w.st.Rollout.Phase, events(acts))
+	}
+}
