@@ -16,6 +16,8 @@ import (
 // kubeFlags are kubectl's connection flags.
 type kubeFlags struct {
 	kubeconfig, context, namespace string
+	as                             string    // --as: the user to impersonate
+	asGroups                       groupList // --as-group: the groups to impersonate
 }
 
 // BindFlags registers --kubeconfig, --context and -n (--namespace).
@@ -24,6 +26,8 @@ func (k *kubeFlags) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&k.context, "context", "", "kubeconfig context")
 	fs.StringVar(&k.namespace, "n", "", "namespace of the rollout's ConfigMaps (default: the context's, else "+contract.DefaultNamespace+")")
 	fs.StringVar(&k.namespace, "namespace", "", "same as -n")
+	fs.StringVar(&k.as, "as", "", "user to impersonate, as kubectl --as")
+	fs.Var(&k.asGroups, "as-group", "group to impersonate, as kubectl --as-group (repeatable)")
 }
 
 // connect returns a client, the namespace, and who is acting (the context's user).
@@ -35,7 +39,7 @@ func (k *kubeFlags) connect() (kubernetes.Interface, string, string, error) {
 func (k *kubeFlags) connectConfig() (kubernetes.Interface, *rest.Config, string, string, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = k.kubeconfig
-	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: k.context})
+	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, k.overrides())
 	cfg, err := cc.ClientConfig()
 	if err != nil {
 		return nil, nil, "", "", fmt.Errorf("kubeconfig: %w", err)

@@ -32,6 +32,7 @@ var verbs = map[string]verb{
 	"abort":                  {"", 0, func(c call) error { return c.r.Abort(c.ctx) }},
 	"rollback":               {"", 0, func(c call) error { return c.r.Rollback(c.ctx) }},
 	"approve":                {"<phase>", 1, func(c call) error { return c.r.Approve(c.ctx, c.args[0]) }},
+	"reject":                 {"<phase>", 1, func(c call) error { return c.r.Reject(c.ctx, c.args[0]) }},
 	"promote":                {"<phase>", 1, func(c call) error { return c.r.Promote(c.ctx, c.args[0]) }},
 	"jump":                   {"<phase>", 1, func(c call) error { return c.r.Jump(c.ctx, c.args[0], c.flags.force) }},
 	"skip":                   {"<child>...", -1, func(c call) error { return c.r.Skip(c.ctx, c.args...) }},
@@ -63,10 +64,17 @@ func runVerb(ctx context.Context, name string, args []string, stdout, stderr io.
 		fs.Usage()
 		return 2
 	}
+	if answers[name] && s.by != "" {
+		fmt.Fprintln(stderr, "cmp-phase:", errByAnswers)
+		return 2
+	}
 	kc, ns, user, err := k.connect()
 	if err == nil {
 		var r control.Rollout
-		if r, err = control.Open(ctx, kc.CoreV1(), ns, pos[0], s.who(user), s.reason); err == nil {
+		if r, err = control.Open(ctx, kc.CoreV1(), ns, pos[0], s.who(user), s.reason); err == nil && answers[name] {
+			r, err = identify(ctx, kc, r) // identity.go: approvals record who the API server authenticates
+		}
+		if err == nil {
 			err = v.run(call{ctx: ctx, r: r, args: pos[1:], flags: s})
 		}
 	}

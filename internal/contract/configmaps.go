@@ -43,7 +43,7 @@ const (
 	PauseKey      = "pause"       // why; the rollout holds until resumed (or pause-until passes)
 	PauseUntilKey = "pause-until" // optional, RFC 3339, in the future
 	ResumeKey     = "resume"      // any value; ends a pause
-	ApproveKey    = "approve"     // a phase name: opens its manual gate (maxUpdate: 0)
+	ApproveKey    = "approve"     // a phase name: one approval of its gate (approval, or maxUpdate: 0)
 	PromoteKey    = "promote"     // a phase name: ends its soak now
 	JumpKey       = "jump"        // a phase name ahead of the current one
 	ForceKey      = "force"       // "true": a jump may pass unfinished gates

@@ -15,6 +15,7 @@ func TestValues(t *testing.T) {
 		{ApproveKey, "approve"}, {PromoteKey, "promote"}, {JumpKey, "jump"}, {ForceKey, "force"},
 		{AbortKey, "abort"}, {RollbackKey, "rollback"}, {SkipKey, "skip"},
 		{ConfirmRemovalKey, "confirm-removal"}, {ByKey, "by"}, {ReasonKey, "reason"},
+		{RejectKey, "reject"}, {ApproverKey, "approver"}, {ApproverGroupsKey, "approver-groups"},
 		{PlanSpecKey, "spec.json"}, {PlanPhasesKey, "phases.json"}, {PlanRevisionKey, "revision"},
 		{PlanRevisionsKey, "revisions.json"}, {PlanUnphasedKey, "unphased.json"}, {PlanChildrenKey, "children.json"},
 		{InventoryKey, "clusters.json"},

@@ -13,13 +13,15 @@ import (
 var (
 	editable = []string{contract.PauseKey, contract.PauseUntilKey, contract.ResumeKey, contract.ApproveKey,
 		contract.PromoteKey, contract.JumpKey, contract.ForceKey, contract.AbortKey, contract.RollbackKey,
-		contract.SkipKey, contract.ConfirmRemovalKey, contract.ConfirmRemoveRolloutKey, contract.ByKey, contract.ReasonKey}
+		contract.SkipKey, contract.ConfirmRemovalKey, contract.ConfirmRemoveRolloutKey, contract.ByKey, contract.ReasonKey,
+		contract.RejectKey, contract.ApproverKey, contract.ApproverGroupsKey}
 	agentKeys = []string{contract.StatusKey, contract.GenerationKey} // the generation beside the state itself
 )
 
 // OneShot are the keys the agent removes once it acted on them.
 var OneShot = []string{contract.ResumeKey, contract.ApproveKey, contract.PromoteKey, contract.JumpKey,
-	contract.ForceKey, contract.AbortKey, contract.RollbackKey, contract.ConfirmRemovalKey, contract.ConfirmRemoveRolloutKey}
+	contract.ForceKey, contract.AbortKey, contract.RollbackKey, contract.ConfirmRemovalKey, contract.ConfirmRemoveRolloutKey,
+	contract.RejectKey, contract.ApproverKey, contract.ApproverGroupsKey}
 
 // Controls are the valid edits found.
 type Controls struct {
@@ -41,7 +43,13 @@ type Controls struct {
 	ConfirmRemoveRollout string
 	By                   string
 	Reason               string
-	Problems             []Problem
+	// Reject is the phase whose approval gate a person refuses (Reason says why).
+	Reject string
+	// Approver and ApproverGroups are who approves or rejects, as written (without an
+	// approver, By with no groups).
+	Approver       string
+	ApproverGroups []string
+	Problems       []Problem
 	// Fleet is the fleet-wide stop, when one is on: not a key of this ConfigMap, the agent
 	// reads it from its fleet ConfigMap (ParseFleet).
 	Fleet *FleetStop
@@ -103,6 +111,7 @@ func Parse(data map[string]string, phases []string, now time.Time) Controls {
 			bad(contract.ConfirmRemoveRolloutKey, "names no revision (fix: the deployed revision the parent's ComparisonError names)")
 		}
 	}
+	c.approvals(data, phases, bad)
 	return c
 }
 

@@ -28,7 +28,10 @@ type Rollout struct {
 	Phases []string
 	By     string
 	Reason string
-	Now    func() time.Time // nil: time.Now
+	// Approver is who approves or rejects, as the API server authenticated them (nil: none
+	// recorded; the agent then takes By, as for a hand edit).
+	Approver *Identity
+	Now      func() time.Time // nil: time.Now
 }
 
 // Refused is an edit refused before anything was written: the agent would refuse it too.
@@ -54,11 +57,6 @@ func (r Rollout) Abort(ctx context.Context) error { return r.edit(ctx, r.because
 // Rollback returns the admitted clusters to what they ran before.
 func (r Rollout) Rollback(ctx context.Context) error {
 	return r.edit(ctx, r.because(contract.RollbackKey))
-}
-
-// Approve opens phase's manual gate.
-func (r Rollout) Approve(ctx context.Context, phase string) error {
-	return r.edit(ctx, fixed(map[string]*string{contract.ApproveKey: &phase}))
 }
 
 // Promote ends phase's soak now.
@@ -138,6 +136,11 @@ func (r Rollout) edit(ctx context.Context, ch change) error {
 			return state.Edit{}, fmt.Errorf("rollout %s: no state yet (fix: wait for the agent to start its first rollout)", r.Name)
 		}
 		e := ch(data)
+		if _, answer := e[contract.ApproverKey]; answer {
+			if refused := pendingAnswer(data); refused != nil {
+				return state.Edit{}, refused
+			}
+		}
 		e[contract.ByKey], e[contract.ReasonKey] = &r.By, &r.Reason
 		if c := Parse(applied(data, e), r.Phases, now()); len(c.Problems) > 0 {
 			return state.Edit{}, &Refused{Problem: c.Problems[0]}

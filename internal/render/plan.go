@@ -36,6 +36,8 @@ type planPhase struct {
 	// Order and Spread: how the phase lines its members up (absent: child-name order).
 	Order  string `json:"order,omitempty"`
 	Spread string `json:"spread,omitempty"`
+	// Approval: the phase's approval gate (absent: none, or maxUpdate: 0's in Size).
+	Approval *spec.Approval `json:"approval,omitempty"`
 }
 
 // planDoc encodes the plan ConfigMap: what the agent needs to drive the rollout of this
@@ -46,6 +48,7 @@ func planDoc(in Input, body []byte, id string) ([]byte, error) {
 		phases[i] = planPhase{
 			Name: p.Name, Targets: p.Targets, MatchAppLabels: p.MatchAppLabels, Size: p.Size,
 			PreHooks: p.PreHooks, PostHooks: p.PostHooks, Checks: p.Checks, OnFailure: p.OnFailure,
+			Approval: p.Approval,
 		}
 		if p.WaitDuration > 0 {
 			phases[i].WaitDuration = p.WaitDuration.String()
@@ -206,6 +209,7 @@ func DecodePlan(cm *corev1.ConfigMap, exprs *targets.Cache) (*Plan, error) {
 		if err := ph.Ordering.Compile(exprs); err != nil {
 			return nil, fmt.Errorf("plan %s/%s phase %s: %w", cm.Namespace, cm.Name, d.Name, err)
 		}
+		ph.Approval = d.Approval
 		if d.Throttle != nil {
 			ph.Throttle = *d.Throttle
 		}

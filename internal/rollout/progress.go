@@ -21,6 +21,8 @@ func progress(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action
 		if !hookGate(st, p, ph, sp, KindPre, o, now, acts) {
 			return // pre-hooks run before anyone is admitted
 		}
+		// an approval to enter holds admission (nextAdmission)
+		askEntry(r, ph, sp, now, acts)
 		done, failed := settle(r, ph, sp, o, now, acts) // before admit, so freed batch slots count
 		if len(failed) > sp.MaxFailures && sp.OnFailure != "continue" {
 			fail(st, p, ph, sp, failed, o, now, acts)
@@ -46,6 +48,9 @@ func progress(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action
 		}
 		if !hookGate(st, p, ph, sp, KindCheck, o, now, acts) || !soaked(r, ph, sp, now, acts) || !hookGate(st, p, ph, sp, KindPost, o, now, acts) {
 			return // checks once every member is done, then the soak, then post-hooks
+		}
+		if !leaveApproved(r, ph, sp, now, acts) {
+			return // an approval after checks: the next phase waits for it
 		}
 		ph.Status = PhaseSucceeded
 		emit(r, acts, now, EvPhaseSucceeded, "phase "+ph.Name+" succeeded")

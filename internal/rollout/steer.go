@@ -8,6 +8,7 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/control"
+	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
@@ -38,6 +39,9 @@ func steer(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action) {
 	}
 	if r != nil && r.Status == StatusProgressing && r.Phase < len(r.Phases) && len(p.Phases) == len(r.Phases) {
 		phaseEdits(r, p, c, now, acts, reject)
+	}
+	if c.Reject != "" {
+		rejectGate(st, p, c, now, acts, reject)
 	}
 	skips(st, c, acts, now, reject)
 	removeRollout(st, c, o.SpecGone, now, acts, reject)
@@ -136,13 +140,7 @@ func endRollout(st *state.State, c *control.Controls, now time.Time, acts *[]Act
 func phaseEdits(r *state.Rollout, p Plan, c *control.Controls, now time.Time, acts *[]Action, reject func(string, string, string, ...any)) {
 	cur := &r.Phases[r.Phase]
 	if c.Approve != "" {
-		if c.Approve != cur.Name || cur.ApprovedBy != "" || !p.Phases[r.Phase].Size.Gate {
-			reject(contract.ApproveKey, c.Approve, "phase %s is not waiting for approval; the rollout is at %s (fix: remove it)", c.Approve, cur.Name)
-		} else {
-			cur.ApprovedBy = who(c)
-			emit(r, acts, now, EvControlApplied, fmt.Sprintf("phase %s approved by %s", cur.Name, who(c)))
-			consume(acts, contract.ApproveKey)
-		}
+		approve(r, p, c, now, acts, reject) // approvals.go
 	}
 	if c.Promote != "" {
 		if c.Promote != cur.Name || cur.Status != PhaseSoaking {
@@ -168,7 +166,7 @@ func jump(r *state.Rollout, p Plan, c *control.Controls, now time.Time, acts *[]
 		return
 	}
 	for i := r.Phase; i < to; i++ {
-		if ph := r.Phases[i]; p.Phases[i].Size.Gate && ph.ApprovedBy == "" && !c.Force {
+		if ph := r.Phases[i]; spec.ApprovalOf(p.Phases[i]) != nil && ph.ApprovedBy == "" && !c.Force {
 			reject(contract.JumpKey, c.Jump, "it passes the unfinished gate of phase %s (fix: approve %s first, or add force: \"true\")", ph.Name, ph.Name)
 			return
 		}

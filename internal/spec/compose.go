@@ -71,6 +71,7 @@ func (d *dec) composePhases(steps, phases []Phase, gen *yaml.Node, genPath strin
 		reqs := stepRequirements(step)
 		for i, ph := range phases {
 			p := pair(step, ph, k, i == 0)
+			d.composeApproval(p, gen, fmt.Sprintf("%s.phases[%d]", genPath, i), k)
 			at := fmt.Sprintf("%s.phases[%d].name", genPath, i)
 			if !phaseName.MatchString(p.Name) {
 				d.fail(gen, at, fmt.Sprintf("shorten the phase name to at most %d characters", 63-len(p.Name)+len(ph.Name)),

@@ -110,6 +110,9 @@ type Phase struct {
 	// how many of the phase's admitted members may be updating at once; SizeAll, the zero
 	// value, does not throttle.
 	Throttle Size
+	// Approval (extension) is the phase's approval gate, nil for none (see ApprovalOf for
+	// the gate maxUpdate: 0 makes).
+	Approval *Approval
 }
 
 // Late-joiner policies (extension `lateJoiners`): what happens to a cluster whose child

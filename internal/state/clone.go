@@ -38,6 +38,7 @@ func (s *State) Clone() *State {
 			p.Returning = slices.Clone(p.Returning)
 			p.RollbackAt, p.DeadlineAt = clonePtr(p.RollbackAt), clonePtr(p.DeadlineAt)
 			p.StartedAt, p.SoakUntil = clonePtr(p.StartedAt), clonePtr(p.SoakUntil)
+			p.Approval = p.Approval.Clone()
 			r.Phases[i] = p
 		}
 		out.Rollout = &r

@@ -105,6 +105,9 @@ type PhaseState struct {
 	Hooks map[string]HookRun `json:"hooks,omitempty"`
 	// ApprovedBy is who opened the phase's manual gate (maxUpdate: 0), empty until then.
 	ApprovedBy string `json:"approvedBy,omitempty"`
+	// Approval is the phase's approval gate and the approvals recorded (nil: no gate, or a
+	// state from before approvals were recorded).
+	Approval *ApprovalGate `json:"approval,omitempty"`
 	// EndedAt is when the phase last reached a terminal status (Succeeded, Failed, Errored,
 	// RolledBack); zero while it is not over.
 	EndedAt time.Time `json:"endedAt,omitzero"`

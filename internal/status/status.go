@@ -78,6 +78,9 @@ type Phase struct {
 	Hooks      []Hook     `json:"hooks,omitempty"`
 	StartedAt  time.Time  `json:"startedAt,omitzero"`
 	EndedAt    time.Time  `json:"endedAt,omitzero"` // once the phase is over
+
+	// Approval is the phase's approval gate and its answers (absent: no gate recorded).
+	Approval *Approval `json:"approval,omitempty"`
 }
 
 // Cluster is one admitted child.
@@ -141,7 +144,8 @@ func Outline(rollout string, st *state.State) Doc {
 	}
 	for _, ph := range r.Phases {
 		d.Phases = append(d.Phases, Phase{Name: ph.Name, Status: string(ph.Status), Members: len(ph.Members), Admitted: len(ph.Admitted),
-			SoakUntil: ph.SoakUntil, ApprovedBy: ph.ApprovedBy, StartedAt: deref(ph.StartedAt), EndedAt: ph.EndedAt})
+			SoakUntil: ph.SoakUntil, ApprovedBy: ph.ApprovedBy, StartedAt: deref(ph.StartedAt), EndedAt: ph.EndedAt,
+			Approval: approvalOf(ph.Approval)})
 	}
 	return d
 }
@@ -246,6 +250,7 @@ func Table(w io.Writer, d Doc, now time.Time) error {
 			// the status, so the columns stay aligned.
 			line("  %-30s %-10s %-9s %s", "hook", h.Status, hookTime(h, now), h.Key+"  "+h.Message)
 		}
+		approvalLines(line, p, now)
 	}
 	historyLines(line, d.History)
 	for _, r := range d.Rejected {
@@ -261,6 +266,8 @@ func gate(p Phase, now time.Time) string {
 		return "soak ends in " + max(p.SoakUntil.Sub(now), 0).Round(time.Second).String()
 	case p.ApprovedBy != "":
 		return "approved by " + p.ApprovedBy
+	case p.Approval != nil:
+		return approvalGate(p)
 	}
 	return ""
 }

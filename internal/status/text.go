@@ -47,6 +47,7 @@ func rolloutText(b *strings.Builder, d Doc) {
 		if p.Status == string(state.PhaseSoaking) && p.SoakUntil != nil {
 			fmt.Fprintf(b, ", soaking until %s", p.SoakUntil.UTC().Format(time.RFC3339))
 		}
+		b.WriteString(approvalText(p))
 		b.WriteString("\n")
 	}
 	if len(d.Skipped) > 0 {

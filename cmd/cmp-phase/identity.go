@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	authv1 "k8s.io/api/authentication/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/cmp-phase/cmp-phase/internal/control"
+)
+
+// answers are the steering verbs that answer an approval gate: they record who the API
+// server authenticates, never --by.
+var answers = map[string]bool{"approve": true, "reject": true}
+
+// errByAnswers refuses --by with approve and reject.
+var errByAnswers = errors.New("--by cannot name who approves or rejects: the CLI records the user the API server authenticates " +
+	"(fix: drop --by; to act as another user, impersonate with --as and --as-group)")
+
+// groupList is a repeatable string flag (--as-group).
+type groupList []string
+
+func (g *groupList) String() string { return strings.Join(*g, ",") }
+
+// Set adds one group.
+func (g *groupList) Set(v string) error {
+	if v = strings.TrimSpace(v); v == "" {
+		return errors.New("empty group")
+	}
+	*g = append(*g, v)
+	return nil
+}
+
+// overrides are kubeconfig overrides as kubectl takes them: the context, and the user and
+// groups to impersonate (--as, --as-group).
+func (k *kubeFlags) overrides() *clientcmd.ConfigOverrides {
+	o := &clientcmd.ConfigOverrides{CurrentContext: k.context}
+	o.AuthInfo.Impersonate, o.AuthInfo.ImpersonateGroups = k.as, k.asGroups
+	return o
+}
+
+// whoAmI asks the API server who the caller is (a SelfSubjectReview): the user and groups
+// it authenticated, the impersonated ones under --as.
+func whoAmI(ctx context.Context, kc kubernetes.Interface) (control.Identity, error) {
+	r, err := kc.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	if err != nil {
+		return control.Identity{}, fmt.Errorf("ask the API server who you are (SelfSubjectReview, authentication.k8s.io/v1, Kubernetes 1.28 or later): %w", err)
+	}
+	u := r.Status.UserInfo
+	if u.Username == "" {
+		return control.Identity{}, errors.New("the API server's SelfSubjectReview names no user (fix: authenticate as a user, not anonymously)")
+	}
+	return control.Identity{User: u.Username, Groups: u.Groups}, nil
+}
+
+// identify makes the authenticated user the rollout's approver, and who the history names.
+func identify(ctx context.Context, kc kubernetes.Interface, r control.Rollout) (control.Rollout, error) {
+	id, err := whoAmI(ctx, kc)
+	if err != nil {
+		return r, err
+	}
+	r.Approver, r.By = &id, id.User
+	return r, nil
+}

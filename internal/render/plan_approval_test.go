@@ -1,0 +1,68 @@
+package render
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/cmp-phase/cmp-phase/internal/spec"
+	"github.com/cmp-phase/cmp-phase/internal/targets"
+)
+
+// TestAnApprovalGateReachesTheAgent: a phase's approval block goes through the plan as
+// parsed; a phase without one has none (and its plan JSON no "approval" field).
+func TestAnApprovalGateReachesTheAgent(t *testing.T) {
+	yaml := strings.Replace(minimalSpec, "      - name: dev\n", "      - name: dev\n        approval: {required: 2, groups: [sre], afterChecks: true}\n", 1)
+	s, err := spec.Parse("spec.yaml", []byte(yaml), targets.NewCache(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := Input{Spec: s, Env: Env{StateNamespace: "argocd", AppName: "parent"}}
+	body, id, err := revisionOf(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := planDoc(in, body, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cm corev1.ConfigMap
+	if err := json.Unmarshal(b, &cm); err != nil {
+		t.Fatal(err)
+	}
+	p, err := DecodePlan(&cm, targets.NewCache(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &spec.Approval{Required: 2, Groups: []string{"sre"}, AfterChecks: true}
+	if !reflect.DeepEqual(p.Phases[0].Approval, want) || p.Phases[1].Approval != nil {
+		t.Fatalf("approvals %+v %+v", p.Phases[0].Approval, p.Phases[1].Approval)
+	}
+	if n := strings.Count(cm.Data["phases.json"], `"approval"`); n != 1 {
+		t.Fatalf("%d approval fields in %s", n, cm.Data["phases.json"])
+	}
+}
+
+const minimalSpec = `apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: demo}
+spec:
+  generators:
+  - clusters: {}
+    deploymentStrategy:
+      type: phaseDeployment
+      phases:
+      - name: dev
+        targets: [{matchExpressions: [{key: env, operator: In, values: [dev]}]}]
+      - name: prod
+        targets: [{matchExpressions: [{key: env, operator: In, values: [prod]}]}]
+  template:
+    metadata: {name: '{{name}}-demo'}
+    spec:
+      project: default
+      source: {repoURL: https://example.com/x.git, path: p}
+      destination: {server: '{{server}}', namespace: demo}
+`
