@@ -11,8 +11,8 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
-	"sigs.k8s.io/kustomize/kyaml/yaml"
 	sigsjson "sigs.k8s.io/json"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 	sigsyaml "sigs.k8s.io/yaml"
 )
 
@@ -37,7 +37,7 @@ type JobHook struct {
 	Namespace string `json:"namespace,omitempty"`
 	// HookDeletePolicy is a comma-separated list of HookSucceeded, HookFailed and
 	// BeforeHookCreation (the default), normalised.
-	HookDeletePolicy string         `json:"hookDeletePolicy"`
+	HookDeletePolicy string          `json:"hookDeletePolicy"`
 	Spec             batchv1.JobSpec `json:"spec"`
 }
 
