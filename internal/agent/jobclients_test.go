@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,6 +13,8 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/rollout"
+	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
 func credentialSecret(name, server, config string) *corev1.Secret {
@@ -53,5 +56,25 @@ func TestJobClientsReadArgoCDsCredentialsWhenAsked(t *testing.T) {
 	}
 	if c, ns := j.Control(); c != kubernetes.Interface(kube) || ns != "argocd" {
 		t.Fatalf("control %v %s", c, ns)
+	}
+}
+
+// TestRunStartedIsTheLedgers: a job hook's Job is told apart from an earlier run's by the
+// ledger's start of the run, which every agent reads alike.
+func TestRunStartedIsTheLedgers(t *testing.T) {
+	at := time.Unix(1700000000, 0)
+	r := &state.Rollout{Phases: []state.PhaseState{{Hooks: map[string]state.HookRun{"pre/migrate": {StartedAt: at}}}}}
+	for _, tc := range []struct {
+		act  rollout.Action
+		want time.Time
+	}{
+		{rollout.Action{Key: "pre/migrate", Phase: 0}, at},
+		{rollout.Action{Key: "check/smoke", Phase: 0}, time.Time{}},
+		{rollout.Action{Key: "pre/migrate", Phase: 3}, time.Time{}},
+		{rollout.Action{Key: "pre/migrate", Phase: -1}, time.Time{}},
+	} {
+		if got := runStarted(r, tc.act); !got.Equal(tc.want) {
+			t.Errorf("%+v: %v, want %v", tc.act, got, tc.want)
+		}
 	}
 }

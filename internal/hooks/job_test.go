@@ -261,3 +261,23 @@ func TestJobNames(t *testing.T) {
 		t.Fatalf("names %s %s %s", JobName(c), JobName(other), JobName(long))
 	}
 }
+
+// TestJobRetryMakesAJobPerAttempt: under failurePolicy retry each attempt replaces the
+// earlier attempt's Job (BeforeHookCreation) rather than adopting its failure.
+func TestJobRetryMakesAJobPerAttempt(t *testing.T) {
+	f := newFakeClusters()
+	ending(f.control, batchv1.JobFailed, "BackoffLimitExceeded")
+	c := jobCall(spec.BeforeHookCreation)
+	c.Hook.FailurePolicy = "retry"
+	res := jobRunner(f).RunAttempts(context.Background(), c, Backoff{Attempts: 3, Initial: time.Millisecond, Max: time.Millisecond}, nil)
+	deletes := 0
+	for _, a := range f.control.Actions() {
+		if a.GetVerb() == "delete" {
+			deletes++
+		}
+	}
+	job, err := f.control.BatchV1().Jobs("argocd").Get(context.Background(), JobName(c), metav1.GetOptions{})
+	if res.Outcome != Failed || creates(f.control) != 3 || deletes != 2 || err != nil || job.Annotations[contract.AnnotationJobRun] != "100000000000/3" {
+		t.Fatalf("got %+v, %d creates, %d deletes, %v", res, creates(f.control), deletes, err)
+	}
+}
