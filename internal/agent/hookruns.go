@@ -71,9 +71,17 @@ func (a *Agent) startHooks(ctx context.Context, p *pass, st *state.State, acts [
 		}
 		a.runs.mu.Unlock()
 		if !busy {
-			go a.runHook(ctx, p, r.Revision, act, id)
+			go a.runHook(ctx, p, r.Revision, act, id, runStarted(r, act))
 		}
 	}
+}
+
+// runStarted is when the ledger started act's run (zero when it has no entry).
+func runStarted(r *state.Rollout, act rollout.Action) time.Time {
+	if act.Phase < 0 || act.Phase >= len(r.Phases) {
+		return time.Time{}
+	}
+	return r.Phases[act.Phase].Hooks[act.Key].StartedAt
 }
 
 // pendingResult reports whether a kept result is still waiting for the ledger: its run is
@@ -93,14 +101,14 @@ func (a *Agent) pendingResult(r *state.Rollout, name, id string) bool {
 // runHook templates and runs one hook in the background, then hands its result to the
 // rollout's next reconcile. A run cut short by the agent's shutdown leaves no result: the
 // ledger still says Running and the next agent runs it again with the same key.
-func (a *Agent) runHook(ctx context.Context, p *pass, revision string, act rollout.Action, id string) {
+func (a *Agent) runHook(ctx context.Context, p *pass, revision string, act rollout.Action, id string, started time.Time) {
 	defer func() {
 		a.runs.mu.Lock()
 		delete(a.runs.inFlight, id)
 		a.runs.mu.Unlock()
 		a.queue.Add(p.plan.Rollout)
 	}()
-	res := a.hookAttempts(ctx, p, revision, act, id)
+	res := a.hookAttempts(ctx, p, revision, act, id, started)
 	if ctx.Err() != nil {
 		return
 	}
@@ -113,9 +121,10 @@ func (a *Agent) runHook(ctx context.Context, p *pass, revision string, act rollo
 	a.log.Info("hook ended", "rollout", p.plan.Rollout, "hook", act.Key, "status", res.Status, "attempts", res.Attempts, "duration", res.Duration)
 }
 
-func (a *Agent) hookAttempts(ctx context.Context, p *pass, revision string, act rollout.Action, id string) rollout.HookResult {
+func (a *Agent) hookAttempts(ctx context.Context, p *pass, revision string, act rollout.Action, id string, started time.Time) rollout.HookResult {
 	start := time.Now()
-	h, secrets, err := hooks.Template(act.Hook, a.clusterVars(p, phaseName(p, act.Phase), act), a.secret(ctx))
+	vars := a.clusterVars(p, phaseName(p, act.Phase), act)
+	h, secrets, err := hooks.Template(act.Hook, vars, a.secret(ctx))
 	if err != nil {
 		return rollout.HookResult{Status: state.HookErrored, Attempts: 1, FinishedAt: time.Now(), Message: err.Error()}
 	}
@@ -126,7 +135,8 @@ func (a *Agent) hookAttempts(ctx context.Context, p *pass, revision string, act 
 	release := a.hostSlot(ctx, reach.Host)
 	defer release()
 	call := hooks.Call{Rollout: p.plan.Rollout, Namespace: a.opts.Namespace, Phase: phaseName(p, act.Phase), Revision: revision,
-		Cluster: act.Cluster, Place: strings.SplitN(act.Key, "/", 2)[0], Hook: h, IdempotencyKey: id, Secrets: secrets}
+		Cluster: act.Cluster, Place: strings.SplitN(act.Key, "/", 2)[0], Hook: h, IdempotencyKey: id, Secrets: secrets,
+		Server: vars["server"], Started: started}
 	attempts := 0
 	res := a.hooks.RunAttempts(ctx, call, a.opts.Backoff, func(n int, _ hooks.Result) { attempts = n })
 	status := ledgerStatus(res.Outcome)

@@ -8,7 +8,7 @@ const (
 	EnvHookName        = "HOOK_NAME"
 	// EnvHookType is the hook's place, as seed 000 defines it: pre, post, or check.
 	EnvHookType = "HOOK_TYPE"
-	// EnvHookKind is the hook's `type:` in the spec (http, command): how it runs.
+	// EnvHookKind is the hook's `type:` in the spec (http, command, job): how it runs.
 	EnvHookKind        = "HOOK_KIND"
 	EnvPhaseName       = "PHASE_NAME"
 	EnvRolloutRevision = "ROLLOUT_REVISION"

@@ -56,5 +56,11 @@
 // variables; the command runs in its own process group in a fresh temp directory, is sent
 // SIGTERM then SIGKILL on timeout, and its output is captured and capped.
 //
+// Jobs (job.go, jobobject.go): the Job is created through JobClients (the agent's: its own
+// client, or Argo CD's credentials of a cluster read per run), named from the rollout,
+// revision and ledger key and annotated with the run, so another agent adopts it rather
+// than making a second; env from Secrets stays a reference the runner never reads; the
+// pod's log in a result is its last lines, capped, then redacted like every message.
+//
 // Secret values a call carries are redacted from every message.
 package hooks

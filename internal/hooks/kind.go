@@ -39,6 +39,7 @@ type Reach struct {
 var kinds = byName(
 	httpKind{spec.HTTPKind},
 	commandKind{spec.CommandKind},
+	jobKind{spec.JobKind},
 )
 
 func byName(ks ...Kind) map[string]Kind {

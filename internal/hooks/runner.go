@@ -25,6 +25,14 @@ type Call struct {
 	IdempotencyKey string
 	// Secrets are the secret values resolved into Hook; they are redacted from every Result.
 	Secrets []string
+	// Server is the cluster's API server for a per-cluster run (where a job hook's Job
+	// runs); empty for a per-phase one.
+	Server string
+	// Started is when the ledger started this run, and Attempt which attempt this is (from
+	// 1; RunAttempts sets it): together they tell a job hook's own Job from one an earlier
+	// run or attempt left under the same name.
+	Started time.Time
+	Attempt int
 }
 
 // Runner runs hooks of every registered kind under its Limits; its fields are what the
@@ -33,13 +41,21 @@ type Runner struct {
 	limits   Limits
 	secure   *http.Client // http hooks, TLS verified
 	insecure *http.Client // http hooks with insecureSkipVerify
+	jobs     JobClients   // job hooks; nil: refused
+	jobPoll  time.Duration
 }
 
 // New makes a runner.
 func New(l Limits) *Runner {
 	l = l.withDefaults()
 	g := &guard{allowPrivate: l.AllowPrivate, lookup: lookupNetIP}
-	return &Runner{limits: l, secure: g.client(l, false), insecure: g.client(l, true)}
+	return &Runner{limits: l, secure: g.client(l, false), insecure: g.client(l, true), jobPoll: 2 * time.Second}
+}
+
+// WithJobs lets the runner run job hooks with j's clients; it returns r.
+func (r *Runner) WithJobs(j JobClients) *Runner {
+	r.jobs = j
+	return r
 }
 
 // Run makes one attempt with the kind the hook's type names, bounded by the hook's
@@ -110,6 +126,7 @@ func (r *Runner) RunAttempts(ctx context.Context, c Call, b Backoff, each func(a
 	}
 	wait := b.Initial
 	for i := 1; ; i++ {
+		c.Attempt = i
 		res := r.Run(ctx, c)
 		if each != nil {
 			each(i, res)

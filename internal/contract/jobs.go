@@ -1,0 +1,21 @@
+package contract
+
+// What the agent puts on the Kubernetes Jobs of `type: job` hooks, so that a restarted or
+// new leader finds a Job it started (by name, then these) and a person can select them.
+const (
+	// LabelJobRollout names the rollout a hook Job belongs to (the same key as a child's).
+	LabelJobRollout = LabelRollout
+	// LabelJobHook names the hook (as a label value: at most 63 characters, DNS-safe).
+	LabelJobHook = "cmp-phase.io/hook"
+	// LabelJobPlace is the hook's place in its phase: pre, check or post (EnvHookType).
+	LabelJobPlace = "cmp-phase.io/hook-place"
+	// AnnotationJobKey is the run's idempotency key (rollout/revision/phase/ledger key).
+	AnnotationJobKey = "cmp-phase.io/idempotency-key"
+	// AnnotationJobRun says which run of that key created the Job: when the ledger started
+	// it (Unix nanoseconds) and the attempt, "<started>/<attempt>".
+	AnnotationJobRun = "cmp-phase.io/hook-run"
+)
+
+// InClusterServer is the server Argo CD names its own cluster by: a hook Job for it runs
+// with the agent's own client, not a cluster Secret's credentials.
+const InClusterServer = "https://kubernetes.default.svc"

@@ -1,0 +1,283 @@
+package hooks
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/spec"
+)
+
+// fakeClusters are a control cluster and one other, both client-go fakes.
+type fakeClusters struct {
+	control, remote *fake.Clientset
+	servers         []string
+	err             error
+}
+
+func (f *fakeClusters) Control() (kubernetes.Interface, string) { return f.control, "argocd" }
+
+func (f *fakeClusters) Cluster(_ context.Context, server string) (kubernetes.Interface, error) {
+	f.servers = append(f.servers, server)
+	return f.remote, f.err
+}
+
+func newFakeClusters() *fakeClusters {
+	return &fakeClusters{control: fake.NewSimpleClientset(), remote: fake.NewSimpleClientset()}
+}
+
+// ending makes every Job created in cs end with condition cond (reason) at once.
+func ending(cs *fake.Clientset, cond batchv1.JobConditionType, reason string) {
+	cs.PrependReactor("create", "jobs", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		job := a.(k8stesting.CreateAction).GetObject().(*batchv1.Job)
+		job.Status.Conditions = append(job.Status.Conditions, batchv1.JobCondition{Type: cond, Status: corev1.ConditionTrue, Reason: reason, Message: "said so"})
+		return false, nil, nil
+	})
+}
+
+func jobCall(policy string) Call {
+	return Call{
+		Rollout: "guestbook", Namespace: "argocd", Phase: "canary", Revision: "r1", Place: "check",
+		IdempotencyKey: "guestbook/r1/canary/check/migrate", Started: time.Unix(100, 0), Attempt: 1,
+		Hook: spec.Hook{Name: "migrate", Type: "job", Timeout: time.Second, Block: &spec.JobHook{HookDeletePolicy: policy, Spec: batchv1.JobSpec{
+			Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox", Env: []corev1.EnvVar{
+				{Name: "PGPASSWORD", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "db"}, Key: "password"}}},
+			}}}}},
+		}}},
+	}
+}
+
+func jobRunner(f *fakeClusters) *Runner {
+	r := New(Limits{}).WithJobs(f)
+	r.jobPoll = 5 * time.Millisecond
+	return r
+}
+
+func creates(cs *fake.Clientset) int {
+	n := 0
+	for _, a := range cs.Actions() {
+		if a.GetVerb() == "create" && a.GetResource().Resource == "jobs" {
+			n++
+		}
+	}
+	return n
+}
+
+func TestJobOutcomes(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		cond    batchv1.JobConditionType
+		reason  string
+		want    Outcome
+		message string
+	}{
+		{"complete", batchv1.JobComplete, "", Succeeded, "Job argocd/guestbook-migrate-"},
+		{"deadline", batchv1.JobFailed, "DeadlineExceeded", Failed, "Failed (DeadlineExceeded: said so)"},
+		{"backoff", batchv1.JobFailed, "BackoffLimitExceeded", Failed, "Failed (BackoffLimitExceeded: said so)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFakeClusters()
+			ending(f.control, tc.cond, tc.reason)
+			res := jobRunner(f).Run(context.Background(), jobCall(spec.BeforeHookCreation))
+			if res.Outcome != tc.want || !strings.Contains(res.Message, tc.message) || !strings.HasSuffix(res.Message, "log: no log") {
+				t.Fatalf("got %+v", res)
+			}
+			if creates(f.control) != 1 || len(f.servers) != 0 {
+				t.Fatalf("creates %d, remote %v", creates(f.control), f.servers)
+			}
+		})
+	}
+}
+
+func TestJobIsBuiltForItsRun(t *testing.T) {
+	f := newFakeClusters()
+	ending(f.control, batchv1.JobComplete, "")
+	c := jobCall(spec.BeforeHookCreation)
+	jobRunner(f).Run(context.Background(), c)
+	job, err := f.control.BatchV1().Jobs("argocd").Get(context.Background(), JobName(c), metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if job.Labels[contract.LabelJobRollout] != "guestbook" || job.Labels[contract.LabelJobHook] != "migrate" ||
+		job.Spec.Template.Labels[contract.LabelJobHook] != "migrate" || job.Annotations[contract.AnnotationJobRun] != "100000000000/1" ||
+		job.Spec.Template.Spec.RestartPolicy != corev1.RestartPolicyNever {
+		t.Fatalf("job %+v", job.ObjectMeta)
+	}
+	env := map[string]corev1.EnvVar{}
+	for _, e := range job.Spec.Template.Spec.Containers[0].Env {
+		env[e.Name] = e
+	}
+	if ref := env["PGPASSWORD"]; ref.Value != "" || ref.ValueFrom.SecretKeyRef.Key != "password" || env[contract.EnvHookType].Value != "check" || env[contract.EnvHookKind].Value != "job" {
+		t.Fatalf("env %+v", env)
+	}
+	for _, a := range f.control.Actions() {
+		if a.GetResource().Resource == "secrets" {
+			t.Fatalf("the runner read a Secret: %v", a)
+		}
+	}
+}
+
+func TestJobAdoptsItsRunsJob(t *testing.T) {
+	f := newFakeClusters()
+	c := jobCall(spec.BeforeHookCreation)
+	c.Attempt = 1
+	job := buildJob(c, c.Hook.Block.(*spec.JobHook), "argocd")
+	job.Annotations[contract.AnnotationJobRun] = "100000000000/3" // a later attempt an earlier agent reached
+	job.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobComplete, Status: corev1.ConditionTrue}}
+	if _, err := f.control.BatchV1().Jobs("argocd").Create(context.Background(), job, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f.control.ClearActions()
+	res := jobRunner(f).Run(context.Background(), c)
+	if res.Outcome != Succeeded || creates(f.control) != 0 {
+		t.Fatalf("got %+v, %d creates", res, creates(f.control))
+	}
+}
+
+func TestJobDeletePolicies(t *testing.T) {
+	for _, tc := range []struct {
+		name, policy string
+		cond         batchv1.JobConditionType
+		earlier      bool // a Job of the same name from an earlier run is there
+		want         Outcome
+		kept         bool
+	}{
+		{"succeeded deleted", spec.HookSucceeded, batchv1.JobComplete, false, Succeeded, false},
+		{"succeeded kept on failure", spec.HookSucceeded, batchv1.JobFailed, false, Failed, true},
+		{"failed deleted", spec.HookFailed + "," + spec.BeforeHookCreation, batchv1.JobFailed, false, Failed, false},
+		{"failed kept on success", spec.HookFailed, batchv1.JobComplete, false, Succeeded, true},
+		{"before creation replaces", spec.BeforeHookCreation, batchv1.JobComplete, true, Succeeded, true},
+		{"an earlier run's Job without before creation", spec.HookSucceeded, batchv1.JobComplete, true, Errored, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFakeClusters()
+			c := jobCall(tc.policy)
+			if tc.earlier {
+				old := c
+				old.Started = time.Unix(50, 0) // the same key, an earlier rollout of the revision
+				job := buildJob(old, old.Hook.Block.(*spec.JobHook), "argocd")
+				if _, err := f.control.BatchV1().Jobs("argocd").Create(context.Background(), job, metav1.CreateOptions{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ending(f.control, tc.cond, "")
+			res := jobRunner(f).Run(context.Background(), c)
+			job, err := f.control.BatchV1().Jobs("argocd").Get(context.Background(), JobName(c), metav1.GetOptions{})
+			if res.Outcome != tc.want || (err == nil) != tc.kept {
+				t.Fatalf("got %+v; job kept: %v", res, err == nil)
+			}
+			if tc.earlier && tc.want == Succeeded && job.Annotations[contract.AnnotationJobRun] != "100000000000/1" {
+				t.Fatalf("the earlier run's Job was not replaced: %v", job.Annotations)
+			}
+			if tc.want == Errored && !strings.Contains(res.Message, "has no BeforeHookCreation") {
+				t.Fatalf("message %q", res.Message)
+			}
+		})
+	}
+}
+
+func TestJobErrors(t *testing.T) {
+	f := newFakeClusters()
+	f.control.PrependReactor("create", "jobs", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, errors.New("jobs.batch is forbidden")
+	})
+	if res := jobRunner(f).Run(context.Background(), jobCall("")); res.Outcome != Errored || !strings.Contains(res.Message, "creating Job argocd/guestbook-migrate-") {
+		t.Fatalf("create refused: %+v", res)
+	}
+	c := jobCall("")
+	c.Hook.Timeout = 30 * time.Millisecond // the Job never ends
+	if res := jobRunner(newFakeClusters()).Run(context.Background(), c); res.Outcome != Errored || !strings.Contains(res.Message, "timed out") {
+		t.Fatalf("timeout: %+v", res)
+	}
+	if res := New(Limits{}).Run(context.Background(), jobCall("")); res.Outcome != Errored || !strings.Contains(res.Message, "not enabled") {
+		t.Fatalf("no clients: %+v", res)
+	}
+	f = newFakeClusters()
+	f.err = errors.New("no cluster Secret for https://prod-1")
+	c = jobCall("")
+	c.Cluster, c.Server = "guestbook-prod-1", "https://prod-1"
+	if res := jobRunner(f).Run(context.Background(), c); res.Outcome != Errored || !strings.Contains(res.Message, "no cluster Secret") {
+		t.Fatalf("cluster: %+v", res)
+	}
+}
+
+func TestPerClusterJobRunsInItsCluster(t *testing.T) {
+	f := newFakeClusters()
+	ending(f.remote, batchv1.JobComplete, "")
+	c := jobCall("")
+	c.Cluster, c.Server = "guestbook-prod-1", "https://prod-1"
+	res := jobRunner(f).Run(context.Background(), c)
+	if res.Outcome != Succeeded || creates(f.remote) != 1 || creates(f.control) != 0 || f.servers[0] != "https://prod-1" ||
+		!strings.Contains(res.Message, "Job default/") {
+		t.Fatalf("got %+v, servers %v", res, f.servers)
+	}
+}
+
+func TestJobLogIsTailedAndRedacted(t *testing.T) {
+	f := newFakeClusters()
+	ending(f.control, batchv1.JobFailed, "BackoffLimitExceeded")
+	c := jobCall("")
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "argocd", Labels: map[string]string{batchv1.JobNameLabel: JobName(c)}}}
+	if _, err := f.control.CoreV1().Pods("argocd").Create(context.Background(), pod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	c.Secrets = []string{"fake"} // client-go's fake log is "fake logs"
+	res := jobRunner(f).Run(context.Background(), c)
+	if res.Outcome != Failed || !strings.HasSuffix(res.Message, "log: [redacted] logs") {
+		t.Fatalf("got %+v", res)
+	}
+}
+
+func TestJobNames(t *testing.T) {
+	c := jobCall("")
+	long := c
+	long.Rollout, long.Hook.Name = strings.Repeat("Very_Long.Rollout", 10), "Hook Name!"
+	other := c
+	other.Revision = "r2"
+	for _, call := range []Call{c, long, other} {
+		name := JobName(call)
+		if len(validation.IsDNS1123Label(name)) > 0 || name != JobName(call) {
+			t.Errorf("%q: not a stable DNS-1123 label", name)
+		}
+		for _, v := range buildJob(call, call.Hook.Block.(*spec.JobHook), "ns").Labels {
+			if len(validation.IsValidLabelValue(v)) > 0 {
+				t.Errorf("label value %q", v)
+			}
+		}
+	}
+	if JobName(c) == JobName(other) || !strings.HasPrefix(JobName(c), "guestbook-migrate-") || len(JobName(long)) != 63 {
+		t.Fatalf("names %s %s %s", JobName(c), JobName(other), JobName(long))
+	}
+}
+
+// TestJobRetryMakesAJobPerAttempt: under failurePolicy retry each attempt replaces the
+// earlier attempt's Job (BeforeHookCreation) rather than adopting its failure.
+func TestJobRetryMakesAJobPerAttempt(t *testing.T) {
+	f := newFakeClusters()
+	ending(f.control, batchv1.JobFailed, "BackoffLimitExceeded")
+	c := jobCall(spec.BeforeHookCreation)
+	c.Hook.FailurePolicy = "retry"
+	res := jobRunner(f).RunAttempts(context.Background(), c, Backoff{Attempts: 3, Initial: time.Millisecond, Max: time.Millisecond}, nil)
+	deletes := 0
+	for _, a := range f.control.Actions() {
+		if a.GetVerb() == "delete" {
+			deletes++
+		}
+	}
+	job, err := f.control.BatchV1().Jobs("argocd").Get(context.Background(), JobName(c), metav1.GetOptions{})
+	if res.Outcome != Failed || creates(f.control) != 3 || deletes != 2 || err != nil || job.Annotations[contract.AnnotationJobRun] != "100000000000/3" {
+		t.Fatalf("got %+v, %d creates, %d deletes, %v", res, creates(f.control), deletes, err)
+	}
+}

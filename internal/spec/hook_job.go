@@ -1,0 +1,190 @@
+package spec
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	sigsjson "sigs.k8s.io/json"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+	sigsyaml "sigs.k8s.io/yaml"
+)
+
+// MaxJobTimeout is the longest a job hook may wait for its Job; there is no setting for it.
+const MaxJobTimeout = time.Hour
+
+// JobKind is `type: job`: a Kubernetes Job the agent creates, judged by its conditions.
+var JobKind = newKind[JobHook]("job", MaxJobTimeout, "use at most 1h, or poll a longer Job from a check", parseJob)
+
+// Job hook delete policies, as Argo CD's argocd.argoproj.io/hook-delete-policy (seed 002).
+const (
+	HookSucceeded      = "HookSucceeded"
+	HookFailed         = "HookFailed"
+	BeforeHookCreation = "BeforeHookCreation"
+)
+
+// JobHook is the job block of a hook: where the Job runs, when it is deleted, and its spec
+// (a batch/v1 JobSpec, as in seed 002's resource hooks).
+type JobHook struct {
+	// Namespace is where the Job is created; empty: the agent's namespace for a per-phase
+	// hook, "default" in the cluster for a per-cluster one.
+	Namespace string `json:"namespace,omitempty"`
+	// HookDeletePolicy is a comma-separated list of HookSucceeded, HookFailed and
+	// BeforeHookCreation (the default), normalised.
+	HookDeletePolicy string          `json:"hookDeletePolicy"`
+	Spec             batchv1.JobSpec `json:"spec"`
+}
+
+// Deletes reports whether the policy holds p.
+func (j *JobHook) Deletes(p string) bool {
+	return slices.Contains(strings.Split(j.HookDeletePolicy, ","), p)
+}
+
+// Fill fills the namespace and every string value of the Job's spec (images, commands,
+// arguments, env values, names); map keys (label and annotation names) are not values.
+// The delete policy is filled too, though the parser lets no placeholder into it.
+func (j *JobHook) Fill(f func(string) string) HookBlock {
+	c := *j
+	c.Namespace, c.HookDeletePolicy = f(j.Namespace), f(j.HookDeletePolicy)
+	c.Spec = *j.Spec.DeepCopy()
+	b, err := json.Marshal(j.Spec)
+	if err != nil {
+		return &c // a JobSpec always marshals; keep the copy unfilled rather than panic
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var tree any
+	if dec.Decode(&tree) != nil {
+		return &c
+	}
+	if b, err = json.Marshal(fillStrings(tree, f)); err == nil {
+		var spec batchv1.JobSpec
+		if json.Unmarshal(b, &spec) == nil {
+			c.Spec = spec
+		}
+	}
+	return &c
+}
+
+// fillStrings applies f to every string value of a JSON tree.
+func fillStrings(v any, f func(string) string) any {
+	switch t := v.(type) {
+	case string:
+		return f(t)
+	case []any:
+		for i := range t {
+			t[i] = fillStrings(t[i], f)
+		}
+	case map[string]any:
+		for k := range t {
+			t[k] = fillStrings(t[k], f)
+		}
+	}
+	return v
+}
+
+// parseJob reads the job block: namespace, hookDeletePolicy and the Job's spec, decoded
+// strictly into batch/v1 (an unknown field is an error naming its path).
+func parseJob(d *dec, hn hookNode) *JobHook {
+	n := d.required(hn.fields, hn.node, hn.path, "job", "add job.spec with a pod template (seed 002's Job spec)")
+	if n == nil {
+		return nil
+	}
+	path := hn.path + ".job"
+	f := d.fields(n, path, "namespace", "hookDeletePolicy", "spec")
+	j := &JobHook{Namespace: d.str(f["namespace"], path+".namespace")}
+	if ns := j.Namespace; ns != "" && !strings.Contains(ns, "{{") && len(validation.IsDNS1123Label(ns)) > 0 {
+		d.fail(f["namespace"], path+".namespace", "use a namespace name (a DNS label)", "invalid namespace %q", ns)
+	}
+	j.HookDeletePolicy = d.deletePolicy(f["hookDeletePolicy"], path+".hookDeletePolicy")
+	sn := d.required(f, n, path, "spec", "write the Job's spec: template (the pod), backoffLimit, activeDeadlineSeconds, ttlSecondsAfterFinished")
+	if sn == nil || !d.jobSpec(sn, path+".spec", &j.Spec) {
+		return j
+	}
+	d.checkPod(sn, path+".spec.template.spec", &j.Spec.Template.Spec)
+	for _, name := range (Hook{Block: j}).Placeholders() {
+		if strings.HasPrefix(name, ".secrets.") {
+			d.fail(n, path, "reference the Secret from the pod: env[].valueFrom.secretKeyRef (the agent never reads it)",
+				"secret reference {{%s}} would write the secret's value into the Job", name)
+		}
+	}
+	return j
+}
+
+// deletePolicy reads hookDeletePolicy: comma-separated policies, BeforeHookCreation when
+// unset.
+func (d *dec) deletePolicy(n *yaml.Node, path string) string {
+	if n == nil {
+		return BeforeHookCreation
+	}
+	allowed := []string{HookSucceeded, HookFailed, BeforeHookCreation}
+	var out []string
+	for _, p := range strings.Split(d.str(n, path), ",") {
+		p = strings.TrimSpace(p)
+		switch {
+		case !slices.Contains(allowed, p):
+			d.fail(n, path, "use one or more of "+strings.Join(allowed, ", ")+", comma-separated", "unknown policy %q", p)
+		case !slices.Contains(out, p):
+			out = append(out, p)
+		}
+	}
+	if len(out) == 0 {
+		return BeforeHookCreation
+	}
+	return strings.Join(out, ",")
+}
+
+// jobSpec decodes n into spec as the API server would (YAML as kubectl reads it), strictly.
+func (d *dec) jobSpec(n *yaml.Node, path string, spec *batchv1.JobSpec) bool {
+	if n.Kind != yaml.MappingNode {
+		d.fail(n, path, "write the Job's spec as a mapping", "must be a mapping, not %s", kindName(n))
+		return false
+	}
+	b, err := yaml.Marshal(n)
+	if err == nil {
+		b, err = sigsyaml.YAMLToJSON(b)
+	}
+	if err != nil {
+		d.fail(n, path, "", "%s", oneLine(err.Error()))
+		return false
+	}
+	strict, err := sigsjson.UnmarshalStrict(b, spec)
+	if err != nil {
+		d.fail(n, path, "write it as a batch/v1 JobSpec", "%s", oneLine(err.Error()))
+		return false
+	}
+	for _, e := range strict {
+		field := path
+		if fe, ok := e.(sigsjson.FieldError); ok {
+			field = join(path, fe.FieldPath())
+		}
+		d.fail(n, field, "remove it or fix its spelling (a batch/v1 JobSpec field)", "%s", oneLine(e.Error()))
+	}
+	return len(strict) == 0
+}
+
+// checkPod refuses a pod the Job controller would refuse: no containers, or restartPolicy
+// Always; an unset restartPolicy is Never (seed 002's).
+func (d *dec) checkPod(n *yaml.Node, path string, pod *corev1.PodSpec) {
+	if len(pod.Containers) == 0 {
+		d.fail(n, path+".containers", "list at least one container", "is required")
+	}
+	for i, c := range pod.Containers {
+		if c.Name == "" || c.Image == "" {
+			d.fail(n, fmt.Sprintf("%s.containers[%d]", path, i), "give every container a name and an image", "name and image are required")
+		}
+	}
+	switch pod.RestartPolicy {
+	case "":
+		pod.RestartPolicy = corev1.RestartPolicyNever
+	case corev1.RestartPolicyNever, corev1.RestartPolicyOnFailure:
+	default:
+		d.fail(n, path+".restartPolicy", "use Never or OnFailure", "a Job's pod cannot restart %s", pod.RestartPolicy)
+	}
+}

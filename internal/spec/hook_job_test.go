@@ -1,0 +1,126 @@
+package spec
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// seed002Job is seed 002's db-migrate Job spec, as a job hook's block (flow style).
+const seed002Job = `{name: db-migrate, type: job, job: {hookDeletePolicy: HookSucceeded, spec: {ttlSecondsAfterFinished: 360, ` +
+	`template: {spec: {containers: [{name: postgresql-client, image: 'my-postgres-data:11.5', imagePullPolicy: Always, ` +
+	`env: [{name: PGPASSWORD, valueFrom: {secretKeyRef: {name: db, key: password}}}, {name: POSTGRES_HOST, value: my_postgresql_db}], ` +
+	`command: [psql, '-h=my_postgresql_db', '-U postgres', '-f preload.sql']}], restartPolicy: Never}}, backoffLimit: 1}}}`
+
+func TestJobHookReadsSeed002sShape(t *testing.T) {
+	s, err := parseWithCheck(seed002Job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := s.Phases[0].Checks[0]
+	j, ok := h.Block.(*JobHook)
+	if !ok {
+		t.Fatalf("block %T", h.Block)
+	}
+	c := j.Spec.Template.Spec.Containers[0]
+	if j.HookDeletePolicy != HookSucceeded || *j.Spec.BackoffLimit != 1 || *j.Spec.TTLSecondsAfterFinished != 360 ||
+		c.Image != "my-postgres-data:11.5" || c.Env[0].ValueFrom.SecretKeyRef.Key != "password" || h.PerCluster() {
+		t.Fatalf("read %+v", j)
+	}
+	var back Hook
+	if b, err := json.Marshal(h); err != nil || json.Unmarshal(b, &back) != nil || back.Block.(*JobHook).Spec.Template.Spec.Containers[0].Image != c.Image {
+		t.Fatalf("the plan does not carry it: %v", err)
+	}
+}
+
+func TestJobHookFields(t *testing.T) {
+	const pod = `template: {spec: {containers: [{name: c, image: 'busybox:{{name}}'}]}}`
+	for _, tc := range []struct {
+		block, policy, ns string
+		restart           corev1.RestartPolicy
+		perCluster        bool
+	}{
+		{block: `{spec: {` + pod + `}}`, policy: BeforeHookCreation, restart: corev1.RestartPolicyNever, perCluster: true},
+		{block: `{hookDeletePolicy: 'HookSucceeded, HookFailed,HookSucceeded', spec: {` + pod + `}}`, policy: "HookSucceeded,HookFailed", restart: corev1.RestartPolicyNever, perCluster: true},
+		{block: `{namespace: jobs, spec: {template: {spec: {restartPolicy: OnFailure, containers: [{name: c, image: x}]}}}}`, policy: BeforeHookCreation, ns: "jobs", restart: corev1.RestartPolicyOnFailure},
+		{block: `{namespace: '{{metadata.labels.ns}}', spec: {template: {spec: {containers: [{name: c, image: x}]}}}}`, policy: BeforeHookCreation, ns: "{{metadata.labels.ns}}", restart: corev1.RestartPolicyNever, perCluster: true},
+	} {
+		s, err := parseWithCheck("{name: j, type: job, job: " + tc.block + "}")
+		if err != nil {
+			t.Errorf("%s: %v", tc.block, err)
+			continue
+		}
+		h := s.Phases[0].Checks[0]
+		j := h.Block.(*JobHook)
+		if j.HookDeletePolicy != tc.policy || j.Namespace != tc.ns || j.Spec.Template.Spec.RestartPolicy != tc.restart || h.PerCluster() != tc.perCluster {
+			t.Errorf("%s: got policy %q ns %q restart %q perCluster %v", tc.block, j.HookDeletePolicy, j.Namespace, j.Spec.Template.Spec.RestartPolicy, h.PerCluster())
+		}
+	}
+}
+
+func TestJobHookErrorsNameTheField(t *testing.T) {
+	const ok = `template: {spec: {containers: [{name: c, image: x}]}}`
+	for block, want := range map[string]string{
+		``:        `checks[0].job: is required (fix: add job.spec`,
+		`job: {}`: `checks[0].job.spec: is required (fix: write the Job's spec`,
+		`job: {spec: {template: {spec: {containers: [{name: c, image: x, comand: [x]}]}}}}`: `checks[0].job.spec.template.spec.containers[0].comand: unknown field "template.spec.containers[0].comand" (fix: remove it`,
+		`job: {spec: {backofLimit: 2, ` + ok + `}}`:                                         `job.spec.backofLimit: unknown field`,
+		`job: {spec: {backoffLimit: two, ` + ok + `}}`:                                      `job.spec: json: cannot unmarshal string`,
+		`job: {spec: [x]}`:                                           `job.spec: must be a mapping, not a list`,
+		`job: {spec: {template: {spec: {}}}}`:                        `job.spec.template.spec.containers: is required (fix: list at least one container)`,
+		`job: {spec: {template: {spec: {containers: [{name: c}]}}}}`: `containers[0]: name and image are required`,
+		`job: {spec: {template: {spec: {restartPolicy: Always, containers: [{name: c, image: x}]}}}}`:                               `job.spec.template.spec.restartPolicy: a Job's pod cannot restart Always (fix: use Never or OnFailure)`,
+		`job: {hookDeletePolicy: OnSuccess, spec: {` + ok + `}}`:                                                                    `job.hookDeletePolicy: unknown policy "OnSuccess" (fix: use one or more of HookSucceeded, HookFailed, BeforeHookCreation`,
+		`job: {namespace: Bad_NS, spec: {` + ok + `}}`:                                                                              `job.namespace: invalid namespace "Bad_NS"`,
+		`job: {ttl: 3, spec: {` + ok + `}}`:                                                                                         `job.ttl: unknown field "ttl" (fix: use one of: namespace, hookDeletePolicy, spec)`,
+		`job: {spec: {template: {spec: {containers: [{name: c, image: x, env: [{name: T, value: '{{.secrets.db.password}}'}]}]}}}}`: `would write the secret's value into the Job (fix: reference the Secret from the pod: env[].valueFrom.secretKeyRef`,
+	} {
+		hook := "{name: j, type: job"
+		if block != "" {
+			hook += ", " + block
+		}
+		if _, err := parseWithCheck(hook + "}"); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s:\n got %v\nwant %q", block, err, want)
+		}
+	}
+}
+
+func TestJobHookTimeoutLimit(t *testing.T) {
+	h := Hook{Name: "j", Type: "job", Timeout: 2 * MaxJobTimeout, Block: &JobHook{}}
+	v := DefaultLimits().Violations(h)
+	if len(v) != 1 || !strings.Contains(v[0].Msg, "over the job limit (1h)") {
+		t.Fatalf("violations %+v", v)
+	}
+}
+
+// FuzzJobBlock: whatever a job block holds, parsing neither panics nor accepts a Job the
+// Job controller would refuse.
+func FuzzJobBlock(f *testing.F) {
+	for _, s := range []string{
+		`{spec: {template: {spec: {containers: [{name: c, image: x}]}}}}`,
+		`{hookDeletePolicy: 'HookFailed,BeforeHookCreation', namespace: n, spec: {backoffLimit: 1, activeDeadlineSeconds: 30, template: {metadata: {annotations: {a: b}}, spec: {restartPolicy: OnFailure, containers: [{name: c, image: '{{name}}'}]}}}}`,
+		`{spec: {template: {spec: {containers: [{name: c, image: x, resources: {limits: {cpu: 100m}}}]}}}}`,
+		`{spec: null}`, `[]`, `{spec: {template: 3}}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, block string) {
+		if strings.ContainsAny(block, "\n\r") {
+			return // one flow-style line, as parseWithCheck splices it
+		}
+		s, err := parseWithCheck("{name: j, type: job, job: " + block + "}")
+		if err != nil {
+			return
+		}
+		j, ok := s.Phases[0].Checks[0].Block.(*JobHook)
+		if !ok {
+			t.Fatalf("accepted without a job block: %q", block)
+		}
+		pod := j.Spec.Template.Spec
+		if len(pod.Containers) == 0 || (pod.RestartPolicy != corev1.RestartPolicyNever && pod.RestartPolicy != corev1.RestartPolicyOnFailure) || j.HookDeletePolicy == "" {
+			t.Fatalf("accepted a Job the controller refuses: %q → %+v", block, j)
+		}
+	})
+}

@@ -1,0 +1,217 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/rollout"
+	"github.com/cmp-phase/cmp-phase/internal/state"
+	"github.com/cmp-phase/cmp-phase/test/framework"
+)
+
+// kwokFail is the pod annotation under which env.Pods' kwok fails a pod (else it succeeds
+// about a second after it starts).
+const kwokFail = "kwok.cmp-phase.test/fail"
+
+// jobHookedSpec is a 2-phase rollout (dev and staging, then prod, onFailure stop), each
+// phase with a `migrate` pre-hook Job and a `smoke` check Job (seed 002's shape) whose pod
+// reads a password from the Secret token-<name> by reference; prod's check fails when
+// failProd.
+func jobHookedSpec(name string, failProd bool) string {
+	block := func(fail bool) string {
+		return fmt.Sprintf(`        preHooks:
+        - name: migrate
+          type: job
+          timeout: 3m
+          job:
+            spec:
+              backoffLimit: 0
+              ttlSecondsAfterFinished: 3600
+              template:
+                spec:
+                  containers:
+                  - name: migrate
+                    image: busybox
+                    command: [sh, -c, 'echo migrated']
+                    env:
+                    - name: DB_PASSWORD
+                      valueFrom:
+                        secretKeyRef: {name: token-%[1]s, key: token}
+                  restartPolicy: Never
+        checks:
+        - name: smoke
+          type: job
+          timeout: 3m
+          job:
+            hookDeletePolicy: BeforeHookCreation
+            spec:
+              backoffLimit: 0
+              activeDeadlineSeconds: 120
+              template:
+                metadata:
+                  annotations:
+                    %[2]s: "%[3]t"
+                spec:
+                  containers:
+                  - name: smoke
+                    image: busybox
+                    env:
+                    - name: DB_PASSWORD
+                      valueFrom:
+                        secretKeyRef: {name: token-%[1]s, key: token}
+`, name, kwokFail, fail)
+	}
+	spec := `apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata:
+  name: ROLLOUT
+  namespace: argocd
+spec:
+  generators:
+  - clusters:
+      selector:
+        matchLabels:
+          argocd.argoproj.io/secret-type: cluster
+      values:
+        version: v1
+    deploymentStrategy:
+      type: phaseDeployment
+      phases:
+      - name: early
+        targets:
+        - matchExpressions:
+          - {key: env, operator: In, values: [dev, staging]}
+EARLY      - name: prod
+        targets:
+        - matchExpressions:
+          - {key: env, operator: In, values: [prod]}
+PROD        onFailure:
+          action: stop
+  template:
+    metadata:
+      name: 'ROLLOUT-{{name}}'
+    spec:
+      project: default
+      source:
+        repoURL: REPO
+        targetRevision: HEAD
+        path: 'ROLLOUT/{{values.version}}'
+      destination:
+        server: '{{server}}'
+        namespace: '{{name}}'
+      syncPolicy:
+        automated: {}
+`
+	return strings.NewReplacer("EARLY", block(false), "PROD", block(failProd), "ROLLOUT", name, "REPO", env.Git.URL).Replace(spec)
+}
+
+// hookJobs are the rollout's Jobs of hook, found by the labels the agent puts on them.
+func hookJobs(ctx context.Context, t *testing.T, rollout, hook string) []batchv1.Job {
+	t.Helper()
+	sel := contract.LabelJobRollout + "=" + rollout + "," + contract.LabelJobHook + "=" + hook
+	list, err := env.Kube.BatchV1().Jobs(framework.ArgoNamespace).List(ctx, metav1.ListOptions{LabelSelector: sel})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return list.Items
+}
+
+// phaseJobs are those of the phase's run (its idempotency key names the phase).
+func phaseJobs(jobs []batchv1.Job, phase string) []batchv1.Job {
+	var out []batchv1.Job
+	for _, j := range jobs {
+		if strings.Contains(j.Annotations[contract.AnnotationJobKey], "/"+phase+"/") {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// TestAFailingCheckJobAppliesOnFailure (issue 13 (a), and (c)): prod's check Job fails
+// (its pod fails under kwok, backoffLimit 0), so the phase fails and onFailure: stop stops
+// the rollout with the Job's failure as the reason; early's Jobs succeeded. The Secret its
+// pods reference never shows in the state, the agent's log or Events.
+func TestAFailingCheckJobAppliesOnFailure(t *testing.T) {
+	env.Pods(t)
+	t.Parallel()
+	ctx := context.Background()
+	r := newPhased(t, "jobgate", "stop")
+	secret := putHookSecret(ctx, t, r.name)
+	spec := jobHookedSpec(r.name, true)
+	if _, err := env.Git.Commit(r.name+": v1", map[string]string{r.name + "/app/appset.yaml": spec,
+		r.name + "/v1/cm.yaml": framework.Workload(r.name, "v1")}); err != nil {
+		t.Fatal(err)
+	}
+	rev, _ := revisionOf(t, spec)
+	defer r.agent("agent-"+r.name, nil).Stop(5 * time.Second)
+	newParent(ctx, t, r.name, r.name+"/app", 0)
+	r.until("the rollout stops at prod's failed check Job", rev, rollout.StatusStopped, everywhere("v1"))
+	st, _ := r.state(ctx)
+	if !strings.Contains(st.Rollout.Reason, "check smoke Failed") || !strings.Contains(st.Rollout.Reason, "BackoffLimitExceeded") {
+		t.Fatalf("the reason names the check and the Job's failure: %q", st.Rollout.Reason)
+	}
+	if run := st.Rollout.Phases[0].Hooks["check/smoke"]; run.Status != state.HookSucceeded || !strings.Contains(run.Message, "Complete") {
+		t.Fatalf("early's check Job: %+v", run)
+	}
+	if n := len(phaseJobs(hookJobs(ctx, t, r.name, "smoke"), "prod")); n != 1 {
+		t.Fatalf("prod's check made %d Jobs, want 1", n)
+	}
+	r.neverShows(ctx, secret)
+}
+
+// TestAJobHookRunsOnceAcrossCrashes (issue 13 (b), and (c)): the agent is killed while
+// early's pre-hook Job runs; the next agent adopts that Job (the same UID, one Job for the
+// run) instead of creating a second, and its success lets the rollout through.
+func TestAJobHookRunsOnceAcrossCrashes(t *testing.T) {
+	env.Pods(t)
+	t.Parallel()
+	ctx := context.Background()
+	r := newPhased(t, "jobcrash", "stop")
+	secret := putHookSecret(ctx, t, r.name)
+	spec := jobHookedSpec(r.name, false)
+	if _, err := env.Git.Commit(r.name+": v1", map[string]string{r.name + "/app/appset.yaml": spec,
+		r.name + "/v1/cm.yaml": framework.Workload(r.name, "v1")}); err != nil {
+		t.Fatal(err)
+	}
+	rev, _ := revisionOf(t, spec)
+	start := func(i int) *framework.Proc {
+		return r.agent(fmt.Sprintf("agent-jobcrash-%d", i), nil, "--identity", "jobcrash")
+	}
+	first := start(0)
+	newParent(ctx, t, r.name, r.name+"/app", 0)
+	var uid string
+	env.WaitFor(t, 2*time.Minute, "early's pre-hook Job is created", func(ctx context.Context) (bool, string) {
+		jobs := phaseJobs(hookJobs(ctx, t, r.name, "migrate"), "early")
+		if len(jobs) == 1 {
+			uid = string(jobs[0].UID)
+		}
+		return len(jobs) == 1, fmt.Sprintf("%d Jobs", len(jobs))
+	})
+	first.Kill() // while the Job runs (its pod succeeds about a second after it starts)
+	if st, err := r.state(ctx); err != nil || st.Rollout == nil || st.Rollout.Phases[0].Hooks["pre/migrate"].Status != state.HookRunning {
+		t.Logf("the ledger already had the pre-hook's end before the kill: %v", err)
+	}
+	defer start(1).Stop(5 * time.Second)
+	r.until("the rollout completes under the next agent", rev, rollout.StatusCompleted, everywhere("v1"))
+	early := phaseJobs(hookJobs(ctx, t, r.name, "migrate"), "early")
+	if len(early) != 1 || string(early[0].UID) != uid {
+		t.Fatalf("early's pre-hook made %d Jobs (want the one, %s, adopted): %v", len(early), uid, early)
+	}
+	if n := len(phaseJobs(hookJobs(ctx, t, r.name, "migrate"), "prod")); n != 1 {
+		t.Fatalf("prod's pre-hook made %d Jobs, want 1", n)
+	}
+	st, _ := r.state(ctx)
+	if run := st.Rollout.Phases[0].Hooks["pre/migrate"]; run.Status != state.HookSucceeded || !strings.Contains(run.Message, "Complete") {
+		t.Fatalf("early's pre-hook: %+v", run)
+	}
+	r.neverShows(ctx, secret)
+}
