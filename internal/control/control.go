@@ -13,13 +13,15 @@ import (
 var (
 	editable = []string{contract.PauseKey, contract.PauseUntilKey, contract.ResumeKey, contract.ApproveKey,
 		contract.PromoteKey, contract.JumpKey, contract.ForceKey, contract.AbortKey, contract.RollbackKey,
-		contract.SkipKey, contract.ConfirmRemovalKey, contract.ConfirmRemoveRolloutKey, contract.ByKey, contract.ReasonKey}
+		contract.SkipKey, contract.ConfirmRemovalKey, contract.ConfirmRemoveRolloutKey, contract.ByKey, contract.ReasonKey,
+		contract.OverrideWindowKey}
 	agentKeys = []string{contract.StatusKey, contract.GenerationKey} // the generation beside the state itself
 )
 
 // OneShot are the keys the agent removes once it acted on them.
 var OneShot = []string{contract.ResumeKey, contract.ApproveKey, contract.PromoteKey, contract.JumpKey,
-	contract.ForceKey, contract.AbortKey, contract.RollbackKey, contract.ConfirmRemovalKey, contract.ConfirmRemoveRolloutKey}
+	contract.ForceKey, contract.AbortKey, contract.RollbackKey, contract.ConfirmRemovalKey, contract.ConfirmRemoveRolloutKey,
+	contract.OverrideWindowKey}
 
 // Controls are the valid edits found.
 type Controls struct {
@@ -45,6 +47,9 @@ type Controls struct {
 	// Fleet is the fleet-wide stop, when one is on: not a key of this ConfigMap, the agent
 	// reads it from its fleet ConfigMap (ParseFleet).
 	Fleet *FleetStop
+	// OverrideWindow names the change window a person lets the held phase's next
+	// admission through once.
+	OverrideWindow string
 }
 
 // Problem is an edit the agent refuses, with what to do about it.
@@ -101,6 +106,11 @@ func Parse(data map[string]string, phases []string, now time.Time) Controls {
 	if v, ok := data[contract.ConfirmRemoveRolloutKey]; ok {
 		if c.ConfirmRemoveRollout = strings.TrimSpace(v); c.ConfirmRemoveRollout == "" {
 			bad(contract.ConfirmRemoveRolloutKey, "names no revision (fix: the deployed revision the parent's ComparisonError names)")
+		}
+	}
+	if v, ok := data[contract.OverrideWindowKey]; ok {
+		if c.OverrideWindow = strings.TrimSpace(v); c.OverrideWindow == "" {
+			bad(contract.OverrideWindowKey, "names no window (fix: the window's name, as status shows it)")
 		}
 	}
 	return c

@@ -48,6 +48,9 @@ type Spec struct {
 	// ConfirmRemoval (extension `confirmRemoval`, default false): no child is removed before
 	// a person confirms it (control key confirm-removal).
 	ConfirmRemoval bool
+	// Windows (extension `windows`, next to phases or in spec.strategy) are the rollout's
+	// allow and deny windows: see Window.
+	Windows []Window
 
 	// sites are where each hook was read, for CheckLimits.
 	sites []hookSite
@@ -99,6 +102,9 @@ type Phase struct {
 	// how many of the phase's admitted members may be updating at once; SizeAll, the zero
 	// value, does not throttle.
 	Throttle Size
+	// Windows (extension `windows`) are the phase's own allow and deny windows; the
+	// rollout's and the fleet's apply as well.
+	Windows []Window
 }
 
 // Late-joiner policies (extension `lateJoiners`): what happens to a cluster whose child

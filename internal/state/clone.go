@@ -29,6 +29,7 @@ func (s *State) Clone() *State {
 		r := *s.Rollout
 		r.Deferred, r.History, r.Skipped = slices.Clone(r.Deferred), slices.Clone(r.History), slices.Clone(r.Skipped)
 		r.Unphased = maps.Clone(r.Unphased)
+		r.Window = r.Window.Clone()
 		r.Phases = make([]PhaseState, len(s.Rollout.Phases))
 		for i, p := range s.Rollout.Phases {
 			p.Members = slices.Clone(p.Members)

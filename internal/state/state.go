@@ -80,6 +80,8 @@ type Rollout struct {
 	// Unphased are children that follow a moving ref the renderer cannot see (child →
 	// repoURL@ref), as the plan named them when the rollout started: not phased.
 	Unphased map[string]string `json:"unphased,omitempty"`
+	// Window is the change window holding the rollout now (nil when none does).
+	Window *WindowHold `json:"window,omitempty"`
 }
 
 // PhaseState is one phase of the rollout: its membership snapshot, who is admitted, and
@@ -105,6 +107,9 @@ type PhaseState struct {
 	// EndedAt is when the phase last reached a terminal status (Succeeded, Failed, Errored,
 	// RolledBack); zero while it is not over.
 	EndedAt time.Time `json:"endedAt,omitzero"`
+	// Override is the window a person's override-window lets the phase's next admission
+	// through, once (cleared by that admission).
+	Override string `json:"override,omitempty"`
 }
 
 // ClusterState says where one admitted child is and why.
