@@ -38,6 +38,8 @@ type Doc struct {
 	EndedAt   time.Time `json:"endedAt,omitzero"`
 	// History is what happened in the rollout, oldest first (the state keeps the latest 100).
 	History []Entry `json:"history,omitempty"`
+	// Window is the change window holding the running rollout, with its next opening.
+	Window *Window `json:"window,omitempty"`
 }
 
 // Entry is one line of the rollout's history.
@@ -133,6 +135,7 @@ func Outline(rollout string, st *state.State) Doc {
 	}
 	d.Revision, d.Status, d.Reason, d.Skipped, d.Unphased = r.Revision, string(r.Status), r.Reason, r.Skipped, r.Unphased
 	d.StartedAt, d.EndedAt = r.StartedAt, r.EndedAt
+	d.Window = window(r)
 	if r.Phase < len(r.Phases) {
 		d.Phase = r.Phases[r.Phase].Name
 	}
@@ -217,6 +220,9 @@ func Table(w io.Writer, d Doc, now time.Time) error {
 	line("STATUS  %s", head)
 	if d.Reason != "" {
 		line("REASON  %s", d.Reason)
+	}
+	if w := d.Window; w != nil {
+		line("WINDOW  %s", windowText(w))
 	}
 	if p := d.Paused; p != nil {
 		line("PAUSED  %sby %s since %s: %s", fleetWide(p), p.By, p.Since.UTC().Format(time.RFC3339), p.Reason)
