@@ -8,8 +8,8 @@ import (
 // started at or before t and has not run its duration; start ≤ t < end; t on a blackout date
 // in the window's time zone. Schedules run in the window's time zone, so across daylight
 // saving changes they start at the wall-clock time the cron says (robfig/cron's rules: a
-// time skipped by spring forward does not happen that day, a time repeated by fall back runs
-// once) and last their duration in real time.
+// time skipped by spring forward does not happen that day, a time repeated by fall back
+// starts the window at both instants) and last their duration in real time.
 func (w *Window) ActiveAt(t time.Time) bool {
 	_, ok := w.occurrence(t)
 	return ok
