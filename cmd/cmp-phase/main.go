@@ -6,7 +6,7 @@
 //	cmp-phase validate  check a spec without any cluster
 //	cmp-phase status    a rollout's status (table, json, yaml; --watch)
 //	cmp-phase preview   the next batch, rendered locally, diffed against the live children
-//	cmp-phase pause|resume|approve|reject|promote|jump|abort|rollback|skip|unskip|confirm-removal|confirm-remove-rollout
+//	cmp-phase pause|resume|approve|reject|promote|jump|abort|rollback|skip|unskip|confirm-removal|confirm-remove-rollout|override-window
 //	                    steer a rollout: a validated edit of its ConfigMap
 //	cmp-phase stop-all|resume-all
 //	                    pause every rollout the agent drives (an incident), or release them
@@ -30,7 +30,8 @@ commands:
   status     show a rollout: cmp-phase status <rollout> [-o table|json|yaml] [--watch]
   preview    the next batch rendered locally and diffed against the live children:
              cmp-phase preview <rollout> --dir <app dir>
-  pause, resume, approve, reject, promote, jump, abort, rollback, skip, unskip, confirm-removal, confirm-remove-rollout
+  pause, resume, approve, reject, promote, jump, abort, rollback, skip, unskip, confirm-removal, confirm-remove-rollout,
+  override-window
              steer a rollout, e.g. cmp-phase pause guestbook --reason "error rate up"
              (kubectl flags: --kubeconfig, --context, -n, --as, --as-group)
   stop-all, resume-all

@@ -39,6 +39,7 @@ var verbs = map[string]verb{
 	"unskip":                 {"<child>...", -1, func(c call) error { return c.r.Unskip(c.ctx, c.args...) }},
 	"confirm-removal":        {"<child>...|all", -1, func(c call) error { return c.r.ConfirmRemoval(c.ctx, c.args...) }},
 	"confirm-remove-rollout": {"<revision>", 1, func(c call) error { return c.r.ConfirmRemoveRollout(c.ctx, c.args[0]) }},
+	"override-window":        {"<window>", 1, func(c call) error { return c.r.OverrideWindow(c.ctx, c.args[0]) }},
 }
 
 // takes reports whether pos (the rollout, then the verb's arguments) fits the verb.

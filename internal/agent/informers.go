@@ -25,6 +25,9 @@ type caches struct {
 	fleet   corelisters.ConfigMapNamespaceLister // the fleet ConfigMap only
 	synced  []cache.InformerSynced
 	start   func(stop <-chan struct{})
+
+	// projects are the AppProjects, for their sync windows.
+	projects argolisters.AppProjectNamespaceLister
 }
 
 func (a *Agent) newCaches(resync time.Duration) (*caches, error) {
@@ -47,7 +50,9 @@ func (a *Agent) newCaches(resync time.Duration) (*caches, error) {
 		apps: appInf.Lister().Applications(ns), plans: planInf.Lister().ConfigMaps(ns),
 		states: stateInf.Lister().ConfigMaps(ns), secrets: secInf.Lister().Secrets(ns), fleet: fleetInf.Lister().ConfigMaps(ns),
 	}
-	for _, inf := range []cache.SharedIndexInformer{appInf.Informer(), planInf.Informer(), stateInf.Informer(), secInf.Informer(), fleetInf.Informer()} {
+	projInf := af.Argoproj().V1alpha1().AppProjects()
+	c.projects = projInf.Lister().AppProjects(ns)
+	for _, inf := range []cache.SharedIndexInformer{appInf.Informer(), planInf.Informer(), stateInf.Informer(), secInf.Informer(), fleetInf.Informer(), projInf.Informer()} {
 		if _, err := inf.AddEventHandler(a.handler()); err != nil {
 			return nil, fmt.Errorf("watch: %w", err)
 		}
@@ -133,6 +138,8 @@ func (a *Agent) route(obj any) {
 		} else if r, ok := contract.RolloutOfState(o.Name); ok {
 			a.queue.Add(r)
 		}
+	case *v1alpha1.AppProject:
+		_ = a.everyRollout() // its sync windows may hold or release any rollout's children
 	case *v1alpha1.Application:
 		if len(a.parents.of(o.Name)) > 0 {
 			a.cascading.note(o) // parents only: children carry the resources finalizer too

@@ -132,6 +132,7 @@ func (a *Agent) decide(p *pass, cur *state.State, c *control.Controls, now time.
 	plan := rollout.Plan{Revision: p.plan.Revision, Body: p.plan.Body, Phases: p.plan.Phases, LateJoiners: p.plan.LateJoiners, MaxFailures: p.plan.MaxFailures,
 		Unphased: p.plan.Unphased, ConfirmRemoval: p.plan.ConfirmRemoval, DeletionOrder: p.plan.DeletionOrder,
 		MaxHooks: a.opts.Limits.HooksAtOnce, MaxChecks: a.opts.Limits.ChecksAtOnce, Limits: a.opts.Limits}
+	plan.Windows = p.plan.Windows
 	base, rebuilt := cur, false
 	if cur == nil && (p.phaseGen > 0 || len(p.children) > 0) {
 		live := map[string]string{}
@@ -156,6 +157,7 @@ func (a *Agent) decide(p *pass, cur *state.State, c *control.Controls, now time.
 	}
 	obs := rollout.Observed{Subjects: subjects, Changed: changed, Children: p.observed, Hooks: a.hookResults(p.plan.Rollout, base), Controls: c,
 		SpecGone: specGone(p.parent), SpecBack: specBack(p.parent), PlanFresh: base != nil && p.planGen >= base.ViewGeneration}
+	obs.FleetWindows, obs.ProjectWindows = a.fleetWindows(), a.projectWindows(p.children)
 	n, acts, err := rollout.Step(plan, base, obs, now)
 	if err != nil {
 		return nil, nil, false, failClosed(err)

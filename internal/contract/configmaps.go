@@ -53,6 +53,9 @@ const (
 	// ConfirmRemovalKey confirms removals a spec with confirmRemoval waits for: "all", or
 	// comma-separated child names.
 	ConfirmRemovalKey = "confirm-removal"
+	// OverrideWindowKey names a change window a person lets the held phase's next admission
+	// through, once (with by and reason, recorded).
+	OverrideWindowKey = "override-window"
 	// ConfirmRemoveRolloutKey confirms that a rollout whose spec is gone from git goes: its
 	// value is the deployed revision the render names; the agent then removes every child.
 	ConfirmRemoveRolloutKey = "confirm-remove-rollout"

@@ -37,6 +37,7 @@ func TestValues(t *testing.T) {
 		{FinalizerResourcesForeground, "resources-finalizer.argocd.argoproj.io/foreground"},
 		{FinalizerChildren, "cmp-phase.io/children"}, {AnnotationTeardown, "cmp-phase.io/teardown"}, {FleetConfigMap, "cmp-phase-fleet"}, {StopAllKey, "stop-all"}, {SpecRemovedMarker, "spec removed from git"},
 		{ConfirmRemoveRolloutKey, "confirm-remove-rollout"},
+		{OverrideWindowKey, "override-window"}, {WindowsKey, "windows"},
 		{LabelSecretType, "argocd.argoproj.io/secret-type"}, {SecretTypeCluster, "cluster"},
 		{ClusterSecretSelector, "argocd.argoproj.io/secret-type=cluster"},
 		{AnnotationRefresh, "argocd.argoproj.io/refresh"}, {AnnotationHydrate, "argocd.argoproj.io/hydrate"},

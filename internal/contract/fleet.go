@@ -9,4 +9,7 @@ const (
 	// StopAllKey holds why every rollout is stopped (paused) during an incident; removing
 	// it releases them. ByKey beside it says who stopped them.
 	StopAllKey = "stop-all"
+	// WindowsKey holds fleet-wide change windows (a YAML list of windows, the spec's
+	// shape) that apply to every rollout the agent drives.
+	WindowsKey = "windows"
 )

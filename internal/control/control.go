@@ -14,14 +14,16 @@ var (
 	editable = []string{contract.PauseKey, contract.PauseUntilKey, contract.ResumeKey, contract.ApproveKey,
 		contract.PromoteKey, contract.JumpKey, contract.ForceKey, contract.AbortKey, contract.RollbackKey,
 		contract.SkipKey, contract.ConfirmRemovalKey, contract.ConfirmRemoveRolloutKey, contract.ByKey, contract.ReasonKey,
-		contract.RejectKey, contract.ApproverKey, contract.ApproverGroupsKey}
+		contract.RejectKey, contract.ApproverKey, contract.ApproverGroupsKey,
+		contract.OverrideWindowKey}
 	agentKeys = []string{contract.StatusKey, contract.GenerationKey} // the generation beside the state itself
 )
 
 // OneShot are the keys the agent removes once it acted on them.
 var OneShot = []string{contract.ResumeKey, contract.ApproveKey, contract.PromoteKey, contract.JumpKey,
 	contract.ForceKey, contract.AbortKey, contract.RollbackKey, contract.ConfirmRemovalKey, contract.ConfirmRemoveRolloutKey,
-	contract.RejectKey, contract.ApproverKey, contract.ApproverGroupsKey}
+	contract.RejectKey, contract.ApproverKey, contract.ApproverGroupsKey,
+	contract.OverrideWindowKey}
 
 // Controls are the valid edits found.
 type Controls struct {
@@ -53,6 +55,9 @@ type Controls struct {
 	// Fleet is the fleet-wide stop, when one is on: not a key of this ConfigMap, the agent
 	// reads it from its fleet ConfigMap (ParseFleet).
 	Fleet *FleetStop
+	// OverrideWindow names the change window a person lets the held phase's next
+	// admission through once.
+	OverrideWindow string
 }
 
 // Problem is an edit the agent refuses, with what to do about it.
@@ -112,6 +117,11 @@ func Parse(data map[string]string, phases []string, now time.Time) Controls {
 		}
 	}
 	c.approvals(data, phases, bad)
+	if v, ok := data[contract.OverrideWindowKey]; ok {
+		if c.OverrideWindow = strings.TrimSpace(v); c.OverrideWindow == "" {
+			bad(contract.OverrideWindowKey, "names no window (fix: the window's name, as status shows it)")
+		}
+	}
 	return c
 }
 

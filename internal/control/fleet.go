@@ -23,7 +23,7 @@ type FleetStop struct {
 }
 
 // fleetKeys are the keys of the fleet ConfigMap.
-var fleetKeys = []string{contract.StopAllKey, contract.ByKey}
+var fleetKeys = []string{contract.StopAllKey, contract.ByKey, contract.WindowsKey}
 
 // ParseFleet reads the fleet ConfigMap's data: the stop (nil when none is on) and the keys
 // it does not know, which it ignores.

@@ -94,6 +94,11 @@ func (r Rollout) ConfirmRemoveRollout(ctx context.Context, revision string) erro
 	return r.edit(ctx, fixed(map[string]*string{contract.ConfirmRemoveRolloutKey: new(revision)}))
 }
 
+// OverrideWindow lets the held phase's next admission through the window named, once.
+func (r Rollout) OverrideWindow(ctx context.Context, window string) error {
+	return r.edit(ctx, fixed(map[string]*string{contract.OverrideWindowKey: new(window)}))
+}
+
 // change is what an edit sets (a value) or removes (nil), given the data it edits.
 type change func(data map[string]string) map[string]*string
 

@@ -38,6 +38,8 @@ type planPhase struct {
 	Spread string `json:"spread,omitempty"`
 	// Approval: the phase's approval gate (absent: none, or maxUpdate: 0's in Size).
 	Approval *spec.Approval `json:"approval,omitempty"`
+	// Windows: the phase's own allow and deny windows.
+	Windows []spec.Window `json:"windows,omitempty"`
 }
 
 // planDoc encodes the plan ConfigMap: what the agent needs to drive the rollout of this
@@ -61,6 +63,7 @@ func planDoc(in Input, body []byte, id string) ([]byte, error) {
 		if p.Throttle.Kind != spec.SizeAll {
 			phases[i].Throttle = &p.Throttle
 		}
+		phases[i].Windows = p.Windows
 	}
 	doc := map[string]any{"dialect": in.Spec.Dialect, "deletionOrder": in.Spec.DeletionOrder, "phases": phases}
 	if in.Spec.LateJoiners == spec.LateJoinersJoin {
@@ -71,6 +74,9 @@ func planDoc(in Input, body []byte, id string) ([]byte, error) {
 	}
 	if in.Spec.MaxFailures.Kind != spec.SizeAll {
 		doc["maxFailures"] = in.Spec.MaxFailures // the rollout-wide budget; absent: none
+	}
+	if len(in.Spec.Windows) > 0 {
+		doc["windows"] = in.Spec.Windows
 	}
 	pb, err := json.Marshal(doc)
 	if err != nil {
@@ -158,6 +164,8 @@ type Plan struct {
 	// Children is how the render that wrote the plan renders children (nil: a plan from
 	// before it said so).
 	Children *ChildEnv
+	// Windows are the rollout's allow and deny windows (compiled).
+	Windows []spec.Window
 }
 
 // PhaseNames are the names of the plan's phases, in order: what a steering edit may name.
@@ -180,9 +188,10 @@ func DecodePlan(cm *corev1.ConfigMap, exprs *targets.Cache) (*Plan, error) {
 		return nil, fmt.Errorf("plan %s/%s: revision %s does not match its spec (fix: let the parent re-render it)", cm.Namespace, cm.Name, p.Revision)
 	}
 	var doc struct {
-		LateJoiners    string `json:"lateJoiners"`
-		ConfirmRemoval bool   `json:"confirmRemoval"`
-		DeletionOrder  string `json:"deletionOrder"`
+		LateJoiners    string        `json:"lateJoiners"`
+		ConfirmRemoval bool          `json:"confirmRemoval"`
+		DeletionOrder  string        `json:"deletionOrder"`
+		Windows        []spec.Window `json:"windows"`
 		Phases         []struct {
 			planPhase
 			Targets []targets.Target `json:"targets,omitempty"`
@@ -213,6 +222,10 @@ func DecodePlan(cm *corev1.ConfigMap, exprs *targets.Cache) (*Plan, error) {
 		if d.Throttle != nil {
 			ph.Throttle = *d.Throttle
 		}
+		ph.Windows = d.Windows
+		if err := spec.CompileWindows(ph.Windows); err != nil {
+			return nil, fmt.Errorf("plan %s/%s phase %s: %w", cm.Namespace, cm.Name, d.Name, err)
+		}
 		p.Phases = append(p.Phases, ph)
 	}
 	if b := cm.Data[contract.PlanRevisionsKey]; b != "" {
@@ -237,6 +250,10 @@ func DecodePlan(cm *corev1.ConfigMap, exprs *targets.Cache) (*Plan, error) {
 			return nil, fmt.Errorf("plan %s/%s: invalid maxFailures %+v (fix: let the parent re-render it)", cm.Namespace, cm.Name, *doc.MaxFailures)
 		}
 		p.MaxFailures = *doc.MaxFailures
+	}
+	p.Windows = doc.Windows
+	if err := spec.CompileWindows(p.Windows); err != nil {
+		return nil, fmt.Errorf("plan %s/%s: %w", cm.Namespace, cm.Name, err)
 	}
 	if p.DeletionOrder = spec.RemovalOrder(doc.DeletionOrder); p.DeletionOrder != spec.DeletionReverse && p.DeletionOrder != spec.DeletionAllAtOnce {
 		return nil, fmt.Errorf("plan %s/%s: unknown deletionOrder %q (fix: let the parent re-render it)", cm.Namespace, cm.Name, doc.DeletionOrder)

@@ -20,7 +20,8 @@ import (
 // included. Members a rollout left behind on purpose (a phase smaller than its targets)
 // stay where they are.
 func idle(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action) error {
-	if remove(st, p, o, now, acts) {
+	held := len(st.Removing) == 0 && removalsHeld(p, o, now, acts) // no removal group starts
+	if !held && remove(st, p, o, now, acts) {
 		return nil
 	}
 	catchUp := map[string]bool{}

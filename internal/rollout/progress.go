@@ -13,8 +13,14 @@ import (
 func progress(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action) {
 	r := st.Rollout
 	joiners(st, p, o, now, acts)
+	prevHold := r.Window
+	r.Window = nil // set again below while a window holds
 	for r.Phase < len(r.Phases) {
 		ph, sp := &r.Phases[r.Phase], p.Phases[r.Phase]
+		held, all := windowGate(st, prevHold, p, o, ph, sp, now, acts)
+		if all || (held && ph.Status == PhasePending) {
+			return // a window holds the phase's start (or, hold: all, the whole phase)
+		}
 		if ph.Status == PhasePending {
 			startPhase(r, ph, sp, now, acts)
 		}
@@ -36,8 +42,12 @@ func progress(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action
 			b.InFlight = inFlight(ph)
 		}
 		a := nextAdmission(b)
+		if next := admissible(r, prevHold, ph, o, a.Next, held, now, acts); len(next) < len(a.Next) {
+			a.Next, a.Full = next, false
+		}
 		if len(a.Next) > 0 {
 			admit(ph, a.Next, now)
+			ph.Override = "" // an override lets one admission through
 			done = false
 		}
 		if !done || !a.Full {

@@ -45,6 +45,9 @@ func steer(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action) {
 	}
 	skips(st, c, acts, now, reject)
 	removeRollout(st, c, o.SpecGone, now, acts, reject)
+	if w := c.OverrideWindow; w != "" && !knownWindow(p, o, w) {
+		reject(contract.OverrideWindowKey, w, "no window %q over this rollout (fix: the window's name, as status shows it)", w)
+	}
 	report(st, problems, now, acts)
 }
 

@@ -58,6 +58,8 @@ type Plan struct {
 	// MaxHooks and MaxChecks bound the hooks and checks running at once in a phase
 	// (0: seed 000's 5 and 10).
 	MaxHooks, MaxChecks int
+	// Windows are the rollout's change windows (compiled); each phase has its own too.
+	Windows []spec.Window
 	// Limits are the agent's caps on what a hook may ask for: a hook over one is held, not
 	// started (holdOverLimits). Zero fields are seed 000's.
 	Limits spec.Limits
@@ -86,6 +88,11 @@ type Observed struct {
 	// PlanFresh: the plan was rendered from a state at or after the last render-relevant
 	// change (its state-generation annotation): a plan of a spec back in git after a removal.
 	PlanFresh bool
+	// FleetWindows are the fleet ConfigMap's change windows (compiled): over every rollout.
+	FleetWindows []spec.Window
+	// ProjectWindows are, by child, the sync windows of its AppProject that match it
+	// (compiled, named appproject/<project>/<index>): a child they deny is not admitted.
+	ProjectWindows map[string][]spec.Window
 }
 
 // ActionKind is what the agent must do after writing the state.

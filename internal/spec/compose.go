@@ -20,6 +20,7 @@ func (d *dec) compose(s *Spec, st, gen *yaml.Node, genPath string, exprs *target
 	d.rolling(&steps, st, exprs)
 	d.phaseDeployment(s, gen, genPath, exprs)
 	s.DeletionOrder = steps.DeletionOrder
+	s.Windows = append(s.Windows, steps.Windows...) // both strategies' windows apply
 	d.composeOptions(s, &steps, st, gen, genPath)
 	if steps.Dialect == DialectAllAtOnce || len(d.errs) > 0 {
 		return

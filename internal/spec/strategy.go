@@ -31,8 +31,9 @@ func (d *dec) strategy(s *Spec, st *yaml.Node, gen *yaml.Node, genPath string, e
 }
 
 func (d *dec) phaseDeployment(s *Spec, n *yaml.Node, path string, exprs *targets.Cache) {
-	f := d.fields(n, path, "type", "phases", "lateJoiners", "pinCommits", "confirmRemoval", "maxFailures")
+	f := d.fields(n, path, "type", "phases", "lateJoiners", "pinCommits", "confirmRemoval", "maxFailures", "windows")
 	s.MaxFailures = d.budget(f["maxFailures"], path+".maxFailures")
+	s.Windows = d.windows(f["windows"], path+".windows")
 	s.LateJoiners = d.lateJoiners(f["lateJoiners"], path+".lateJoiners")
 	s.PinCommits = d.pinCommits(f["pinCommits"], path+".pinCommits")
 	s.ConfirmRemoval = d.boolean(f["confirmRemoval"], path+".confirmRemoval")
@@ -55,7 +56,7 @@ func (d *dec) phaseDeployment(s *Spec, n *yaml.Node, path string, exprs *targets
 }
 
 func (d *dec) phase(n *yaml.Node, path string, exprs *targets.Cache) Phase {
-	f := d.fields(n, path, "name", "targets", "percentage", "maxUpdate", "preHooks", "postHooks", "checks", "waitDuration", "onFailure", "progressDeadline", "maxFailures", "order", "spread", "approval")
+	f := d.fields(n, path, "name", "targets", "percentage", "maxUpdate", "preHooks", "postHooks", "checks", "waitDuration", "onFailure", "progressDeadline", "maxFailures", "order", "spread", "approval", "windows")
 	p := Phase{Name: d.str(d.required(f, n, path, "name", "name the phase"), path+".name"), OnFailure: "stop"}
 	if p.Name != "" && !phaseName.MatchString(p.Name) {
 		d.fail(f["name"], path+".name", "use lowercase letters, digits and '-', at most 63", "invalid phase name %q", p.Name)
@@ -75,6 +76,7 @@ func (d *dec) phase(n *yaml.Node, path string, exprs *targets.Cache) Phase {
 	d.limits(&p, f, path)
 	p.Ordering = d.ordering(f, path, exprs)
 	d.approval(&p, f["approval"], path)
+	p.Windows = d.windows(f["windows"], path+".windows")
 	return p
 }
 
@@ -191,8 +193,9 @@ func (d *dec) requirements(n *yaml.Node, path string) []targets.Requirement {
 
 // rolling parses spec.strategy: RollingSync (seed 003), RollingUpdate (seed 001), AllAtOnce.
 func (d *dec) rolling(s *Spec, n *yaml.Node, exprs *targets.Cache) {
-	f := d.fields(n, "spec.strategy", "type", "rollingSync", "rollingUpdate", "deletionOrder", "lateJoiners", "pinCommits", "confirmRemoval", "maxFailures")
+	f := d.fields(n, "spec.strategy", "type", "rollingSync", "rollingUpdate", "deletionOrder", "lateJoiners", "pinCommits", "confirmRemoval", "maxFailures", "windows")
 	s.MaxFailures = d.budget(f["maxFailures"], "spec.strategy.maxFailures")
+	s.Windows = d.windows(f["windows"], "spec.strategy.windows")
 	s.LateJoiners = d.lateJoiners(f["lateJoiners"], "spec.strategy.lateJoiners")
 	s.PinCommits = d.pinCommits(f["pinCommits"], "spec.strategy.pinCommits")
 	s.ConfirmRemoval = d.boolean(f["confirmRemoval"], "spec.strategy.confirmRemoval")

@@ -56,6 +56,9 @@ type Spec struct {
 	// Notes say how a value written in another spelling was read (a failurePolicy of seed
 	// 004's Abort is abort); `validate` prints them. Not problems.
 	Notes Errors
+	// Windows (extension `windows`, next to phases or in spec.strategy) are the rollout's
+	// allow and deny windows: see Window.
+	Windows []Window
 
 	// sites are where each hook was read, for CheckLimits.
 	sites []hookSite
@@ -113,6 +116,9 @@ type Phase struct {
 	// Approval (extension) is the phase's approval gate, nil for none (see ApprovalOf for
 	// the gate maxUpdate: 0 makes).
 	Approval *Approval
+	// Windows (extension `windows`) are the phase's own allow and deny windows; the
+	// rollout's and the fleet's apply as well.
+	Windows []Window
 }
 
 // Late-joiner policies (extension `lateJoiners`): what happens to a cluster whose child

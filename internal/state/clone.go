@@ -30,6 +30,7 @@ func (s *State) Clone() *State {
 		r.Deferred, r.History, r.Skipped = slices.Clone(r.Deferred), slices.Clone(r.History), slices.Clone(r.Skipped)
 		r.Unphased = maps.Clone(r.Unphased)
 		r.MaxFailures = clonePtr(r.MaxFailures)
+		r.Window = r.Window.Clone()
 		r.Phases = make([]PhaseState, len(s.Rollout.Phases))
 		for i, p := range s.Rollout.Phases {
 			p.Members = slices.Clone(p.Members)

@@ -83,6 +83,8 @@ type Rollout struct {
 	// MaxFailures is the rollout-wide failure budget (spec-level maxFailures) in children,
 	// fixed when the rollout started (a percentage of its members then); nil: none.
 	MaxFailures *int `json:"maxFailures,omitempty"`
+	// Window is the change window holding the rollout now (nil when none does).
+	Window *WindowHold `json:"window,omitempty"`
 }
 
 // PhaseState is one phase of the rollout: its membership snapshot, who is admitted, and
@@ -111,6 +113,9 @@ type PhaseState struct {
 	// EndedAt is when the phase last reached a terminal status (Succeeded, Failed, Errored,
 	// RolledBack); zero while it is not over.
 	EndedAt time.Time `json:"endedAt,omitzero"`
+	// Override is the window a person's override-window lets the phase's next admission
+	// through, once (cleared by that admission).
+	Override string `json:"override,omitempty"`
 }
 
 // ClusterState says where one admitted child is and why.

@@ -40,6 +40,8 @@ type Doc struct {
 	History []Entry `json:"history,omitempty"`
 	// FailureBudget is the rollout-wide maxFailures and its failures so far (absent: none).
 	FailureBudget *Budget `json:"failureBudget,omitempty"`
+	// Window is the change window holding the running rollout, with its next opening.
+	Window *Window `json:"window,omitempty"`
 }
 
 // Entry is one line of the rollout's history.
@@ -139,6 +141,7 @@ func Outline(rollout string, st *state.State) Doc {
 	d.Revision, d.Status, d.Reason, d.Skipped, d.Unphased = r.Revision, string(r.Status), r.Reason, r.Skipped, r.Unphased
 	d.StartedAt, d.EndedAt = r.StartedAt, r.EndedAt
 	d.FailureBudget = budgetOf(r)
+	d.Window = window(r)
 	if r.Phase < len(r.Phases) {
 		d.Phase = r.Phases[r.Phase].Name
 	}
@@ -224,6 +227,9 @@ func Table(w io.Writer, d Doc, now time.Time) error {
 	line("STATUS  %s", head)
 	if d.Reason != "" {
 		line("REASON  %s", d.Reason)
+	}
+	if w := d.Window; w != nil {
+		line("WINDOW  %s", windowText(w))
 	}
 	if p := d.Paused; p != nil {
 		line("PAUSED  %sby %s since %s: %s", fleetWide(p), p.By, p.Since.UTC().Format(time.RFC3339), p.Reason)

@@ -19,6 +19,9 @@ func Text(d Doc) string {
 	} else {
 		rolloutText(&b, d)
 	}
+	if w := d.Window; w != nil {
+		fmt.Fprintf(&b, "window: %s\n", windowText(w))
+	}
 	if p := d.Paused; p != nil {
 		fmt.Fprintf(&b, "paused %sby %s since %s: %s", fleetWide(p), orSomeone(p.By), p.Since.UTC().Format(time.RFC3339), p.Reason)
 		if p.Until != nil {

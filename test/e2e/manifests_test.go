@@ -170,7 +170,7 @@ func TestManifestsGrantEachIdentityOnlyWhatItNeeds(t *testing.T) {
 			{"get", "", "secrets", ns, true},
 			{"get", "", "secrets", "default", false}, {"list", "argoproj.io", "applications", "default", false}, {"get", "", "configmaps", "kube-system", false},
 			{"create", "", "secrets", ns, false}, {"delete", "", "configmaps", ns, false}, {"create", "", "pods", ns, false},
-			{"patch", "argoproj.io", "appprojects", ns, false},
+			{"patch", "argoproj.io", "appprojects", ns, false}, {"watch", "argoproj.io", "appprojects", ns, true},
 			{"create", "batch", "jobs", ns, true}, {"delete", "batch", "jobs", ns, true}, {"watch", "batch", "jobs", ns, true},
 			{"list", "", "pods", ns, true}, {"create", "batch", "jobs", "default", false}, {"update", "batch", "jobs", ns, false},
 		},

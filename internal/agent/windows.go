@@ -1,0 +1,66 @@
+package agent
+
+import (
+	"fmt"
+
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+
+	"github.com/cmp-phase/cmp-phase/internal/control"
+	"github.com/cmp-phase/cmp-phase/internal/spec"
+)
+
+// fleetWindows reads the fleet ConfigMap's change windows from its cache (none when it
+// does not exist); a list it cannot read holds every rollout (logged).
+func (a *Agent) fleetWindows() []spec.Window {
+	cm, err := a.caches.fleet.Get(a.fleetName())
+	if err != nil {
+		return nil
+	}
+	ws, problem := control.ParseFleetWindows(cm.Data)
+	if problem != nil {
+		a.log.Warn("fleet windows unreadable: every rollout held", "configmap", a.fleetName(), "problem", problem.String())
+	}
+	return ws
+}
+
+// projectWindows are, by child, the sync windows of the child's AppProject that match it
+// (Argo CD's own matching), for the engine to judge at its time. A project the cache does
+// not have yet has no windows (Argo CD would refuse such a child's sync itself).
+func (a *Agent) projectWindows(children map[string]*v1alpha1.Application) map[string][]spec.Window {
+	if a.caches.projects == nil {
+		return nil
+	}
+	out := map[string][]spec.Window{}
+	for name, app := range children {
+		proj, err := a.caches.projects.Get(app.Spec.GetProject())
+		if err != nil || !proj.Spec.SyncWindows.HasWindows() {
+			continue
+		}
+		if ws := ProjectWindows(proj, app); len(ws) > 0 {
+			out[name] = ws
+		}
+	}
+	return out
+}
+
+// ProjectWindows converts the sync windows of proj that match app into change windows
+// named appproject/<project>/<index>. A window Argo CD could not evaluate (a bad schedule,
+// duration or time zone) denies: Argo CD refuses syncs under it as well.
+func ProjectWindows(proj *v1alpha1.AppProject, app *v1alpha1.Application) []spec.Window {
+	var out []spec.Window
+	for i, sw := range proj.Spec.SyncWindows {
+		if (&v1alpha1.SyncWindows{sw}).Matches(app) == nil {
+			continue
+		}
+		name := fmt.Sprintf("appproject/%s/%d", proj.Name, i)
+		w := spec.Window{Name: name, Kind: sw.Kind, Schedule: sw.Schedule, Duration: sw.Duration, TimeZone: sw.TimeZone}
+		if w.TimeZone == "" {
+			w.TimeZone = "UTC"
+		}
+		if w.Compile() != nil {
+			w = control.ClosedWindow(name)
+		}
+		out = append(out, w)
+	}
+	return out
+}

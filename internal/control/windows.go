@@ -1,0 +1,43 @@
+package control
+
+import (
+	"fmt"
+	"time"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/spec"
+)
+
+// ParseFleetWindows reads the fleet ConfigMap's windows key: change windows over every
+// rollout, a YAML list in the spec's shape (compiled). A list that cannot be read fails
+// closed: it comes back as one deny window that never ends, named InvalidFleetWindows, with
+// the problem to report.
+func ParseFleetWindows(data map[string]string) ([]spec.Window, *Problem) {
+	v, ok := data[contract.WindowsKey]
+	if !ok {
+		return nil, nil
+	}
+	var ws []spec.Window
+	err := yaml.UnmarshalStrict([]byte(v), &ws)
+	if err == nil {
+		err = spec.CompileWindows(ws)
+	}
+	if err == nil {
+		return ws, nil
+	}
+	p := &Problem{Key: contract.WindowsKey, Value: v, Message: fmt.Sprintf("%s of %s: %v (fix: correct the list; until then every rollout is held)", contract.WindowsKey, contract.FleetConfigMap, err)}
+	return []spec.Window{ClosedWindow(InvalidFleetWindows)}, p
+}
+
+// InvalidFleetWindows names the window that holds every rollout while the fleet's windows
+// key cannot be read.
+const InvalidFleetWindows = "invalid-fleet-windows"
+
+// ClosedWindow is a deny window that never ends (failing closed).
+func ClosedWindow(name string) spec.Window {
+	w := spec.Window{Name: name, Kind: spec.WindowDeny, Start: time.Unix(0, 0).UTC().Format(time.RFC3339), End: "9999-12-31T23:59:59Z"}
+	_ = w.Compile() // constant fields: it compiles
+	return w
+}

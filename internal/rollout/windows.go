@@ -1,0 +1,237 @@
+package rollout
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/spec"
+	"github.com/cmp-phase/cmp-phase/internal/state"
+)
+
+// Window events.
+const (
+	// EvWindowHeld: a window holds the rollout's admissions (or the whole phase).
+	EvWindowHeld = "WindowHeld"
+	// EvWindowOverridden: a person let one admission through a window (override-window).
+	EvWindowOverridden = "WindowOverridden"
+)
+
+// openingHorizon bounds the search for the next opening: a set of windows closed for
+// longer than this has no known opening.
+const openingHorizon = 400 * 24 * time.Hour
+
+// Blockers are the compiled windows that hold changes at t: every active deny window
+// (blackout dates included) and, when there are allow windows and none is active, every
+// allow window. A window named by override is ignored (a deny window) or counts as active
+// (an allow window). No blockers: changes are allowed.
+func Blockers(ws []spec.Window, t time.Time, override string) []spec.Window {
+	var deny, allow []spec.Window
+	open := false
+	for _, w := range ws {
+		switch {
+		case w.Kind == spec.WindowAllow:
+			allow = append(allow, w)
+			open = open || w.Name == override || w.ActiveAt(t)
+		case w.Name != override && w.ActiveAt(t):
+			deny = append(deny, w)
+		}
+	}
+	if len(allow) > 0 && !open {
+		deny = append(deny, allow...)
+	}
+	return deny
+}
+
+// NextOpening is the first instant at or after now at which ws allow changes (no
+// blockers), found by walking the windows' changes; zero when none comes within a little
+// over a year (a window list that never opens). Pure: time is passed in.
+func NextOpening(ws []spec.Window, now time.Time) time.Time {
+	t := now
+	for range 100000 {
+		if len(Blockers(ws, t, "")) == 0 {
+			return t
+		}
+		var next time.Time
+		for i := range ws {
+			if c := ws[i].NextChange(t); !c.IsZero() && (next.IsZero() || c.Before(next)) {
+				next = c
+			}
+		}
+		if next.IsZero() || next.Sub(now) > openingHorizon {
+			return time.Time{}
+		}
+		t = next
+	}
+	return time.Time{}
+}
+
+// phaseWindows are the windows over the current phase: the fleet's, the rollout's, the
+// phase's own.
+func phaseWindows(p Plan, o Observed, sp spec.Phase) []spec.Window {
+	return slices.Concat(o.FleetWindows, p.Windows, sp.Windows)
+}
+
+// windowGate decides whether the windows let phase ph admit now, after a person's
+// override-window: held (no admission, no phase start) and all (hold: all, the phase waits
+// entirely). It records the hold in the rollout (for status) and asks to come back at the
+// next opening.
+func windowGate(st *state.State, prev *state.WindowHold, p Plan, o Observed, ph *state.PhaseState, sp spec.Phase, now time.Time, acts *[]Action) (held, all bool) {
+	ws := phaseWindows(p, o, sp)
+	blockers := Blockers(ws, now, ph.Override)
+	overrideWindow(st, ph, o, blockers, now, acts)
+	if ph.Override != "" {
+		blockers = Blockers(ws, now, ph.Override)
+	}
+	if len(blockers) == 0 {
+		return false, false
+	}
+	all = slices.ContainsFunc(blockers, func(w spec.Window) bool { return w.Hold == spec.HoldAll })
+	holdFor(st.Rollout, prev, ph.Name, names(blockers), NextOpening(ws, now), all, nil, now, acts)
+	return true, all
+}
+
+// overrideWindow applies override-window to the current phase when it names a window that
+// holds it now: recorded (who, why) and consumed; the phase's next admission goes through
+// that window once (PhaseState.Override). One that names no holding window is refused.
+func overrideWindow(st *state.State, ph *state.PhaseState, o Observed, blockers []spec.Window, now time.Time, acts *[]Action) {
+	c := o.Controls
+	if c == nil || c.OverrideWindow == "" || st.Paused != nil {
+		return
+	}
+	name := c.OverrideWindow
+	if !slices.ContainsFunc(blockers, func(w spec.Window) bool { return w.Name == name }) && !holdsChild(o, name, now) {
+		return // refused by steerWindows, which sees every window
+	}
+	ph.Override = name
+	consume(acts, contract.OverrideWindowKey)
+	emit(st.Rollout, acts, now, EvWindowOverridden, fmt.Sprintf("window %s overridden by %s for one admission of phase %s", name, who(c), ph.Name))
+}
+
+// holdsChild reports whether window name is an AppProject window holding some child now.
+func holdsChild(o Observed, name string, now time.Time) bool {
+	for _, ws := range o.ProjectWindows {
+		if slices.ContainsFunc(Blockers(ws, now, ""), func(w spec.Window) bool { return w.Name == name }) {
+			return true
+		}
+	}
+	return false
+}
+
+// projectHeld takes out of next the children whose AppProject's sync windows deny syncs
+// now (Argo CD would not sync them), recording the hold; it returns who may be admitted.
+func projectHeld(r *state.Rollout, prev *state.WindowHold, ph *state.PhaseState, o Observed, next []string, now time.Time, acts *[]Action) []string {
+	var ok, held, blocking []string
+	var opens time.Time
+	for _, c := range next {
+		ws := o.ProjectWindows[c]
+		b := Blockers(ws, now, ph.Override)
+		if len(b) == 0 {
+			ok = append(ok, c)
+			continue
+		}
+		held = append(held, c)
+		blocking = append(blocking, names(b)...)
+		if at := NextOpening(ws, now); !at.IsZero() && (opens.IsZero() || at.Before(opens)) {
+			opens = at
+		}
+	}
+	if len(held) > 0 {
+		slices.Sort(blocking)
+		holdFor(r, prev, ph.Name, slices.Compact(blocking), opens, false, held, now, acts)
+	}
+	return ok
+}
+
+// admissible is who of next the windows let in: nobody while held, else those whose
+// AppProject allows syncs now.
+func admissible(r *state.Rollout, prev *state.WindowHold, ph *state.PhaseState, o Observed, next []string, held bool, now time.Time, acts *[]Action) []string {
+	if held || len(next) == 0 {
+		return nil
+	}
+	return projectHeld(r, prev, ph, o, next, now, acts)
+}
+
+// holdFor records a window hold in the rollout (prev is the hold of the last pass: kept
+// while it lasts, so a hold costs one write), tells people once, and comes back at the
+// opening.
+func holdFor(r *state.Rollout, prev *state.WindowHold, phase string, windows []string, opens time.Time, all bool, children []string, now time.Time, acts *[]Action) {
+	h := &state.WindowHold{Phase: phase, Windows: windows, Children: children, Since: now}
+	if all {
+		h.Hold = spec.HoldAll
+	}
+	if !opens.IsZero() {
+		h.Opens = &opens
+		*acts = append(*acts, Action{Kind: ActRequeue, At: opens, Message: "window " + strings.Join(windows, ", ") + " opens"})
+	}
+	if old := prev; old != nil && old.Phase == h.Phase && slices.Equal(old.Windows, h.Windows) && old.Hold == h.Hold {
+		h.Since = old.Since
+		if slices.Equal(old.Children, h.Children) && sameTime(old.Opens, h.Opens) {
+			return
+		}
+	} else {
+		emit(r, acts, now, EvWindowHeld, "phase "+phase+" "+HoldText(h))
+	}
+	r.Window = h
+}
+
+// HoldText says what a window hold holds and until when, for history, Events and status.
+func HoldText(h *state.WindowHold) string {
+	what := "held by window"
+	if h.Hold == spec.HoldAll {
+		what = "waits entirely (hold: all) for window"
+	}
+	s := fmt.Sprintf("%s %s", what, strings.Join(h.Windows, ", "))
+	if len(h.Children) > 0 {
+		s += " (AppProject sync windows deny syncs of " + describe(h.Children) + ")"
+	}
+	if h.Opens != nil {
+		return s + "; next opening " + h.Opens.UTC().Format(time.RFC3339)
+	}
+	return s + "; no opening within a year (fix: change the windows, or override-window)"
+}
+
+func names(ws []spec.Window) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = w.Name
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// removalsHeld reports whether the fleet's and the rollout's windows hold removals of
+// children that left (no new removal group starts; one under way finishes).
+func removalsHeld(p Plan, o Observed, now time.Time, acts *[]Action) bool {
+	ws := slices.Concat(o.FleetWindows, p.Windows)
+	if len(Blockers(ws, now, "")) == 0 {
+		return false
+	}
+	if at := NextOpening(ws, now); !at.IsZero() {
+		*acts = append(*acts, Action{Kind: ActRequeue, At: at, Message: "a window holding removals opens"})
+	}
+	return true
+}
+
+// knownWindow reports whether any window the rollout sees is called name.
+func knownWindow(p Plan, o Observed, name string) bool {
+	has := func(ws []spec.Window) bool {
+		return slices.ContainsFunc(ws, func(w spec.Window) bool { return w.Name == name })
+	}
+	if has(o.FleetWindows) || has(p.Windows) {
+		return true
+	}
+	for _, ph := range p.Phases {
+		if has(ph.Windows) {
+			return true
+		}
+	}
+	for _, ws := range o.ProjectWindows {
+		if has(ws) {
+			return true
+		}
+	}
+	return false
+}
