@@ -72,3 +72,19 @@ func TestStatusShowsARejectionAndAnOpenGate(t *testing.T) {
 		t.Errorf("an open gate waits for nothing: %q %+v", text, d.Phases[1].Approval)
 	}
 }
+
+// An after-checks gate asks once the soak ended: the phase is still Soaking in the state,
+// and the table says what it waits for — the approvals, not a soak that is over.
+func TestAGateAskedAfterTheSoakIsWhatTheTableShows(t *testing.T) {
+	st := withGate()
+	soak := time.Date(2026, 11, 22, 2, 59, 0, 0, time.UTC)
+	st.Rollout.Phases[1].Status, st.Rollout.Phases[1].SoakUntil = state.PhaseSoaking, &soak
+	st.Rollout.Phases[1].Approval.AfterChecks = true
+	var b bytes.Buffer
+	if err := Table(&b, Of("guestbook", st), time.Date(2026, 11, 22, 3, 1, 0, 0, time.UTC)); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); !strings.Contains(out, "awaiting 1/2 approvals, 1 more from sre") || strings.Contains(out, "soak ends in") {
+		t.Errorf("the gate column shows the soak, not the approvals:\n%s", out)
+	}
+}

@@ -267,7 +267,10 @@ func Table(w io.Writer, d Doc, now time.Time) error {
 }
 
 func gate(p Phase, now time.Time) string {
+	asked := p.Approval != nil && p.ApprovedBy == "" && (p.Approval.AskedAt != nil || p.Approval.Rejection != nil)
 	switch {
+	case asked: // a gate that asks is what the phase waits for, also once its soak ended
+		return approvalGate(p)
 	case p.SoakUntil != nil && p.Status == string(state.PhaseSoaking):
 		return "soak ends in " + max(p.SoakUntil.Sub(now), 0).Round(time.Second).String()
 	case p.ApprovedBy != "":
