@@ -25,7 +25,7 @@ type hookRuns struct {
 	// jobs are the Jobs of ended runs to delete once the ledger has their outcome
 	// (hookDeletePolicy), by idempotency key.
 	jobs  map[string]hooks.JobRef
-	hosts    map[string]chan struct{}                 // host → its slots (--hooks-per-host)
+	hosts map[string]chan struct{} // host → its slots (--hooks-per-host)
 }
 
 // idempotencyKey is stable per (rollout, revision, phase, hook[, cluster]).
