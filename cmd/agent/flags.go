@@ -65,7 +65,7 @@ func (r rollouts) validate() error {
 type hookFlags struct{ o *agent.Options }
 
 // BindFlags registers --hook-command-dir, --hook-allow-private, --hook-pass-env,
-// --secret-namespace and --hooks-per-host.
+// --secret-namespace, --hooks-per-host and --job-service-account.
 func (h hookFlags) BindFlags(fs *flag.FlagSet) {
 	fs.Func("hook-command-dir", "a directory command hooks may run executables from (repeatable; none: command hooks are refused)", func(v string) error {
 		if !filepath.IsAbs(v) {
@@ -81,6 +81,7 @@ func (h hookFlags) BindFlags(fs *flag.FlagSet) {
 	})
 	fs.StringVar(&h.o.SecretNamespace, "secret-namespace", "", "where hook secret references are read (default: --namespace)")
 	fs.IntVar(&h.o.HooksPerHost, "hooks-per-host", 4, "http hooks running at once against one host")
+	fs.StringVar(&h.o.Hooks.JobServiceAccount, "job-service-account", contract.DefaultJobServiceAccount, "service account job hook pods run as (in the Job's namespace; no token mounted)")
 }
 
 // limitFlags are the installation's limits on hooks (spec.Limits), seed 000's by default;

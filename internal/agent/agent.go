@@ -143,7 +143,7 @@ func New(kube kubernetes.Interface, argo argoclient.Interface, opts Options, log
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "cmp-phase-agent"}),
 		asked: map[string]named{},
 		hooks: hooks.New(opts.Hooks).WithJobs(newJobClients(kube, opts.Namespace)), metrics: newMetrics(opts.Metrics),
-		runs: hookRuns{inFlight: map[string]bool{}, results: map[string]map[string]rollout.HookResult{}, hosts: map[string]chan struct{}{}},
+		runs: hookRuns{inFlight: map[string]bool{}, results: map[string]map[string]rollout.HookResult{}, jobs: map[string]hooks.JobRef{}, hosts: map[string]chan struct{}{}},
 	}
 }
 

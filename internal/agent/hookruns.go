@@ -22,7 +22,10 @@ type hookRuns struct {
 	mu       sync.Mutex
 	inFlight map[string]bool
 	results  map[string]map[string]rollout.HookResult // rollout → idempotency key → result
-	hosts    map[string]chan struct{}                 // host → its slots (--hooks-per-host)
+	// jobs are the Jobs of ended runs to delete once the ledger has their outcome
+	// (hookDeletePolicy), by idempotency key.
+	jobs  map[string]hooks.JobRef
+	hosts map[string]chan struct{} // host → its slots (--hooks-per-host)
 }
 
 // idempotencyKey is stable per (rollout, revision, phase, hook[, cluster]).
@@ -47,17 +50,27 @@ func (a *Agent) hookResults(name string, cur *state.State) map[string]rollout.Ho
 	return out
 }
 
-// startHooks starts the runs the engine asks for that this process is not running yet, and
-// forgets results the written ledger has recorded.
+// startHooks starts the runs the engine asks for that this process is not running yet,
+// forgets results the written ledger has recorded, and deletes the Jobs of those runs
+// their hookDeletePolicy deletes.
 func (a *Agent) startHooks(ctx context.Context, p *pass, st *state.State, acts []rollout.Action) {
 	name, r := p.plan.Rollout, st.Rollout
 	a.runs.mu.Lock()
+	var cleanup []hooks.JobRef
 	for id := range a.runs.results[name] {
-		if !a.pendingResult(r, name, id) {
-			delete(a.runs.results[name], id)
+		if a.pendingResult(r, name, id) {
+			continue
+		}
+		delete(a.runs.results[name], id)
+		if ref, ok := a.runs.jobs[id]; ok {
+			delete(a.runs.jobs, id)
+			if ledgerRecorded(r, name, id) {
+				cleanup = append(cleanup, ref)
+			}
 		}
 	}
 	a.runs.mu.Unlock()
+	a.deleteJobs(ctx, name, cleanup)
 	for _, act := range acts {
 		if act.Kind != rollout.ActRunHook {
 			continue
@@ -108,7 +121,7 @@ func (a *Agent) runHook(ctx context.Context, p *pass, revision string, act rollo
 		a.runs.mu.Unlock()
 		a.queue.Add(p.plan.Rollout)
 	}()
-	res := a.hookAttempts(ctx, p, revision, act, id, started)
+	res, job := a.hookAttempts(ctx, p, revision, act, id, started)
 	if ctx.Err() != nil {
 		return
 	}
@@ -117,16 +130,21 @@ func (a *Agent) runHook(ctx context.Context, p *pass, revision string, act rollo
 		a.runs.results[p.plan.Rollout] = map[string]rollout.HookResult{}
 	}
 	a.runs.results[p.plan.Rollout][id] = res
+	if job != nil {
+		a.runs.jobs[id] = *job
+	}
 	a.runs.mu.Unlock()
 	a.log.Info("hook ended", "rollout", p.plan.Rollout, "hook", act.Key, "status", res.Status, "attempts", res.Attempts, "duration", res.Duration)
 }
 
-func (a *Agent) hookAttempts(ctx context.Context, p *pass, revision string, act rollout.Action, id string, started time.Time) rollout.HookResult {
+// hookAttempts runs the hook's attempts; with the result it returns the Job to delete once
+// the ledger has recorded it, if any.
+func (a *Agent) hookAttempts(ctx context.Context, p *pass, revision string, act rollout.Action, id string, started time.Time) (rollout.HookResult, *hooks.JobRef) {
 	start := time.Now()
 	vars := a.clusterVars(p, phaseName(p, act.Phase), act)
 	h, secrets, err := hooks.Template(act.Hook, vars, a.secret(ctx))
 	if err != nil {
-		return rollout.HookResult{Status: state.HookErrored, Attempts: 1, FinishedAt: time.Now(), Message: err.Error()}
+		return rollout.HookResult{Status: state.HookErrored, Attempts: 1, FinishedAt: time.Now(), Message: err.Error()}, nil
 	}
 	reach := a.hooks.Reach(h)
 	if reach.SkipsTLSVerify {
@@ -141,7 +159,7 @@ func (a *Agent) hookAttempts(ctx context.Context, p *pass, revision string, act 
 	res := a.hooks.RunAttempts(ctx, call, a.opts.Backoff, func(n int, _ hooks.Result) { attempts = n })
 	status := ledgerStatus(res.Outcome)
 	a.metrics.hook(strings.SplitN(act.Key, "/", 2)[0], status, time.Since(start))
-	return rollout.HookResult{Status: status, Attempts: attempts, FinishedAt: time.Now(), Duration: time.Since(start), Message: res.Message}
+	return rollout.HookResult{Status: status, Attempts: attempts, FinishedAt: time.Now(), Duration: time.Since(start), Message: res.Message}, res.Cleanup
 }
 
 // ledgerStatus is how the ledger records a run's outcome; one it has no status for is

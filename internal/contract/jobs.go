@@ -14,8 +14,11 @@ const (
 	// AnnotationJobRun says which run of that key created the Job: when the ledger started
 	// it (Unix nanoseconds) and the attempt, "<started>/<attempt>".
 	AnnotationJobRun = "cmp-phase.io/hook-run"
+	// LabelHookSecret, "true" on a Secret, lets a job hook's pod reference it (env,
+	// envFrom, volumes, projected sources, image pull secrets); a hook referencing any other
+	// Secret is Errored before its Job is created, so Argo CD's own Secrets stay out of reach.
+	LabelHookSecret = "cmp-phase.io/hook-secret"
+	// DefaultJobServiceAccount is the service account job hook pods run as unless the
+	// agent's --job-service-account says otherwise.
+	DefaultJobServiceAccount = "default"
 )
-
-// InClusterServer is the server Argo CD names its own cluster by: a hook Job for it runs
-// with the agent's own client, not a cluster Secret's credentials.
-const InClusterServer = "https://kubernetes.default.svc"

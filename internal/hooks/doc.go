@@ -56,11 +56,14 @@
 // variables; the command runs in its own process group in a fresh temp directory, is sent
 // SIGTERM then SIGKILL on timeout, and its output is captured and capped.
 //
-// Jobs (job.go, jobobject.go): the Job is created through JobClients (the agent's: its own
-// client, or Argo CD's credentials of a cluster read per run), named from the rollout,
-// revision and ledger key and annotated with the run, so another agent adopts it rather
-// than making a second; env from Secrets stays a reference the runner never reads; the
-// pod's log in a result is its last lines, capped, then redacted like every message.
+// Jobs (job.go, jobobject.go, jobwait.go, jobsecrets.go): created through JobClients on
+// the control cluster only (a per-cluster call is refused), named from the rollout,
+// revision and ledger key and annotated with the run, so another agent or attempt adopts
+// it rather than making a second; run as the agent's job service account without a token;
+// a referenced Secret must carry contract.LabelHookSecret (its labels are read, never its
+// data); transient read errors while waiting are retried; the Job is never deleted by Run
+// but named in Result.Cleanup, for the agent to delete once the ledger has the outcome.
+// The pod's log is not read: the message says how to read it.
 //
 // Secret values a call carries are redacted from every message.
 package hooks

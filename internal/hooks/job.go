@@ -4,49 +4,48 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	batchclient "k8s.io/client-go/kubernetes/typed/batch/v1"
 
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 )
 
-// JobClients reach the clusters job hooks run in. The agent's implementation reads a
-// cluster's credentials from Argo CD's cluster Secret when asked, and keeps none.
+// JobClients reach the control cluster, where job hooks run (a per-cluster job hook is
+// refused: the spec parser refuses it, the runner too).
 type JobClients interface {
 	// Control is the control cluster (where Argo CD and the agent run) and the agent's
-	// namespace, for a per-phase job hook.
+	// namespace.
 	Control() (kubernetes.Interface, string)
-	// Cluster is a client of the cluster whose API server is server, for a per-cluster one.
-	Cluster(ctx context.Context, server string) (kubernetes.Interface, error)
 }
 
-// Job hook settings that are not the spec's.
-const (
-	defaultClusterNamespace = "default" // a per-cluster Job's namespace unless the hook names one
-	jobLogLines             = 20        // the last lines of the pod's log told in a result
-	jobLogBytes             = 4 << 10
-	jobCleanup              = 10 * time.Second // deleting a Job after its outcome
-)
+// JobRef is a Job a run made, to delete once the ledger has recorded the run's outcome
+// (hookDeletePolicy HookSucceeded / HookFailed): deleting it earlier would let a new
+// leader, finding no outcome in the ledger and no Job, run the hook again.
+type JobRef struct {
+	Namespace, Name string
+	UID             types.UID
+}
+
+// jobCleanup bounds deleting a Job after its outcome was recorded.
+const jobCleanup = 10 * time.Second
 
 // jobKind runs `type: job` hooks.
 type jobKind struct{ spec.HookKind }
 
-// Reach is nothing the per-host cap counts: the Job runs in a cluster.
+// Reach is nothing the per-host cap counts: the Job runs in the control cluster.
 func (jobKind) Reach(spec.HookBlock) Reach { return Reach{} }
 
-// Run creates the call's Job (or adopts the one an earlier agent created for the same run)
-// and waits for its Complete (Succeeded) or Failed (Failed) condition; anything that keeps
-// us from creating it or telling its outcome is Errored. The pod's last log lines are in
-// the message. hookDeletePolicy deletes an earlier run's Job before creating and this one
-// after its outcome.
+// Run creates the call's Job (or adopts the one an earlier agent or attempt created for the
+// same run) once every Secret it references is labelled for hooks, and waits for its
+// Complete (Succeeded) or Failed (Failed) condition; anything that keeps us from creating
+// it or telling its outcome is Errored. It deletes nothing after the outcome: the Result
+// names the Job to delete (Cleanup) once the ledger has the outcome.
 func (jobKind) Run(ctx context.Context, r *Runner, c Call) Result {
 	h, ok := c.Hook.Block.(*spec.JobHook)
 	if !ok {
@@ -55,12 +54,16 @@ func (jobKind) Run(ctx context.Context, r *Runner, c Call) Result {
 	if r.jobs == nil {
 		return Result{Outcome: Errored, Message: "job hooks are not enabled in this runner (no cluster client)"}
 	}
-	kube, ns, err := r.jobTarget(ctx, c, h)
-	if err != nil {
+	if c.Cluster != "" {
+		return Result{Outcome: Errored, Message: "a job hook runs once per phase on the control cluster, not per cluster (fix: use an http or command check per cluster, or a per-phase Job)"}
+	}
+	kube, ns := r.jobs.Control()
+	ns = cmpOr(h.Namespace, ns)
+	if err := checkSecretRefs(ctx, kube, ns, &h.Spec.Template.Spec); err != nil {
 		return Result{Outcome: Errored, Message: err.Error()}
 	}
 	jobs := kube.BatchV1().Jobs(ns)
-	job, err := ensureJob(ctx, jobs, buildJob(c, h, ns), h, r.jobPoll)
+	job, err := ensureJob(ctx, jobs, buildJob(c, h, ns, r.limits.JobServiceAccount), h, r.jobPoll)
 	if err != nil {
 		return Result{Outcome: Errored, Message: err.Error()}
 	}
@@ -74,31 +77,11 @@ func (jobKind) Run(ctx context.Context, r *Runner, c Call) Result {
 	if !succeeded {
 		res = Result{Outcome: Failed, Message: fmt.Sprintf("Job %s Failed (%s)", where, why)}
 	}
-	res.Message += "; log: " + podLog(ctx, kube, ns, job.Name)
+	res.Message += fmt.Sprintf(" (its pod's log: kubectl logs -n %s job/%s)", ns, job.Name)
 	if (succeeded && h.Deletes(spec.HookSucceeded)) || (!succeeded && h.Deletes(spec.HookFailed)) {
-		if err := deleteJob(ctx, jobs, job); err != nil {
-			res.Message = "deleting the Job: " + err.Error() + "; " + res.Message
-		}
+		res.Cleanup = &JobRef{Namespace: ns, Name: job.Name, UID: job.UID}
 	}
 	return res
-}
-
-// jobTarget is the client and namespace of c's Job: the control cluster's (the agent's
-// namespace) for a per-phase hook, the cluster's ("default") for a per-cluster one, the
-// hook's namespace when it names one.
-func (r *Runner) jobTarget(ctx context.Context, c Call, h *spec.JobHook) (kubernetes.Interface, string, error) {
-	if c.Cluster == "" {
-		kube, ns := r.jobs.Control()
-		return kube, cmpOr(h.Namespace, ns), nil
-	}
-	if c.Server == "" {
-		return nil, "", fmt.Errorf("cluster of %s has no server in the inventory", c.Cluster)
-	}
-	kube, err := r.jobs.Cluster(ctx, c.Server)
-	if err != nil {
-		return nil, "", fmt.Errorf("client for %s: %w", c.Server, err)
-	}
-	return kube, cmpOr(h.Namespace, defaultClusterNamespace), nil
 }
 
 func cmpOr(a, b string) string {
@@ -108,79 +91,20 @@ func cmpOr(a, b string) string {
 	return b
 }
 
-// ensureJob is the run's Job: the one already there when this run made it (a restarted or
-// new agent adopts it), else want, created after deleting an earlier run's Job of the same
-// name when the policy says BeforeHookCreation.
-func ensureJob(ctx context.Context, jobs batchclient.JobInterface, want *batchv1.Job, h *spec.JobHook, poll time.Duration) (*batchv1.Job, error) {
-	where := want.Namespace + "/" + want.Name
-	cur, err := jobs.Get(ctx, want.Name, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-	case err != nil:
-		return nil, fmt.Errorf("reading Job %s: %w", where, err)
-	case sameRun(cur, want):
-		return cur, nil
-	case !h.Deletes(spec.BeforeHookCreation):
-		return nil, fmt.Errorf("Job %s from an earlier run exists and hookDeletePolicy has no BeforeHookCreation (fix: delete the Job, or add BeforeHookCreation)", where)
-	default:
-		if err := deleteJob(ctx, jobs, cur); err != nil {
-			return nil, fmt.Errorf("deleting the earlier run's Job %s (BeforeHookCreation): %w", where, err)
-		}
-		if err := waitGone(ctx, jobs, want.Name, poll); err != nil {
-			return nil, fmt.Errorf("waiting for the earlier run's Job %s to go: %w", where, err)
-		}
+// DeleteJob deletes the Job ref names (that one: its UID) and, in the background, its pods,
+// within a short deadline of its own. The agent calls it once the ledger has recorded the
+// outcome of the run that made it; a Job already gone or replaced is left alone.
+func (r *Runner) DeleteJob(ctx context.Context, ref JobRef) error {
+	if r.jobs == nil {
+		return errors.New("job hooks are not enabled in this runner")
 	}
-	made, err := jobs.Create(ctx, want, metav1.CreateOptions{})
-	if apierrors.IsAlreadyExists(err) { // another agent made it between our read and create
-		if cur, err = jobs.Get(ctx, want.Name, metav1.GetOptions{}); err == nil && sameRun(cur, want) {
-			return cur, nil
-		}
-		return nil, fmt.Errorf("creating Job %s: another run's Job of that name appeared", where)
+	kube, _ := r.jobs.Control()
+	job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: ref.Name, UID: ref.UID}}
+	err := deleteJob(ctx, kube.BatchV1().Jobs(ref.Namespace), job)
+	if apierrors.IsConflict(err) {
+		return nil // another Job of that name now: not ours to delete
 	}
-	if err != nil {
-		return nil, fmt.Errorf("creating Job %s: %w", where, err)
-	}
-	return made, nil
-}
-
-// waitJob polls the Job until it has an outcome or ctx ends.
-func waitJob(ctx context.Context, jobs batchclient.JobInterface, job *batchv1.Job, poll time.Duration) (*batchv1.Job, error) {
-	for {
-		if done, _, _ := jobEnded(job); done {
-			return job, nil
-		}
-		select {
-		case <-ctx.Done():
-			return nil, fmt.Errorf("no outcome yet, the Job is left running: %w", ctx.Err())
-		case <-time.After(poll):
-		}
-		next, err := jobs.Get(ctx, job.Name, metav1.GetOptions{})
-		if err != nil {
-			return nil, fmt.Errorf("reading it: %w", err)
-		}
-		if next.UID != job.UID {
-			return nil, errors.New("it was replaced by another")
-		}
-		job = next
-	}
-}
-
-// waitGone polls until the Job named name is gone or ctx ends.
-func waitGone(ctx context.Context, jobs batchclient.JobInterface, name string, poll time.Duration) error {
-	for {
-		_, err := jobs.Get(ctx, name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(poll):
-		}
-	}
+	return err
 }
 
 // deleteJob deletes the Job (that one: its UID) and, in the background, its pods; it has
@@ -194,24 +118,4 @@ func deleteJob(ctx context.Context, jobs batchclient.JobInterface, job *batchv1.
 		return nil
 	}
 	return err
-}
-
-// podLog is the last lines of the Job's newest pod's log, capped; "no log" when there is
-// none to read (no pod, no kubelet, as under kwok).
-func podLog(ctx context.Context, kube kubernetes.Interface, ns, job string) string {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), jobCleanup)
-	defer cancel()
-	pods, err := kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: batchv1.JobNameLabel + "=" + job})
-	if err != nil || len(pods.Items) == 0 {
-		return "no log"
-	}
-	newest := slices.MaxFunc(pods.Items, func(a, b corev1.Pod) int {
-		return a.CreationTimestamp.Compare(b.CreationTimestamp.Time)
-	})
-	lines, bytes := int64(jobLogLines), int64(jobLogBytes)
-	b, err := kube.CoreV1().Pods(ns).GetLogs(newest.Name, &corev1.PodLogOptions{TailLines: &lines, LimitBytes: &bytes}).DoRaw(ctx)
-	if s := strings.TrimSpace(string(b)); err == nil && s != "" {
-		return s
-	}
-	return "no log"
 }

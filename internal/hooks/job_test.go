@@ -20,22 +20,21 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 )
 
-// fakeClusters are a control cluster and one other, both client-go fakes.
-type fakeClusters struct {
-	control, remote *fake.Clientset
-	servers         []string
-	err             error
-}
+// fakeClusters are the control cluster, a client-go fake holding the labelled Secret db.
+type fakeClusters struct{ control *fake.Clientset }
 
 func (f *fakeClusters) Control() (kubernetes.Interface, string) { return f.control, "argocd" }
 
-func (f *fakeClusters) Cluster(_ context.Context, server string) (kubernetes.Interface, error) {
-	f.servers = append(f.servers, server)
-	return f.remote, f.err
+func newFakeClusters() *fakeClusters {
+	return &fakeClusters{control: fake.NewSimpleClientset(hookSecret("db", "true"))}
 }
 
-func newFakeClusters() *fakeClusters {
-	return &fakeClusters{control: fake.NewSimpleClientset(), remote: fake.NewSimpleClientset()}
+func hookSecret(name, label string) *corev1.Secret {
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "argocd"}, Data: map[string][]byte{"password": []byte("s3cr3t-value")}}
+	if label != "" {
+		s.Labels = map[string]string{contract.LabelHookSecret: label}
+	}
+	return s
 }
 
 // ending makes every Job created in cs end with condition cond (reason) at once.
@@ -91,11 +90,13 @@ func TestJobOutcomes(t *testing.T) {
 			f := newFakeClusters()
 			ending(f.control, tc.cond, tc.reason)
 			res := jobRunner(f).Run(context.Background(), jobCall(spec.BeforeHookCreation))
-			if res.Outcome != tc.want || !strings.Contains(res.Message, tc.message) || !strings.HasSuffix(res.Message, "log: no log") {
+			name := JobName(jobCall(""))
+			if res.Outcome != tc.want || !strings.Contains(res.Message, tc.message) || res.Cleanup != nil ||
+				!strings.HasSuffix(res.Message, "(its pod's log: kubectl logs -n argocd job/"+name+")") {
 				t.Fatalf("got %+v", res)
 			}
-			if creates(f.control) != 1 || len(f.servers) != 0 {
-				t.Fatalf("creates %d, remote %v", creates(f.control), f.servers)
+			if creates(f.control) != 1 {
+				t.Fatalf("creates %d", creates(f.control))
 			}
 		})
 	}
@@ -112,7 +113,8 @@ func TestJobIsBuiltForItsRun(t *testing.T) {
 	}
 	if job.Labels[contract.LabelJobRollout] != "guestbook" || job.Labels[contract.LabelJobHook] != "migrate" ||
 		job.Spec.Template.Labels[contract.LabelJobHook] != "migrate" || job.Annotations[contract.AnnotationJobRun] != "100000000000/1" ||
-		job.Spec.Template.Spec.RestartPolicy != corev1.RestartPolicyNever {
+		job.Spec.Template.Spec.RestartPolicy != corev1.RestartPolicyNever || job.Spec.Template.Spec.ServiceAccountName != "default" ||
+		job.Spec.Template.Spec.AutomountServiceAccountToken == nil || *job.Spec.Template.Spec.AutomountServiceAccountToken {
 		t.Fatalf("job %+v", job.ObjectMeta)
 	}
 	env := map[string]corev1.EnvVar{}
@@ -123,9 +125,13 @@ func TestJobIsBuiltForItsRun(t *testing.T) {
 		t.Fatalf("env %+v", env)
 	}
 	for _, a := range f.control.Actions() {
-		if a.GetResource().Resource == "secrets" {
-			t.Fatalf("the runner read a Secret: %v", a)
+		if a.GetResource().Resource == "secrets" && a.GetVerb() != "get" {
+			t.Fatalf("the runner did more than read a Secret's labels: %v", a)
 		}
+	}
+	sa := New(Limits{JobServiceAccount: "hooks"})
+	if pod := buildJob(c, c.Hook.Block.(*spec.JobHook), "argocd", sa.limits.JobServiceAccount).Spec.Template.Spec; pod.ServiceAccountName != "hooks" {
+		t.Fatalf("--job-service-account not used: %q", pod.ServiceAccountName)
 	}
 }
 
@@ -133,7 +139,7 @@ func TestJobAdoptsItsRunsJob(t *testing.T) {
 	f := newFakeClusters()
 	c := jobCall(spec.BeforeHookCreation)
 	c.Attempt = 1
-	job := buildJob(c, c.Hook.Block.(*spec.JobHook), "argocd")
+	job := buildJob(c, c.Hook.Block.(*spec.JobHook), "argocd", "default")
 	job.Annotations[contract.AnnotationJobRun] = "100000000000/3" // a later attempt an earlier agent reached
 	job.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobComplete, Status: corev1.ConditionTrue}}
 	if _, err := f.control.BatchV1().Jobs("argocd").Create(context.Background(), job, metav1.CreateOptions{}); err != nil {
@@ -146,20 +152,22 @@ func TestJobAdoptsItsRunsJob(t *testing.T) {
 	}
 }
 
+// TestJobDeletePolicies: Run deletes nothing after the outcome; it names the Job to
+// delete (Cleanup) when the policy says so, and DeleteJob deletes that one (its UID).
 func TestJobDeletePolicies(t *testing.T) {
 	for _, tc := range []struct {
 		name, policy string
 		cond         batchv1.JobConditionType
 		earlier      bool // a Job of the same name from an earlier run is there
 		want         Outcome
-		kept         bool
+		cleanup      bool
 	}{
-		{"succeeded deleted", spec.HookSucceeded, batchv1.JobComplete, false, Succeeded, false},
-		{"succeeded kept on failure", spec.HookSucceeded, batchv1.JobFailed, false, Failed, true},
-		{"failed deleted", spec.HookFailed + "," + spec.BeforeHookCreation, batchv1.JobFailed, false, Failed, false},
-		{"failed kept on success", spec.HookFailed, batchv1.JobComplete, false, Succeeded, true},
-		{"before creation replaces", spec.BeforeHookCreation, batchv1.JobComplete, true, Succeeded, true},
-		{"an earlier run's Job without before creation", spec.HookSucceeded, batchv1.JobComplete, true, Errored, true},
+		{"succeeded deleted", spec.HookSucceeded, batchv1.JobComplete, false, Succeeded, true},
+		{"succeeded kept on failure", spec.HookSucceeded, batchv1.JobFailed, false, Failed, false},
+		{"failed deleted", spec.HookFailed + "," + spec.BeforeHookCreation, batchv1.JobFailed, false, Failed, true},
+		{"failed kept on success", spec.HookFailed, batchv1.JobComplete, false, Succeeded, false},
+		{"before creation replaces", spec.BeforeHookCreation, batchv1.JobComplete, true, Succeeded, false},
+		{"an earlier run's Job without before creation", spec.HookSucceeded, batchv1.JobComplete, true, Errored, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFakeClusters()
@@ -167,15 +175,16 @@ func TestJobDeletePolicies(t *testing.T) {
 			if tc.earlier {
 				old := c
 				old.Started = time.Unix(50, 0) // the same key, an earlier rollout of the revision
-				job := buildJob(old, old.Hook.Block.(*spec.JobHook), "argocd")
+				job := buildJob(old, old.Hook.Block.(*spec.JobHook), "argocd", "default")
 				if _, err := f.control.BatchV1().Jobs("argocd").Create(context.Background(), job, metav1.CreateOptions{}); err != nil {
 					t.Fatal(err)
 				}
 			}
 			ending(f.control, tc.cond, "")
-			res := jobRunner(f).Run(context.Background(), c)
+			r := jobRunner(f)
+			res := r.Run(context.Background(), c)
 			job, err := f.control.BatchV1().Jobs("argocd").Get(context.Background(), JobName(c), metav1.GetOptions{})
-			if res.Outcome != tc.want || (err == nil) != tc.kept {
+			if res.Outcome != tc.want || err != nil || (res.Cleanup != nil) != tc.cleanup {
 				t.Fatalf("got %+v; job kept: %v", res, err == nil)
 			}
 			if tc.earlier && tc.want == Succeeded && job.Annotations[contract.AnnotationJobRun] != "100000000000/1" {
@@ -183,6 +192,26 @@ func TestJobDeletePolicies(t *testing.T) {
 			}
 			if tc.want == Errored && !strings.Contains(res.Message, "has no BeforeHookCreation") {
 				t.Fatalf("message %q", res.Message)
+			}
+			if !tc.cleanup {
+				return
+			}
+			if *res.Cleanup != (JobRef{Namespace: "argocd", Name: job.Name, UID: job.UID}) {
+				t.Fatalf("cleanup %+v", res.Cleanup)
+			}
+			f.control.ClearActions()
+			if err := r.DeleteJob(context.Background(), *res.Cleanup); err != nil {
+				t.Fatal(err)
+			}
+			del := f.control.Actions()[0].(k8stesting.DeleteActionImpl)
+			if pre := del.DeleteOptions.Preconditions; pre == nil || *pre.UID != job.UID {
+				t.Fatalf("delete without the UID precondition: %+v", del.DeleteOptions)
+			}
+			if _, err := f.control.BatchV1().Jobs("argocd").Get(context.Background(), job.Name, metav1.GetOptions{}); err == nil {
+				t.Fatal("DeleteJob left the Job")
+			}
+			if err := r.DeleteJob(context.Background(), *res.Cleanup); err != nil {
+				t.Fatalf("a Job already gone: %v", err)
 			}
 		})
 	}
@@ -205,38 +234,10 @@ func TestJobErrors(t *testing.T) {
 		t.Fatalf("no clients: %+v", res)
 	}
 	f = newFakeClusters()
-	f.err = errors.New("no cluster Secret for https://prod-1")
 	c = jobCall("")
-	c.Cluster, c.Server = "guestbook-prod-1", "https://prod-1"
-	if res := jobRunner(f).Run(context.Background(), c); res.Outcome != Errored || !strings.Contains(res.Message, "no cluster Secret") {
+	c.Cluster, c.Server = "guestbook-prod-1", "https://prod-1" // a plan from before per-cluster job hooks were refused
+	if res := jobRunner(f).Run(context.Background(), c); res.Outcome != Errored || !strings.Contains(res.Message, "runs once per phase on the control cluster") || len(f.control.Actions()) != 0 {
 		t.Fatalf("cluster: %+v", res)
-	}
-}
-
-func TestPerClusterJobRunsInItsCluster(t *testing.T) {
-	f := newFakeClusters()
-	ending(f.remote, batchv1.JobComplete, "")
-	c := jobCall("")
-	c.Cluster, c.Server = "guestbook-prod-1", "https://prod-1"
-	res := jobRunner(f).Run(context.Background(), c)
-	if res.Outcome != Succeeded || creates(f.remote) != 1 || creates(f.control) != 0 || f.servers[0] != "https://prod-1" ||
-		!strings.Contains(res.Message, "Job default/") {
-		t.Fatalf("got %+v, servers %v", res, f.servers)
-	}
-}
-
-func TestJobLogIsTailedAndRedacted(t *testing.T) {
-	f := newFakeClusters()
-	ending(f.control, batchv1.JobFailed, "BackoffLimitExceeded")
-	c := jobCall("")
-	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "argocd", Labels: map[string]string{batchv1.JobNameLabel: JobName(c)}}}
-	if _, err := f.control.CoreV1().Pods("argocd").Create(context.Background(), pod, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	c.Secrets = []string{"fake"} // client-go's fake log is "fake logs"
-	res := jobRunner(f).Run(context.Background(), c)
-	if res.Outcome != Failed || !strings.HasSuffix(res.Message, "log: [redacted] logs") {
-		t.Fatalf("got %+v", res)
 	}
 }
 
@@ -251,7 +252,7 @@ func TestJobNames(t *testing.T) {
 		if len(validation.IsDNS1123Label(name)) > 0 || name != JobName(call) {
 			t.Errorf("%q: not a stable DNS-1123 label", name)
 		}
-		for _, v := range buildJob(call, call.Hook.Block.(*spec.JobHook), "ns").Labels {
+		for _, v := range buildJob(call, call.Hook.Block.(*spec.JobHook), "ns", "default").Labels {
 			if len(validation.IsValidLabelValue(v)) > 0 {
 				t.Errorf("label value %q", v)
 			}

@@ -62,19 +62,32 @@ func runID(c Call) string {
 // sameRun reports whether job was made by the run want is for (this attempt, or a later
 // one an earlier agent reached): then it is adopted, never made again.
 func sameRun(job, want *batchv1.Job) bool {
+	n, m, ok := attempts(job, want)
+	return ok && n >= m
+}
+
+// earlierAttempt reports whether job was made by an earlier attempt of want's run.
+func earlierAttempt(job, want *batchv1.Job) bool {
+	n, m, ok := attempts(job, want)
+	return ok && n < m
+}
+
+// attempts are job's and want's attempts when both are of the same run (key and start).
+func attempts(job, want *batchv1.Job) (int, int, bool) {
 	if job.Annotations[contract.AnnotationJobKey] != want.Annotations[contract.AnnotationJobKey] {
-		return false
+		return 0, 0, false
 	}
 	started, attempt, ok := strings.Cut(job.Annotations[contract.AnnotationJobRun], "/")
 	wantStarted, wantAttempt, _ := strings.Cut(want.Annotations[contract.AnnotationJobRun], "/")
 	n, err := strconv.Atoi(attempt)
 	m, _ := strconv.Atoi(wantAttempt)
-	return ok && err == nil && started == wantStarted && n >= m
+	return n, m, ok && err == nil && started == wantStarted
 }
 
 // buildJob is the Job of call c in namespace ns: the hook's spec, labelled and annotated
-// for finding it again, with the injected variables in every container.
-func buildJob(c Call, h *spec.JobHook, ns string) *batchv1.Job {
+// for finding it again, with the injected variables in every container, run as the
+// service account sa without its token mounted.
+func buildJob(c Call, h *spec.JobHook, ns, sa string) *batchv1.Job {
 	labels := map[string]string{
 		contract.LabelJobRollout: labelValue(c.Rollout), contract.LabelJobHook: labelValue(c.Hook.Name),
 		contract.LabelJobPlace: labelValue(c.Place),
@@ -95,6 +108,8 @@ func buildJob(c Call, h *spec.JobHook, ns string) *batchv1.Job {
 	if tmpl.Spec.RestartPolicy == "" {
 		tmpl.Spec.RestartPolicy = corev1.RestartPolicyNever
 	}
+	tmpl.Spec.ServiceAccountName, tmpl.Spec.DeprecatedServiceAccount = sa, ""
+	tmpl.Spec.AutomountServiceAccountToken = new(bool)
 	env := jobEnv(c)
 	for i := range tmpl.Spec.InitContainers {
 		tmpl.Spec.InitContainers[i].Env = withEnv(tmpl.Spec.InitContainers[i].Env, env)

@@ -4,6 +4,7 @@ import (
 	"crypto/x509"
 	"time"
 
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 )
 
@@ -27,6 +28,9 @@ type Limits struct {
 	PassEnv []string
 	// RootCAs verifies TLS (nil: the system pool).
 	RootCAs *x509.CertPool
+	// JobServiceAccount is the service account job hook pods run as, without a token
+	// mounted (default contract.DefaultJobServiceAccount).
+	JobServiceAccount string
 }
 
 func (l Limits) withDefaults() Limits {
@@ -44,6 +48,9 @@ func (l Limits) withDefaults() Limits {
 	def(&l.MaxOutput, 64<<10)
 	defInt(&l.MaxMessage, 1<<10)
 	defInt(&l.MaxRedirects, 5)
+	if l.JobServiceAccount == "" {
+		l.JobServiceAccount = contract.DefaultJobServiceAccount
+	}
 	if l.Grace <= 0 {
 		l.Grace = 5 * time.Second
 	}

@@ -26,6 +26,9 @@ type Result struct {
 	Status   int           `json:"status,omitempty"`   // http: the response status
 	ExitCode int           `json:"exitCode,omitempty"` // command: the exit status
 	Duration time.Duration `json:"duration"`
+	// Cleanup is the Job a job hook's run made and its hookDeletePolicy deletes after this
+	// outcome; the agent deletes it once the ledger has recorded the outcome. Not stored.
+	Cleanup *JobRef `json:"-"`
 }
 
 // redactor replaces secret values in text; it is built per call from the values the call

@@ -25,8 +25,8 @@ type Call struct {
 	IdempotencyKey string
 	// Secrets are the secret values resolved into Hook; they are redacted from every Result.
 	Secrets []string
-	// Server is the cluster's API server for a per-cluster run (where a job hook's Job
-	// runs); empty for a per-phase one.
+	// Server is the cluster's API server for a per-cluster run; empty for a per-phase one.
+	// No kind reaches it: a job hook runs on the control cluster only.
 	Server string
 	// Started is when the ledger started this run, and Attempt which attempt this is (from
 	// 1; RunAttempts sets it): together they tell a job hook's own Job from one an earlier

@@ -3,13 +3,11 @@ package spec
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -29,11 +27,14 @@ const (
 	BeforeHookCreation = "BeforeHookCreation"
 )
 
+// minJobTTL is the shortest ttlSecondsAfterFinished: a Job gone sooner could be gone
+// before the agent (or the next leader) has read and recorded its outcome.
+const minJobTTL = 300
+
 // JobHook is the job block of a hook: where the Job runs, when it is deleted, and its spec
 // (a batch/v1 JobSpec, as in seed 002's resource hooks).
 type JobHook struct {
-	// Namespace is where the Job is created; empty: the agent's namespace for a per-phase
-	// hook, "default" in the cluster for a per-cluster one.
+	// Namespace is where the Job is created in the control cluster; empty: the agent's.
 	Namespace string `json:"namespace,omitempty"`
 	// HookDeletePolicy is a comma-separated list of HookSucceeded, HookFailed and
 	// BeforeHookCreation (the default), normalised.
@@ -107,7 +108,12 @@ func parseJob(d *dec, hn hookNode) *JobHook {
 	if sn == nil || !d.jobSpec(sn, path+".spec", &j.Spec) {
 		return j
 	}
+	if ttl := j.Spec.TTLSecondsAfterFinished; ttl != nil && *ttl < minJobTTL {
+		d.fail(sn, path+".spec.ttlSecondsAfterFinished", "use at least 300, or hookDeletePolicy: HookSucceeded to delete it once its outcome is recorded",
+			"%d s could delete the Job before the agent records its outcome", *ttl)
+	}
 	d.checkPod(sn, path+".spec.template.spec", &j.Spec.Template.Spec)
+	d.onControlCluster(n, path)
 	for _, name := range (Hook{Block: j}).Placeholders() {
 		if strings.HasPrefix(name, ".secrets.") {
 			d.fail(n, path, "reference the Secret from the pod: env[].valueFrom.secretKeyRef (the agent never reads it)",
@@ -167,24 +173,4 @@ func (d *dec) jobSpec(n *yaml.Node, path string, spec *batchv1.JobSpec) bool {
 		d.fail(n, field, "remove it or fix its spelling (a batch/v1 JobSpec field)", "%s", oneLine(e.Error()))
 	}
 	return len(strict) == 0
-}
-
-// checkPod refuses a pod the Job controller would refuse: no containers, or restartPolicy
-// Always; an unset restartPolicy is Never (seed 002's).
-func (d *dec) checkPod(n *yaml.Node, path string, pod *corev1.PodSpec) {
-	if len(pod.Containers) == 0 {
-		d.fail(n, path+".containers", "list at least one container", "is required")
-	}
-	for i, c := range pod.Containers {
-		if c.Name == "" || c.Image == "" {
-			d.fail(n, fmt.Sprintf("%s.containers[%d]", path, i), "give every container a name and an image", "name and image are required")
-		}
-	}
-	switch pod.RestartPolicy {
-	case "":
-		pod.RestartPolicy = corev1.RestartPolicyNever
-	case corev1.RestartPolicyNever, corev1.RestartPolicyOnFailure:
-	default:
-		d.fail(n, path+".restartPolicy", "use Never or OnFailure", "a Job's pod cannot restart %s", pod.RestartPolicy)
-	}
 }

@@ -36,16 +36,15 @@ func TestJobHookReadsSeed002sShape(t *testing.T) {
 }
 
 func TestJobHookFields(t *testing.T) {
-	const pod = `template: {spec: {containers: [{name: c, image: 'busybox:{{name}}'}]}}`
+	const pod = `template: {spec: {containers: [{name: c, image: 'busybox:{{.phase.name}}'}]}}`
 	for _, tc := range []struct {
 		block, policy, ns string
 		restart           corev1.RestartPolicy
-		perCluster        bool
 	}{
-		{block: `{spec: {` + pod + `}}`, policy: BeforeHookCreation, restart: corev1.RestartPolicyNever, perCluster: true},
-		{block: `{hookDeletePolicy: 'HookSucceeded, HookFailed,HookSucceeded', spec: {` + pod + `}}`, policy: "HookSucceeded,HookFailed", restart: corev1.RestartPolicyNever, perCluster: true},
+		{block: `{spec: {` + pod + `}}`, policy: BeforeHookCreation, restart: corev1.RestartPolicyNever},
+		{block: `{hookDeletePolicy: 'HookSucceeded, HookFailed,HookSucceeded', spec: {ttlSecondsAfterFinished: 300, ` + pod + `}}`, policy: "HookSucceeded,HookFailed", restart: corev1.RestartPolicyNever},
 		{block: `{namespace: jobs, spec: {template: {spec: {restartPolicy: OnFailure, containers: [{name: c, image: x}]}}}}`, policy: BeforeHookCreation, ns: "jobs", restart: corev1.RestartPolicyOnFailure},
-		{block: `{namespace: '{{metadata.labels.ns}}', spec: {template: {spec: {containers: [{name: c, image: x}]}}}}`, policy: BeforeHookCreation, ns: "{{metadata.labels.ns}}", restart: corev1.RestartPolicyNever, perCluster: true},
+		{block: `{namespace: '{{.appset.name}}', spec: {template: {spec: {automountServiceAccountToken: false, containers: [{name: c, image: x, securityContext: {privileged: false, allowPrivilegeEscalation: false}}]}}}}`, policy: BeforeHookCreation, ns: "{{.appset.name}}", restart: corev1.RestartPolicyNever},
 	} {
 		s, err := parseWithCheck("{name: j, type: job, job: " + tc.block + "}")
 		if err != nil {
@@ -54,7 +53,7 @@ func TestJobHookFields(t *testing.T) {
 		}
 		h := s.Phases[0].Checks[0]
 		j := h.Block.(*JobHook)
-		if j.HookDeletePolicy != tc.policy || j.Namespace != tc.ns || j.Spec.Template.Spec.RestartPolicy != tc.restart || h.PerCluster() != tc.perCluster {
+		if j.HookDeletePolicy != tc.policy || j.Namespace != tc.ns || j.Spec.Template.Spec.RestartPolicy != tc.restart || h.PerCluster() {
 			t.Errorf("%s: got policy %q ns %q restart %q perCluster %v", tc.block, j.HookDeletePolicy, j.Namespace, j.Spec.Template.Spec.RestartPolicy, h.PerCluster())
 		}
 	}
@@ -87,6 +86,38 @@ func TestJobHookErrorsNameTheField(t *testing.T) {
 	}
 }
 
+// TestJobHookRefusesWhatTheAgentDoesNotGrant: a per-cluster job block, a pod asking for
+// more than --job-service-account and an unprivileged pod, and a ttl that could delete the
+// Job before its outcome is recorded are errors naming the field.
+func TestJobHookRefusesWhatTheAgentDoesNotGrant(t *testing.T) {
+	const c = `{name: c, image: x}`
+	pod := func(fields string) string {
+		return `job: {spec: {template: {spec: {` + fields + `}}}}`
+	}
+	for _, tc := range []struct{ block, want string }{
+		{`job: {spec: {template: {spec: {containers: [{name: c, image: 'smoke:{{ name }}'}]}}}}`,
+			`checks[0].job.spec.template.spec.containers[0].image: {{name}} would run the Job per cluster (fix: a job hook runs once per phase on the control cluster; use an http or command check per cluster, or a per-phase Job)`},
+		{`job: {namespace: '{{metadata.labels.ns}}', spec: {template: {spec: {containers: [` + c + `]}}}}`, `checks[0].job.namespace: {{metadata.labels.ns}} would run the Job per cluster`},
+		{`job: {spec: {template: {spec: {containers: [{name: c, image: x, args: [a, '--url={{server}}']}]}}}}`, `containers[0].args[1]: {{server}} would run the Job per cluster`},
+		{pod(`serviceAccountName: argocd-server, containers: [` + c + `]`), `job.spec.template.spec.serviceAccountName: a job hook cannot choose its service account (fix: remove it: the agent runs every Job as its --job-service-account`},
+		{pod(`serviceAccount: argocd-server, containers: [` + c + `]`), `job.spec.template.spec.serviceAccount: a job hook cannot choose its service account`},
+		{pod(`automountServiceAccountToken: true, containers: [` + c + `]`), `job.spec.template.spec.automountServiceAccountToken: a job hook's pod gets no service account token`},
+		{pod(`hostNetwork: true, containers: [` + c + `]`), `job.spec.template.spec.hostNetwork: a job hook's pod cannot use the node's network`},
+		{pod(`hostPID: true, containers: [` + c + `]`), `job.spec.template.spec.hostPID:`},
+		{pod(`hostIPC: true, containers: [` + c + `]`), `job.spec.template.spec.hostIPC:`},
+		{pod(`nodeName: n1, containers: [` + c + `]`), `job.spec.template.spec.nodeName: a job hook's pod cannot bypass the scheduler`},
+		{pod(`volumes: [{name: v, emptyDir: {}}, {name: h, hostPath: {path: /}}], containers: [` + c + `]`), `job.spec.template.spec.volumes[1].hostPath: a job hook's pod cannot mount a path of the node`},
+		{pod(`containers: [{name: c, image: x, securityContext: {privileged: true}}]`), `job.spec.template.spec.containers[0].securityContext.privileged: a job hook's container cannot be privileged`},
+		{pod(`initContainers: [{name: i, image: x, securityContext: {allowPrivilegeEscalation: true}}], containers: [` + c + `]`), `job.spec.template.spec.initContainers[0].securityContext.allowPrivilegeEscalation: a job hook's container cannot escalate`},
+		{`job: {spec: {ttlSecondsAfterFinished: 299, template: {spec: {containers: [` + c + `]}}}}`, `job.spec.ttlSecondsAfterFinished: 299 s could delete the Job before the agent records its outcome (fix: use at least 300, or hookDeletePolicy: HookSucceeded`},
+		{`job: {spec: {ttlSecondsAfterFinished: 0, template: {spec: {containers: [` + c + `]}}}}`, `job.spec.ttlSecondsAfterFinished: 0 s`},
+	} {
+		if _, err := parseWithCheck("{name: j, type: job, " + tc.block + "}"); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s:\n got %v\nwant %q", tc.block, err, tc.want)
+		}
+	}
+}
+
 func TestJobHookTimeoutLimit(t *testing.T) {
 	h := Hook{Name: "j", Type: "job", Timeout: 2 * MaxJobTimeout, Block: &JobHook{}}
 	v := DefaultLimits().Violations(h)
@@ -96,7 +127,7 @@ func TestJobHookTimeoutLimit(t *testing.T) {
 }
 
 // FuzzJobBlock: whatever a job block holds, parsing neither panics nor accepts a Job the
-// Job controller would refuse.
+// Job controller would refuse, one that runs per cluster, or a pod with more privileges.
 func FuzzJobBlock(f *testing.F) {
 	for _, s := range []string{
 		`{spec: {template: {spec: {containers: [{name: c, image: x}]}}}}`,
@@ -119,6 +150,9 @@ func FuzzJobBlock(f *testing.F) {
 			t.Fatalf("accepted without a job block: %q", block)
 		}
 		pod := j.Spec.Template.Spec
+		if s.Phases[0].Checks[0].PerCluster() || pod.ServiceAccountName != "" || pod.HostNetwork || pod.NodeName != "" {
+			t.Fatalf("accepted a per-cluster or privileged Job: %q", block)
+		}
 		if len(pod.Containers) == 0 || (pod.RestartPolicy != corev1.RestartPolicyNever && pod.RestartPolicy != corev1.RestartPolicyOnFailure) || j.HookDeletePolicy == "" {
 			t.Fatalf("accepted a Job the controller refuses: %q → %+v", block, j)
 		}

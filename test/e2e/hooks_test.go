@@ -190,8 +190,9 @@ func putHookSecret(ctx context.Context, t *testing.T, name string) string {
 	return value
 }
 
-// neverShows greps everything the agent wrote — its log, the state, the Events — for value.
-func (r *phased) neverShows(ctx context.Context, value string) {
+// neverShows greps everything the agent wrote — its logs (procs, the agents the test
+// started; default agent-<rollout>), the state, the Events — for value.
+func (r *phased) neverShows(ctx context.Context, value string, procs ...string) {
 	r.t.Helper()
 	cm, err := env.Kube.CoreV1().ConfigMaps(framework.ArgoNamespace).Get(ctx, contract.StateConfigMap(r.name), metav1.GetOptions{})
 	if err != nil {
@@ -201,7 +202,17 @@ func (r *phased) neverShows(ctx context.Context, value string) {
 	doc, _ := json.Marshal(st)
 	events, _ := env.Kube.CoreV1().Events(framework.ArgoNamespace).List(ctx, metav1.ListOptions{})
 	evJSON, _ := json.Marshal(events)
-	logs, _ := os.ReadFile(filepath.Join(env.Dir, "logs", "agent-"+r.name+".log"))
+	if len(procs) == 0 {
+		procs = []string{"agent-" + r.name}
+	}
+	var logs []byte
+	for _, p := range procs {
+		b, err := os.ReadFile(filepath.Join(env.Dir, "logs", p+".log"))
+		if err != nil {
+			r.t.Fatalf("the agent log the test greps: %v", err)
+		}
+		logs = append(logs, b...)
+	}
 	for where, text := range map[string]string{"state": string(doc), "events": string(evJSON), "agent log": string(logs)} {
 		if strings.Contains(text, value) {
 			r.t.Errorf("the secret shows in the %s", where)

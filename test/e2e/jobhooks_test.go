@@ -11,6 +11,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
@@ -145,7 +146,7 @@ func TestAFailingCheckJobAppliesOnFailure(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	r := newPhased(t, "jobgate", "stop")
-	secret := putHookSecret(ctx, t, r.name)
+	secret := putJobSecret(ctx, t, r.name)
 	spec := jobHookedSpec(r.name, true)
 	if _, err := env.Git.Commit(r.name+": v1", map[string]string{r.name + "/app/appset.yaml": spec,
 		r.name + "/v1/cm.yaml": framework.Workload(r.name, "v1")}); err != nil {
@@ -168,6 +169,18 @@ func TestAFailingCheckJobAppliesOnFailure(t *testing.T) {
 	r.neverShows(ctx, secret)
 }
 
+// putJobSecret is putHookSecret's Secret labelled for job hooks (a Job may reference only
+// such Secrets).
+func putJobSecret(ctx context.Context, t *testing.T, name string) string {
+	t.Helper()
+	value := putHookSecret(ctx, t, name)
+	patch := fmt.Sprintf(`{"metadata":{"labels":{%q:"true"}}}`, contract.LabelHookSecret)
+	if _, err := env.Kube.CoreV1().Secrets(framework.ArgoNamespace).Patch(ctx, "token-"+name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return value
+}
+
 // TestAJobHookRunsOnceAcrossCrashes (issue 13 (b), and (c)): the agent is killed while
 // early's pre-hook Job runs; the next agent adopts that Job (the same UID, one Job for the
 // run) instead of creating a second, and its success lets the rollout through.
@@ -176,7 +189,7 @@ func TestAJobHookRunsOnceAcrossCrashes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	r := newPhased(t, "jobcrash", "stop")
-	secret := putHookSecret(ctx, t, r.name)
+	secret := putJobSecret(ctx, t, r.name)
 	spec := jobHookedSpec(r.name, false)
 	if _, err := env.Git.Commit(r.name+": v1", map[string]string{r.name + "/app/appset.yaml": spec,
 		r.name + "/v1/cm.yaml": framework.Workload(r.name, "v1")}); err != nil {
@@ -213,5 +226,5 @@ func TestAJobHookRunsOnceAcrossCrashes(t *testing.T) {
 	if run := st.Rollout.Phases[0].Hooks["pre/migrate"]; run.Status != state.HookSucceeded || !strings.Contains(run.Message, "Complete") {
 		t.Fatalf("early's pre-hook: %+v", run)
 	}
-	r.neverShows(ctx, secret)
+	r.neverShows(ctx, secret, "agent-jobcrash-0", "agent-jobcrash-1")
 }

@@ -171,15 +171,17 @@ func TestManifestsGrantEachIdentityOnlyWhatItNeeds(t *testing.T) {
 			{"get", "", "secrets", "default", false}, {"list", "argoproj.io", "applications", "default", false}, {"get", "", "configmaps", "kube-system", false},
 			{"create", "", "secrets", ns, false}, {"delete", "", "configmaps", ns, false}, {"create", "", "pods", ns, false},
 			{"patch", "argoproj.io", "appprojects", ns, false}, {"watch", "argoproj.io", "appprojects", ns, true},
-			{"create", "batch", "jobs", ns, true}, {"delete", "batch", "jobs", ns, true}, {"watch", "batch", "jobs", ns, true},
-			{"list", "", "pods", ns, true}, {"create", "batch", "jobs", "default", false}, {"update", "batch", "jobs", ns, false},
+			{"get", "batch", "jobs", ns, true}, {"create", "batch", "jobs", ns, true}, {"delete", "batch", "jobs", ns, true},
+			{"watch", "batch", "jobs", ns, false}, {"list", "batch", "jobs", ns, false}, {"list", "", "pods", ns, false},
+			{"get", "", "pods/log", ns, false}, {"create", "batch", "jobs", "default", false}, {"update", "batch", "jobs", ns, false},
 		},
 	} {
 		for _, a := range asks {
+			resource, sub, _ := strings.Cut(a.resource, "/")
 			sar := &authv1.SubjectAccessReview{Spec: authv1.SubjectAccessReviewSpec{
 				User:               "system:serviceaccount:" + ns + ":" + sa,
 				Groups:             []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"},
-				ResourceAttributes: &authv1.ResourceAttributes{Verb: a.verb, Group: a.group, Resource: a.resource, Namespace: a.ns},
+				ResourceAttributes: &authv1.ResourceAttributes{Verb: a.verb, Group: a.group, Resource: resource, Subresource: sub, Namespace: a.ns},
 			}}
 			got, err := env.Kube.AuthorizationV1().SubjectAccessReviews().Create(ctx, sar, metav1.CreateOptions{})
 			if err != nil {
