@@ -169,6 +169,7 @@ func holdFor(r *state.Rollout, prev *state.WindowHold, phase string, windows []s
 	if old := prev; old != nil && old.Phase == h.Phase && slices.Equal(old.Windows, h.Windows) && old.Hold == h.Hold {
 		h.Since = old.Since
 		if slices.Equal(old.Children, h.Children) && sameTime(old.Opens, h.Opens) {
+			r.Window = old // progress cleared it: the same hold, kept as it was (no write)
 			return
 		}
 	} else {

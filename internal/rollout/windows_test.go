@@ -173,3 +173,33 @@ func TestAWindowHoldsRemovals(t *testing.T) {
 		t.Fatal("the removal did not start once the window was gone")
 	}
 }
+
+// TestAHoldLastingCostsOneWrite: stepping a held rollout again and again keeps its state
+// (no new generation) and says WindowHeld on the first pass only.
+func TestAHoldLastingCostsOneWrite(t *testing.T) {
+	w := newWorld(threePhases()...)
+	w.plan.Windows = []spec.Window{win(t, "freeze", spec.WindowDeny, 15, 100000, "")}
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1", "dev-2")
+	held := 0
+	var gen int64
+	for i, s := range []int{20, 30, 40, 50, 60} {
+		ev := strings.Join(events(w.step(t, s)), ",")
+		if i == 0 && !strings.Contains(ev, EvWindowHeld) {
+			t.Fatalf("staging not held: %s", ev)
+		}
+		if i > 0 {
+			held += strings.Count(ev, EvWindowHeld)
+		}
+		if w.st.Rollout.Window == nil {
+			t.Fatalf("pass %d: the hold is gone from the state", i)
+		}
+		if i > 0 && w.st.Generation != gen {
+			t.Fatalf("pass %d: a lasting hold wrote the state again (generation %d, was %d)", i, w.st.Generation, gen)
+		}
+		gen = w.st.Generation
+	}
+	if held != 0 {
+		t.Fatalf("WindowHeld said %d times more, want once in all", held)
+	}
+}
