@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
@@ -173,5 +174,44 @@ func TestAnEmptyPhaseAsksNothing(t *testing.T) {
 	acts := w.step(t, 10)
 	if w.st.Rollout.Phase != 2 || slices.Contains(events(acts), EvAwaitingApproval) || w.st.Rollout.Phases[1].Approval != nil {
 		t.Fatalf("phase %d events %v", w.st.Rollout.Phase, events(acts))
+	}
+}
+
+// TestTheProgressDeadlineCountsFromTheFirstAdmission: a phase held an hour by its approval
+// gate (or RollingSync's maxUpdate: 0) gives its members the whole progressDeadline once
+// they are admitted, and errors them only when it ran out after that.
+func TestTheProgressDeadlineCountsFromTheFirstAdmission(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		approval *spec.Approval
+	}{
+		{"an approval gate", &spec.Approval{Required: 1}},
+		{"RollingSync maxUpdate: 0", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			phases := threePhases()
+			phases[1].Approval, phases[1].Size.Gate = tc.approval, true
+			phases[1].ProgressDeadline = 5 * time.Minute
+			w := newWorld(phases...)
+			w.step(t, 0)
+			w.syncs(5, "r2", "dev-1", "dev-2")
+			w.step(t, 10) // staging asks
+			w.edit(answer("approve", "alice", ""))
+			w.step(t, 3600) // approved an hour later: staging admitted
+			w.obs.Controls = nil
+			w.step(t, 3610)
+			r := w.st.Rollout
+			if r.Status != StatusProgressing || len(r.Phases[1].Admitted) != 2 || r.Phases[1].Clusters["staging-1"].Status != ClusterWaiting {
+				t.Fatalf("members admitted after a late approval errored at once: %s %+v", r.Reason, r.Phases[1].Clusters)
+			}
+			w.step(t, 3600+299)
+			if r = w.st.Rollout; r.Status != StatusProgressing {
+				t.Fatalf("stopped before the deadline: %s", r.Reason)
+			}
+			w.step(t, 3600+300)
+			if r = w.st.Rollout; r.Status != StatusStopped || r.Phases[1].Clusters["staging-1"].Status != ClusterErrored {
+				t.Fatalf("the deadline did not run out 5 minutes after admission: %s %+v", r.Status, r.Phases[1].Clusters)
+			}
+		})
 	}
 }

@@ -47,6 +47,7 @@ func progress(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action
 		}
 		if len(a.Next) > 0 {
 			admit(ph, a.Next, now)
+			startDeadline(ph, sp, now)
 			ph.Override = "" // an override lets one admission through
 			done = false
 		}
@@ -71,11 +72,17 @@ func progress(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action
 
 func startPhase(r *state.Rollout, ph *state.PhaseState, sp spec.Phase, now time.Time, acts *[]Action) {
 	ph.Status, ph.StartedAt = PhaseAdmitting, &now
-	if sp.ProgressDeadline > 0 {
+	emit(r, acts, now, EvPhaseStarted, fmt.Sprintf("phase %s started with %d members", ph.Name, len(ph.Members)))
+}
+
+// startDeadline starts the phase's progressDeadline at its first admission, not at its
+// start: an approval to enter it (or RollingSync's maxUpdate: 0) may hold everyone for
+// hours, and that wait is not the members' to settle in.
+func startDeadline(ph *state.PhaseState, sp spec.Phase, now time.Time) {
+	if sp.ProgressDeadline > 0 && ph.DeadlineAt == nil {
 		d := now.Add(sp.ProgressDeadline)
 		ph.DeadlineAt = &d
 	}
-	emit(r, acts, now, EvPhaseStarted, fmt.Sprintf("phase %s started with %d members", ph.Name, len(ph.Members)))
 }
 
 // admit admits the given members of ph, waiting on their first observation from now.
