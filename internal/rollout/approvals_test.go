@@ -215,3 +215,43 @@ func TestTheProgressDeadlineCountsFromTheFirstAdmission(t *testing.T) {
 		})
 	}
 }
+
+// TestAnswersKeptForAnotherRolloutAreRemovedWhenANewOneStarts: an approve, reject or
+// override-window kept while revision r2 rolled out (its gate had not asked yet) neither
+// opens, fails nor overrides anything of r3's rollout: r3's start removes them, saying so.
+func TestAnswersKeptForAnotherRolloutAreRemovedWhenANewOneStarts(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit map[string]string
+		keys string // removed when r3 starts
+	}{
+		{"approve", answer("approve", "alice", "sre"), "approve,approver,approver-groups"},
+		{"reject", answer("reject", "bob", ""), "approver,reject"},
+		{"override-window", map[string]string{"override-window": "freeze", "by": "alice"}, "override-window"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := gated(spec.Approval{Required: 1}, "stop")
+			w.step(t, 0)
+			w.edit(tc.edit)
+			w.step(t, 1) // dev still rolling: refused and kept
+			w.plan.Revision, w.plan.Body = "r3", []byte(`{"v":3}`)
+			w.plan.Phases[1].Windows = []spec.Window{win(t, "freeze", spec.WindowDeny, 0, 100000, "")}
+			acts := w.step(t, 2)
+			if r := w.st.Rollout; r.Revision != "r3" || strings.Join(consumed(acts), ",") != tc.keys {
+				t.Fatalf("rollout %s consumed %v, want %s", r.Revision, consumed(acts), tc.keys)
+			}
+			if !slices.ContainsFunc(acts, func(a Action) bool {
+				return a.Kind == ActEvent && a.Warning && strings.Contains(a.Message, "written for another rollout")
+			}) {
+				t.Fatalf("no warning: %+v", acts)
+			}
+			w.obs.Controls = nil // the agent removed them
+			w.syncs(5, "r3", "dev-1", "dev-2")
+			w.step(t, 10)
+			r := w.st.Rollout
+			if ph := r.Phases[1]; r.Status != StatusProgressing || ph.ApprovedBy != "" || ph.Override != "" || len(ph.Admitted) != 0 {
+				t.Fatalf("an answer for r2 acted on r3: %s %+v", r.Status, ph)
+			}
+		})
+	}
+}

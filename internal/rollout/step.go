@@ -230,6 +230,7 @@ func start(st *state.State, p Plan, o Observed, only map[string]bool, now time.T
 	st.Rollout = r
 	emit(r, acts, now, EvRolloutStarted, fmt.Sprintf("rollout of revision %s started: %d children take part", p.Revision, len(taking)))
 	notPhased(r, p, now, acts)
+	o = staleAnswers(r, o, now, acts)
 	progress(st, p, o, now, acts)
 	return nil
 }
