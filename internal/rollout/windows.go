@@ -81,6 +81,9 @@ func phaseWindows(p Plan, o Observed, sp spec.Phase) []spec.Window {
 func windowGate(st *state.State, prev *state.WindowHold, p Plan, o Observed, ph *state.PhaseState, sp spec.Phase, now time.Time, acts *[]Action) (held, all bool) {
 	ws := phaseWindows(p, o, sp)
 	blockers := Blockers(ws, now, ph.Override)
+	if !admitsMore(st.Rollout, ph, sp) && !slices.ContainsFunc(blockers, holdsAll) {
+		return false, false // everyone admitted: a window holds no settling or soak (but hold: all)
+	}
 	overrideWindow(st, ph, o, blockers, now, acts)
 	if ph.Override != "" {
 		blockers = Blockers(ws, now, ph.Override)
@@ -88,10 +91,23 @@ func windowGate(st *state.State, prev *state.WindowHold, p Plan, o Observed, ph 
 	if len(blockers) == 0 {
 		return false, false
 	}
-	all = slices.ContainsFunc(blockers, func(w spec.Window) bool { return w.Hold == spec.HoldAll })
+	all = slices.ContainsFunc(blockers, holdsAll)
 	holdFor(st.Rollout, prev, ph.Name, names(blockers), NextOpening(ws, now), all, nil, now, acts)
 	return true, all
 }
+
+// admitsMore reports whether phase ph has yet to start or to admit some of its members
+// (its size's worth, in flight or not, a manual gate's included): only then does a window
+// hold its admissions, and an override have one to let through.
+func admitsMore(r *state.Rollout, ph *state.PhaseState, sp spec.Phase) bool {
+	if ph.Status == PhasePending {
+		return true
+	}
+	a := nextAdmission(batchOf(r, ph, sp)) // InFlight 0: who is still to come, not who fits now
+	return len(a.Next) > 0 || !a.Full
+}
+
+func holdsAll(w spec.Window) bool { return w.Hold == spec.HoldAll }
 
 // overrideWindow applies override-window to the current phase when it names a window that
 // holds it now: recorded (who, why) and consumed; the phase's next admission goes through

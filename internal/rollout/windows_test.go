@@ -203,3 +203,25 @@ func TestAHoldLastingCostsOneWrite(t *testing.T) {
 		t.Fatalf("WindowHeld said %d times more, want once in all", held)
 	}
 }
+
+// TestAWindowHoldsNoPhaseWithEveryoneAdmitted: a window that starts while the phase has
+// admitted all its members (they settle, it soaks) records no hold for it and leaves an
+// override-window for the next phase it holds.
+func TestAWindowHoldsNoPhaseWithEveryoneAdmitted(t *testing.T) {
+	w := newWorld(threePhases()...)
+	w.plan.Windows = []spec.Window{win(t, "freeze", spec.WindowDeny, 5, 100000, "")}
+	w.step(t, 0) // dev admitted before the window
+	w.edit(map[string]string{"override-window": "freeze", "by": "alice"})
+	acts := w.step(t, 10)
+	if r := w.st.Rollout; r.Window != nil || slices.Contains(events(acts), EvWindowHeld) || r.Phases[0].Override != "" || len(consumed(acts)) != 0 {
+		t.Fatalf("a settling phase was held: hold %+v events %v override %q consumed %v", r.Window, events(acts), r.Phases[0].Override, consumed(acts))
+	}
+	w.syncs(15, "r2", "dev-1", "dev-2")
+	acts = w.step(t, 20) // dev done; staging held, the override lets it through
+	if r := w.st.Rollout; r.Phase != 1 || len(r.Phases[1].Admitted) != 2 || !slices.Contains(consumed(acts), "override-window") {
+		t.Fatalf("the override did not wait for staging: phase %d %+v consumed %v", r.Phase, r.Phases[1], consumed(acts))
+	}
+	if n := strings.Count(strings.Join(events(acts), ","), EvWindowHeld); n != 0 {
+		t.Fatalf("WindowHeld %d times for phases the override let through: %v", n, events(acts))
+	}
+}
