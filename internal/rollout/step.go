@@ -93,6 +93,8 @@ type Observed struct {
 	// ProjectWindows are, by child, the sync windows of its AppProject that match it
 	// (compiled, named appproject/<project>/<index>): a child they deny is not admitted.
 	ProjectWindows map[string][]spec.Window
+
+	openings openings // the next openings this pass searched (Step makes it)
 }
 
 // ActionKind is what the agent must do after writing the state.
@@ -133,6 +135,7 @@ func Step(p Plan, cur *state.State, o Observed, now time.Time) (*state.State, []
 		st = &state.State{Schema: state.Schema} // first deployment: no state yet
 	}
 	var acts []Action
+	o.openings = openings{}
 	p = legacyPlan(st, p)
 	steer(st, p, o, now, &acts)
 	adopt(st, p, now, &acts)

@@ -19,9 +19,14 @@ const (
 	EvWindowOverridden = "WindowOverridden"
 )
 
-// openingHorizon bounds the search for the next opening: a set of windows closed for
-// longer than this has no known opening.
-const openingHorizon = 400 * 24 * time.Hour
+// openingHorizon and openingSteps bound the search for the next opening: a set of windows
+// closed for longer, or changing more often before it opens (an always-active cron window
+// changes every minute), has no known opening. The bounds keep one search well under a
+// millisecond; a pass searches each distinct window set once (openings).
+const (
+	openingHorizon = 400 * 24 * time.Hour
+	openingSteps   = 2000
+)
 
 // Blockers are the compiled windows that hold changes at t: every active deny window
 // (blackout dates included) and, when there are allow windows and none is active, every
@@ -46,13 +51,19 @@ func Blockers(ws []spec.Window, t time.Time, override string) []spec.Window {
 }
 
 // NextOpening is the first instant at or after now at which ws allow changes (no
-// blockers), found by walking the windows' changes; zero when none comes within a little
-// over a year (a window list that never opens). Pure: time is passed in.
+// blockers), found by walking the windows' changes; zero when none is known: none within
+// openingHorizon or openingSteps changes. Pure: time is passed in.
 func NextOpening(ws []spec.Window, now time.Time) time.Time {
+	at, _ := nextOpening(ws, now)
+	return at
+}
+
+// nextOpening is NextOpening and how many changes it walked.
+func nextOpening(ws []spec.Window, now time.Time) (time.Time, int) {
 	t := now
-	for range 100000 {
+	for step := range openingSteps {
 		if len(Blockers(ws, t, "")) == 0 {
-			return t
+			return t, step
 		}
 		var next time.Time
 		for i := range ws {
@@ -61,11 +72,11 @@ func NextOpening(ws []spec.Window, now time.Time) time.Time {
 			}
 		}
 		if next.IsZero() || next.Sub(now) > openingHorizon {
-			return time.Time{}
+			return time.Time{}, step
 		}
 		t = next
 	}
-	return time.Time{}
+	return time.Time{}, openingSteps
 }
 
 // phaseWindows are the windows over the current phase: the fleet's, the rollout's, the
@@ -92,7 +103,7 @@ func windowGate(st *state.State, prev *state.WindowHold, p Plan, o Observed, ph 
 		return false, false
 	}
 	all = slices.ContainsFunc(blockers, holdsAll)
-	holdFor(st.Rollout, prev, ph.Name, names(blockers), NextOpening(ws, now), all, nil, now, acts)
+	holdFor(st.Rollout, prev, ph.Name, names(blockers), o.nextOpening(ws, now), all, nil, now, acts)
 	return true, all
 }
 
@@ -150,7 +161,7 @@ func projectHeld(r *state.Rollout, prev *state.WindowHold, ph *state.PhaseState,
 		}
 		held = append(held, c)
 		blocking = append(blocking, names(b)...)
-		if at := NextOpening(ws, now); !at.IsZero() && (opens.IsZero() || at.Before(opens)) {
+		if at := o.nextOpening(ws, now); !at.IsZero() && (opens.IsZero() || at.Before(opens)) {
 			opens = at
 		}
 	}
@@ -207,7 +218,7 @@ func HoldText(h *state.WindowHold) string {
 	if h.Opens != nil {
 		return s + "; next opening " + h.Opens.UTC().Format(time.RFC3339)
 	}
-	return s + "; no opening within a year (fix: change the windows, or override-window)"
+	return s + "; no opening known (none within 400 days or 2000 window changes; fix: change the windows, or override-window)"
 }
 
 func names(ws []spec.Window) []string {
@@ -226,7 +237,7 @@ func removalsHeld(p Plan, o Observed, now time.Time, acts *[]Action) bool {
 	if len(Blockers(ws, now, "")) == 0 {
 		return false
 	}
-	if at := NextOpening(ws, now); !at.IsZero() {
+	if at := o.nextOpening(ws, now); !at.IsZero() {
 		*acts = append(*acts, Action{Kind: ActRequeue, At: at, Message: "a window holding removals opens"})
 	}
 	return true
