@@ -17,6 +17,9 @@ func progress(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action
 	r.Window = nil // set again below while a window holds
 	for r.Phase < len(r.Phases) {
 		ph, sp := &r.Phases[r.Phase], p.Phases[r.Phase]
+		if ph.Status == PhasePending && budgetSpent(st, p, ph, sp, o, now, acts) {
+			return // the earlier phases' tolerated failures spent the budget: this one never starts
+		}
 		held, all := windowGate(st, prevHold, p, o, ph, sp, now, acts)
 		if all || (held && ph.Status == PhasePending) {
 			return // a window holds the phase's start (or, hold: all, the whole phase)
