@@ -91,6 +91,9 @@ func phaseWindows(p Plan, o Observed, sp spec.Phase) []spec.Window {
 // next opening.
 func windowGate(st *state.State, prev *state.WindowHold, p Plan, o Observed, ph *state.PhaseState, sp spec.Phase, now time.Time, acts *[]Action) (held, all bool) {
 	ws := phaseWindows(p, o, sp)
+	if ph.Override != "" && !holds(ws, ph.Override, now) && !holdsChild(o, ph.Override, now) {
+		ph.Override = "" // the window it let through no longer holds the phase: the override is over
+	}
 	blockers := Blockers(ws, now, ph.Override)
 	if !admitsMore(st.Rollout, ph, sp) && !slices.ContainsFunc(blockers, holdsAll) {
 		return false, false // everyone admitted: a window holds no settling or soak (but hold: all)
@@ -137,10 +140,15 @@ func overrideWindow(st *state.State, ph *state.PhaseState, o Observed, blockers 
 	emit(st.Rollout, acts, now, EvWindowOverridden, fmt.Sprintf("window %s overridden by %s for one admission of phase %s", name, who(c), ph.Name))
 }
 
+// holds reports whether window name is among ws's blockers at now.
+func holds(ws []spec.Window, name string, now time.Time) bool {
+	return slices.ContainsFunc(Blockers(ws, now, ""), func(w spec.Window) bool { return w.Name == name })
+}
+
 // holdsChild reports whether window name is an AppProject window holding some child now.
 func holdsChild(o Observed, name string, now time.Time) bool {
 	for _, ws := range o.ProjectWindows {
-		if slices.ContainsFunc(Blockers(ws, now, ""), func(w spec.Window) bool { return w.Name == name }) {
+		if holds(ws, name, now) {
 			return true
 		}
 	}

@@ -225,3 +225,32 @@ func TestAWindowHoldsNoPhaseWithEveryoneAdmitted(t *testing.T) {
 		t.Fatalf("WindowHeld %d times for phases the override let through: %v", n, events(acts))
 	}
 }
+
+// TestAnOverrideEndsWithItsWindow: an override not used while its window held (the phase
+// had nobody it could admit) does not outlive the window: the next time that window holds
+// the phase, it holds.
+func TestAnOverrideEndsWithItsWindow(t *testing.T) {
+	phases := threePhases()
+	phases[1].Approval, phases[1].Size.Gate = &spec.Approval{Required: 1}, true
+	w := newWorld(phases...)
+	w.plan.Windows = []spec.Window{win(t, "freeze", spec.WindowDeny, 15, 100, "")}
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1", "dev-2")
+	w.step(t, 10) // staging started, waits for its approval
+	w.edit(map[string]string{"override-window": "freeze", "by": "alice"})
+	w.step(t, 20) // the override is taken; the gate admits nobody
+	if ph := w.st.Rollout.Phases[1]; ph.Override != "freeze" || len(ph.Admitted) != 0 {
+		t.Fatalf("staging %+v", ph)
+	}
+	w.obs.Controls = nil
+	w.step(t, 100) // the window ended
+	if ph := w.st.Rollout.Phases[1]; ph.Override != "" {
+		t.Fatalf("the override outlived its window: %+v", ph)
+	}
+	w.plan.Windows = []spec.Window{win(t, "freeze", spec.WindowDeny, 150, 1000, "")} // the freeze again
+	w.edit(answer("approve", "alice", ""))
+	w.step(t, 200)
+	if r := w.st.Rollout; len(r.Phases[1].Admitted) != 0 || r.Window == nil {
+		t.Fatalf("an old override let staging through the new freeze: %+v hold %+v", r.Phases[1], r.Window)
+	}
+}
