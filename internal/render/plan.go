@@ -218,7 +218,9 @@ func DecodePlan(cm *corev1.ConfigMap, exprs *targets.Cache) (*Plan, error) {
 		if err := ph.Ordering.Compile(exprs); err != nil {
 			return nil, fmt.Errorf("plan %s/%s phase %s: %w", cm.Namespace, cm.Name, d.Name, err)
 		}
-		ph.Approval = d.Approval
+		if ph.Approval = d.Approval; ph.Approval != nil && ph.Approval.Required < 1 {
+			return nil, fmt.Errorf("plan %s/%s phase %s: approval.required is %d, at least 1 opens a gate (fix: let the parent re-render it)", cm.Namespace, cm.Name, d.Name, ph.Approval.Required)
+		}
 		if d.Throttle != nil {
 			ph.Throttle = *d.Throttle
 		}

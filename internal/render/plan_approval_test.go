@@ -44,6 +44,11 @@ func TestAnApprovalGateReachesTheAgent(t *testing.T) {
 	if n := strings.Count(cm.Data["phases.json"], `"approval"`); n != 1 {
 		t.Fatalf("%d approval fields in %s", n, cm.Data["phases.json"])
 	}
+	// a gate no approval opens (required 0) makes the plan unreadable: fail closed
+	cm.Data["phases.json"] = strings.Replace(cm.Data["phases.json"], `"required":2`, `"required":0`, 1)
+	if _, err := DecodePlan(&cm, targets.NewCache(8)); err == nil || !strings.Contains(err.Error(), "phase dev: approval.required is 0") {
+		t.Fatalf("a plan with approval.required 0: %v", err)
+	}
 }
 
 const minimalSpec = `apiVersion: argoproj.io/v1alpha1

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
@@ -173,5 +174,84 @@ func TestAnEmptyPhaseAsksNothing(t *testing.T) {
 	acts := w.step(t, 10)
 	if w.st.Rollout.Phase != 2 || slices.Contains(events(acts), EvAwaitingApproval) || w.st.Rollout.Phases[1].Approval != nil {
 		t.Fatalf("phase %d events %v", w.st.Rollout.Phase, events(acts))
+	}
+}
+
+// TestTheProgressDeadlineCountsFromTheFirstAdmission: a phase held an hour by its approval
+// gate (or RollingSync's maxUpdate: 0) gives its members the whole progressDeadline once
+// they are admitted, and errors them only when it ran out after that.
+func TestTheProgressDeadlineCountsFromTheFirstAdmission(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		approval *spec.Approval
+	}{
+		{"an approval gate", &spec.Approval{Required: 1}},
+		{"RollingSync maxUpdate: 0", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			phases := threePhases()
+			phases[1].Approval, phases[1].Size.Gate = tc.approval, true
+			phases[1].ProgressDeadline = 5 * time.Minute
+			w := newWorld(phases...)
+			w.step(t, 0)
+			w.syncs(5, "r2", "dev-1", "dev-2")
+			w.step(t, 10) // staging asks
+			w.edit(answer("approve", "alice", ""))
+			w.step(t, 3600) // approved an hour later: staging admitted
+			w.obs.Controls = nil
+			w.step(t, 3610)
+			r := w.st.Rollout
+			if r.Status != StatusProgressing || len(r.Phases[1].Admitted) != 2 || r.Phases[1].Clusters["staging-1"].Status != ClusterWaiting {
+				t.Fatalf("members admitted after a late approval errored at once: %s %+v", r.Reason, r.Phases[1].Clusters)
+			}
+			w.step(t, 3600+299)
+			if r = w.st.Rollout; r.Status != StatusProgressing {
+				t.Fatalf("stopped before the deadline: %s", r.Reason)
+			}
+			w.step(t, 3600+300)
+			if r = w.st.Rollout; r.Status != StatusStopped || r.Phases[1].Clusters["staging-1"].Status != ClusterErrored {
+				t.Fatalf("the deadline did not run out 5 minutes after admission: %s %+v", r.Status, r.Phases[1].Clusters)
+			}
+		})
+	}
+}
+
+// TestAnswersKeptForAnotherRolloutAreRemovedWhenANewOneStarts: an approve, reject or
+// override-window kept while revision r2 rolled out (its gate had not asked yet) neither
+// opens, fails nor overrides anything of r3's rollout: r3's start removes them, saying so.
+func TestAnswersKeptForAnotherRolloutAreRemovedWhenANewOneStarts(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit map[string]string
+		keys string // removed when r3 starts
+	}{
+		{"approve", answer("approve", "alice", "sre"), "approve,approver,approver-groups"},
+		{"reject", answer("reject", "bob", ""), "approver,reject"},
+		{"override-window", map[string]string{"override-window": "freeze", "by": "alice"}, "override-window"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := gated(spec.Approval{Required: 1}, "stop")
+			w.step(t, 0)
+			w.edit(tc.edit)
+			w.step(t, 1) // dev still rolling: refused and kept
+			w.plan.Revision, w.plan.Body = "r3", []byte(`{"v":3}`)
+			w.plan.Phases[1].Windows = []spec.Window{win(t, "freeze", spec.WindowDeny, 0, 100000, "")}
+			acts := w.step(t, 2)
+			if r := w.st.Rollout; r.Revision != "r3" || strings.Join(consumed(acts), ",") != tc.keys {
+				t.Fatalf("rollout %s consumed %v, want %s", r.Revision, consumed(acts), tc.keys)
+			}
+			if !slices.ContainsFunc(acts, func(a Action) bool {
+				return a.Kind == ActEvent && a.Warning && strings.Contains(a.Message, "written for another rollout")
+			}) {
+				t.Fatalf("no warning: %+v", acts)
+			}
+			w.obs.Controls = nil // the agent removed them
+			w.syncs(5, "r3", "dev-1", "dev-2")
+			w.step(t, 10)
+			r := w.st.Rollout
+			if ph := r.Phases[1]; r.Status != StatusProgressing || ph.ApprovedBy != "" || ph.Override != "" || len(ph.Admitted) != 0 {
+				t.Fatalf("an answer for r2 acted on r3: %s %+v", r.Status, ph)
+			}
+		})
 	}
 }

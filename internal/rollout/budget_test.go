@@ -120,3 +120,29 @@ func TestAFailedPerClusterCheckSpendsTheRolloutWideBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestASpentBudgetStartsNoPhase: when the failures an onFailure: continue phase went on
+// past already spend the rollout-wide budget, the next phase (onFailure stop) is not
+// started: no pre-hook runs, nobody is admitted, the rollout stops.
+func TestASpentBudgetStartsNoPhase(t *testing.T) {
+	phases := threePhases()
+	phases[0].MaxFailures, phases[0].OnFailure = 2, "continue"
+	phases[1].PreHooks = []spec.Hook{httpHook("open-change", "https://itsm.example.com/changes", "fail")}
+	w := newWorld(phases...)
+	w.plan.MaxFailures = spec.Size{Kind: spec.SizeCount, Value: 1}
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1", "dev-2")
+	w.degrade("dev-1")
+	w.degrade("dev-2")
+	acts := w.step(t, 10)
+	r := w.st.Rollout
+	for _, a := range acts {
+		if a.Kind == ActRunHook {
+			t.Fatalf("a pre-hook of a phase the spent budget stops was run: %+v", a)
+		}
+	}
+	if r.Status != StatusStopped || r.Phases[1].StartedAt != nil || len(r.Phases[1].Admitted) != 0 ||
+		!strings.Contains(r.Reason, "phase staging Failed: the rollout-wide failure budget is spent: 2 children failed across the rollout (dev-1, dev-2), maxFailures 1") {
+		t.Fatalf("status %s reason %q staging %+v", r.Status, r.Reason, r.Phases[1])
+	}
+}

@@ -17,6 +17,9 @@ func progress(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action
 	r.Window = nil // set again below while a window holds
 	for r.Phase < len(r.Phases) {
 		ph, sp := &r.Phases[r.Phase], p.Phases[r.Phase]
+		if ph.Status == PhasePending && budgetSpent(st, p, ph, sp, o, now, acts) {
+			return // the earlier phases' tolerated failures spent the budget: this one never starts
+		}
 		held, all := windowGate(st, prevHold, p, o, ph, sp, now, acts)
 		if all || (held && ph.Status == PhasePending) {
 			return // a window holds the phase's start (or, hold: all, the whole phase)
@@ -47,6 +50,7 @@ func progress(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action
 		}
 		if len(a.Next) > 0 {
 			admit(ph, a.Next, now)
+			startDeadline(ph, sp, now)
 			ph.Override = "" // an override lets one admission through
 			done = false
 		}
@@ -71,11 +75,17 @@ func progress(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action
 
 func startPhase(r *state.Rollout, ph *state.PhaseState, sp spec.Phase, now time.Time, acts *[]Action) {
 	ph.Status, ph.StartedAt = PhaseAdmitting, &now
-	if sp.ProgressDeadline > 0 {
+	emit(r, acts, now, EvPhaseStarted, fmt.Sprintf("phase %s started with %d members", ph.Name, len(ph.Members)))
+}
+
+// startDeadline starts the phase's progressDeadline at its first admission, not at its
+// start: an approval to enter it (or RollingSync's maxUpdate: 0) may hold everyone for
+// hours, and that wait is not the members' to settle in.
+func startDeadline(ph *state.PhaseState, sp spec.Phase, now time.Time) {
+	if sp.ProgressDeadline > 0 && ph.DeadlineAt == nil {
 		d := now.Add(sp.ProgressDeadline)
 		ph.DeadlineAt = &d
 	}
-	emit(r, acts, now, EvPhaseStarted, fmt.Sprintf("phase %s started with %d members", ph.Name, len(ph.Members)))
 }
 
 // admit admits the given members of ph, waiting on their first observation from now.

@@ -93,6 +93,8 @@ type Observed struct {
 	// ProjectWindows are, by child, the sync windows of its AppProject that match it
 	// (compiled, named appproject/<project>/<index>): a child they deny is not admitted.
 	ProjectWindows map[string][]spec.Window
+
+	openings openings // the next openings this pass searched (Step makes it)
 }
 
 // ActionKind is what the agent must do after writing the state.
@@ -133,6 +135,7 @@ func Step(p Plan, cur *state.State, o Observed, now time.Time) (*state.State, []
 		st = &state.State{Schema: state.Schema} // first deployment: no state yet
 	}
 	var acts []Action
+	o.openings = openings{}
 	p = legacyPlan(st, p)
 	steer(st, p, o, now, &acts)
 	adopt(st, p, now, &acts)
@@ -230,6 +233,7 @@ func start(st *state.State, p Plan, o Observed, only map[string]bool, now time.T
 	st.Rollout = r
 	emit(r, acts, now, EvRolloutStarted, fmt.Sprintf("rollout of revision %s started: %d children take part", p.Revision, len(taking)))
 	notPhased(r, p, now, acts)
+	o = staleAnswers(r, o, now, acts)
 	progress(st, p, o, now, acts)
 	return nil
 }

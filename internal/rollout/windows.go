@@ -19,9 +19,14 @@ const (
 	EvWindowOverridden = "WindowOverridden"
 )
 
-// openingHorizon bounds the search for the next opening: a set of windows closed for
-// longer than this has no known opening.
-const openingHorizon = 400 * 24 * time.Hour
+// openingHorizon and openingSteps bound the search for the next opening: a set of windows
+// closed for longer, or changing more often before it opens (an always-active cron window
+// changes every minute), has no known opening. The bounds keep one search well under a
+// millisecond; a pass searches each distinct window set once (openings).
+const (
+	openingHorizon = 400 * 24 * time.Hour
+	openingSteps   = 2000
+)
 
 // Blockers are the compiled windows that hold changes at t: every active deny window
 // (blackout dates included) and, when there are allow windows and none is active, every
@@ -46,13 +51,19 @@ func Blockers(ws []spec.Window, t time.Time, override string) []spec.Window {
 }
 
 // NextOpening is the first instant at or after now at which ws allow changes (no
-// blockers), found by walking the windows' changes; zero when none comes within a little
-// over a year (a window list that never opens). Pure: time is passed in.
+// blockers), found by walking the windows' changes; zero when none is known: none within
+// openingHorizon or openingSteps changes. Pure: time is passed in.
 func NextOpening(ws []spec.Window, now time.Time) time.Time {
+	at, _ := nextOpening(ws, now)
+	return at
+}
+
+// nextOpening is NextOpening and how many changes it walked.
+func nextOpening(ws []spec.Window, now time.Time) (time.Time, int) {
 	t := now
-	for range 100000 {
+	for step := range openingSteps {
 		if len(Blockers(ws, t, "")) == 0 {
-			return t
+			return t, step
 		}
 		var next time.Time
 		for i := range ws {
@@ -61,11 +72,11 @@ func NextOpening(ws []spec.Window, now time.Time) time.Time {
 			}
 		}
 		if next.IsZero() || next.Sub(now) > openingHorizon {
-			return time.Time{}
+			return time.Time{}, step
 		}
 		t = next
 	}
-	return time.Time{}
+	return time.Time{}, openingSteps
 }
 
 // phaseWindows are the windows over the current phase: the fleet's, the rollout's, the
@@ -80,7 +91,13 @@ func phaseWindows(p Plan, o Observed, sp spec.Phase) []spec.Window {
 // next opening.
 func windowGate(st *state.State, prev *state.WindowHold, p Plan, o Observed, ph *state.PhaseState, sp spec.Phase, now time.Time, acts *[]Action) (held, all bool) {
 	ws := phaseWindows(p, o, sp)
+	if ph.Override != "" && !holds(ws, ph.Override, now) && !holdsChild(o, ph.Override, now) {
+		ph.Override = "" // the window it let through no longer holds the phase: the override is over
+	}
 	blockers := Blockers(ws, now, ph.Override)
+	if !admitsMore(st.Rollout, ph, sp) && !slices.ContainsFunc(blockers, holdsAll) {
+		return false, false // everyone admitted: a window holds no settling or soak (but hold: all)
+	}
 	overrideWindow(st, ph, o, blockers, now, acts)
 	if ph.Override != "" {
 		blockers = Blockers(ws, now, ph.Override)
@@ -88,10 +105,23 @@ func windowGate(st *state.State, prev *state.WindowHold, p Plan, o Observed, ph 
 	if len(blockers) == 0 {
 		return false, false
 	}
-	all = slices.ContainsFunc(blockers, func(w spec.Window) bool { return w.Hold == spec.HoldAll })
-	holdFor(st.Rollout, prev, ph.Name, names(blockers), NextOpening(ws, now), all, nil, now, acts)
+	all = slices.ContainsFunc(blockers, holdsAll)
+	holdFor(st.Rollout, prev, ph.Name, names(blockers), o.nextOpening(ws, now), all, nil, now, acts)
 	return true, all
 }
+
+// admitsMore reports whether phase ph has yet to start or to admit some of its members
+// (its size's worth, in flight or not, a manual gate's included): only then does a window
+// hold its admissions, and an override have one to let through.
+func admitsMore(r *state.Rollout, ph *state.PhaseState, sp spec.Phase) bool {
+	if ph.Status == PhasePending {
+		return true
+	}
+	a := nextAdmission(batchOf(r, ph, sp)) // InFlight 0: who is still to come, not who fits now
+	return len(a.Next) > 0 || !a.Full
+}
+
+func holdsAll(w spec.Window) bool { return w.Hold == spec.HoldAll }
 
 // overrideWindow applies override-window to the current phase when it names a window that
 // holds it now: recorded (who, why) and consumed; the phase's next admission goes through
@@ -110,10 +140,15 @@ func overrideWindow(st *state.State, ph *state.PhaseState, o Observed, blockers 
 	emit(st.Rollout, acts, now, EvWindowOverridden, fmt.Sprintf("window %s overridden by %s for one admission of phase %s", name, who(c), ph.Name))
 }
 
+// holds reports whether window name is among ws's blockers at now.
+func holds(ws []spec.Window, name string, now time.Time) bool {
+	return slices.ContainsFunc(Blockers(ws, now, ""), func(w spec.Window) bool { return w.Name == name })
+}
+
 // holdsChild reports whether window name is an AppProject window holding some child now.
 func holdsChild(o Observed, name string, now time.Time) bool {
 	for _, ws := range o.ProjectWindows {
-		if slices.ContainsFunc(Blockers(ws, now, ""), func(w spec.Window) bool { return w.Name == name }) {
+		if holds(ws, name, now) {
 			return true
 		}
 	}
@@ -134,7 +169,7 @@ func projectHeld(r *state.Rollout, prev *state.WindowHold, ph *state.PhaseState,
 		}
 		held = append(held, c)
 		blocking = append(blocking, names(b)...)
-		if at := NextOpening(ws, now); !at.IsZero() && (opens.IsZero() || at.Before(opens)) {
+		if at := o.nextOpening(ws, now); !at.IsZero() && (opens.IsZero() || at.Before(opens)) {
 			opens = at
 		}
 	}
@@ -169,6 +204,7 @@ func holdFor(r *state.Rollout, prev *state.WindowHold, phase string, windows []s
 	if old := prev; old != nil && old.Phase == h.Phase && slices.Equal(old.Windows, h.Windows) && old.Hold == h.Hold {
 		h.Since = old.Since
 		if slices.Equal(old.Children, h.Children) && sameTime(old.Opens, h.Opens) {
+			r.Window = old // progress cleared it: the same hold, kept as it was (no write)
 			return
 		}
 	} else {
@@ -190,7 +226,7 @@ func HoldText(h *state.WindowHold) string {
 	if h.Opens != nil {
 		return s + "; next opening " + h.Opens.UTC().Format(time.RFC3339)
 	}
-	return s + "; no opening within a year (fix: change the windows, or override-window)"
+	return s + "; no opening known (none within 400 days or 2000 window changes; fix: change the windows, or override-window)"
 }
 
 func names(ws []spec.Window) []string {
@@ -209,7 +245,7 @@ func removalsHeld(p Plan, o Observed, now time.Time, acts *[]Action) bool {
 	if len(Blockers(ws, now, "")) == 0 {
 		return false
 	}
-	if at := NextOpening(ws, now); !at.IsZero() {
+	if at := o.nextOpening(ws, now); !at.IsZero() {
 		*acts = append(*acts, Action{Kind: ActRequeue, At: at, Message: "a window holding removals opens"})
 	}
 	return true

@@ -173,3 +173,84 @@ func TestAWindowHoldsRemovals(t *testing.T) {
 		t.Fatal("the removal did not start once the window was gone")
 	}
 }
+
+// TestAHoldLastingCostsOneWrite: stepping a held rollout again and again keeps its state
+// (no new generation) and says WindowHeld on the first pass only.
+func TestAHoldLastingCostsOneWrite(t *testing.T) {
+	w := newWorld(threePhases()...)
+	w.plan.Windows = []spec.Window{win(t, "freeze", spec.WindowDeny, 15, 100000, "")}
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1", "dev-2")
+	held := 0
+	var gen int64
+	for i, s := range []int{20, 30, 40, 50, 60} {
+		ev := strings.Join(events(w.step(t, s)), ",")
+		if i == 0 && !strings.Contains(ev, EvWindowHeld) {
+			t.Fatalf("staging not held: %s", ev)
+		}
+		if i > 0 {
+			held += strings.Count(ev, EvWindowHeld)
+		}
+		if w.st.Rollout.Window == nil {
+			t.Fatalf("pass %d: the hold is gone from the state", i)
+		}
+		if i > 0 && w.st.Generation != gen {
+			t.Fatalf("pass %d: a lasting hold wrote the state again (generation %d, was %d)", i, w.st.Generation, gen)
+		}
+		gen = w.st.Generation
+	}
+	if held != 0 {
+		t.Fatalf("WindowHeld said %d times more, want once in all", held)
+	}
+}
+
+// TestAWindowHoldsNoPhaseWithEveryoneAdmitted: a window that starts while the phase has
+// admitted all its members (they settle, it soaks) records no hold for it and leaves an
+// override-window for the next phase it holds.
+func TestAWindowHoldsNoPhaseWithEveryoneAdmitted(t *testing.T) {
+	w := newWorld(threePhases()...)
+	w.plan.Windows = []spec.Window{win(t, "freeze", spec.WindowDeny, 5, 100000, "")}
+	w.step(t, 0) // dev admitted before the window
+	w.edit(map[string]string{"override-window": "freeze", "by": "alice"})
+	acts := w.step(t, 10)
+	if r := w.st.Rollout; r.Window != nil || slices.Contains(events(acts), EvWindowHeld) || r.Phases[0].Override != "" || len(consumed(acts)) != 0 {
+		t.Fatalf("a settling phase was held: hold %+v events %v override %q consumed %v", r.Window, events(acts), r.Phases[0].Override, consumed(acts))
+	}
+	w.syncs(15, "r2", "dev-1", "dev-2")
+	acts = w.step(t, 20) // dev done; staging held, the override lets it through
+	if r := w.st.Rollout; r.Phase != 1 || len(r.Phases[1].Admitted) != 2 || !slices.Contains(consumed(acts), "override-window") {
+		t.Fatalf("the override did not wait for staging: phase %d %+v consumed %v", r.Phase, r.Phases[1], consumed(acts))
+	}
+	if n := strings.Count(strings.Join(events(acts), ","), EvWindowHeld); n != 0 {
+		t.Fatalf("WindowHeld %d times for phases the override let through: %v", n, events(acts))
+	}
+}
+
+// TestAnOverrideEndsWithItsWindow: an override not used while its window held (the phase
+// had nobody it could admit) does not outlive the window: the next time that window holds
+// the phase, it holds.
+func TestAnOverrideEndsWithItsWindow(t *testing.T) {
+	phases := threePhases()
+	phases[1].Approval, phases[1].Size.Gate = &spec.Approval{Required: 1}, true
+	w := newWorld(phases...)
+	w.plan.Windows = []spec.Window{win(t, "freeze", spec.WindowDeny, 15, 100, "")}
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1", "dev-2")
+	w.step(t, 10) // staging started, waits for its approval
+	w.edit(map[string]string{"override-window": "freeze", "by": "alice"})
+	w.step(t, 20) // the override is taken; the gate admits nobody
+	if ph := w.st.Rollout.Phases[1]; ph.Override != "freeze" || len(ph.Admitted) != 0 {
+		t.Fatalf("staging %+v", ph)
+	}
+	w.obs.Controls = nil
+	w.step(t, 100) // the window ended
+	if ph := w.st.Rollout.Phases[1]; ph.Override != "" {
+		t.Fatalf("the override outlived its window: %+v", ph)
+	}
+	w.plan.Windows = []spec.Window{win(t, "freeze", spec.WindowDeny, 150, 1000, "")} // the freeze again
+	w.edit(answer("approve", "alice", ""))
+	w.step(t, 200)
+	if r := w.st.Rollout; len(r.Phases[1].Admitted) != 0 || r.Window == nil {
+		t.Fatalf("an old override let staging through the new freeze: %+v hold %+v", r.Phases[1], r.Window)
+	}
+}

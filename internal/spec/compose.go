@@ -20,13 +20,47 @@ func (d *dec) compose(s *Spec, st, gen *yaml.Node, genPath string, exprs *target
 	d.rolling(&steps, st, exprs)
 	d.phaseDeployment(s, gen, genPath, exprs)
 	s.DeletionOrder = steps.DeletionOrder
-	s.Windows = append(s.Windows, steps.Windows...) // both strategies' windows apply
+	d.composeWindows(s, &steps, st, genPath)
 	d.composeOptions(s, &steps, st, gen, genPath)
 	if steps.Dialect == DialectAllAtOnce || len(d.errs) > 0 {
 		return
 	}
 	s.Dialect = Dialect(string(steps.Dialect) + "+" + string(DialectPhaseDeployment))
 	s.Phases = d.composePhases(steps.Phases, s.Phases, gen, genPath, exprs)
+}
+
+// composeWindows adds spec.strategy's windows to the generator's: both apply to the one
+// rollout, whose plan names each window once, so a name used in both lists is refused.
+func (d *dec) composeWindows(s, steps *Spec, st *yaml.Node, genPath string) {
+	gen := map[string]bool{}
+	for _, w := range s.Windows {
+		gen[w.Name] = true
+	}
+	for i, wn := range seqOf(valueOf(st, "windows")) {
+		if n := valueOf(wn, "name"); n != nil && gen[n.Value] {
+			d.fail(n, fmt.Sprintf("spec.strategy.windows[%d].name", i), "rename one of the two windows, or keep it in one list",
+				"duplicate window name %q: %s.windows has one too, and both lists apply to the same rollout", n.Value, genPath)
+		}
+	}
+	s.Windows = append(s.Windows, steps.Windows...)
+}
+
+// valueOf is mapping n's value of key (nil when n is no mapping or has no such key).
+func valueOf(n *yaml.Node, key string) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// seqOf is sequence n's items (none when n is no sequence).
+func seqOf(n *yaml.Node) []*yaml.Node {
+	if n == nil || n.Kind != yaml.SequenceNode {
+		return nil
+	}
+	return n.Content
 }
 
 // composeOptions takes lateJoiners, pinCommits, confirmRemoval and the rollout-wide

@@ -230,3 +230,30 @@ func TestSeveralDeploymentStrategiesAreRefused(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// TestComposedWindowsNameEachWindowOnce: both strategies' windows apply to the one rollout;
+// a name in both lists is refused at parse time (the plan could not name the window once).
+func TestComposedWindowsNameEachWindowOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name, strategyWindow, want string // want "": parses, both windows kept
+	}{
+		{"distinct names", "night", ""},
+		{"the same name", "freeze", `spec.strategy.windows[0].name: duplicate window name "freeze": spec.generators[0].deploymentStrategy.windows has one too`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			text := composed("type: RollingSync\nrollingSync: {steps: [{}]}\nwindows: [{name: "+tc.strategyWindow+`, kind: deny, schedule: "0 22 * * *", duration: 8h}]`, twoPhases)
+			text = strings.Replace(text, "      type: phaseDeployment\n",
+				"      type: phaseDeployment\n      windows: [{name: freeze, kind: deny, start: \"2026-12-20T00:00:00Z\", end: \"2027-01-06T00:00:00Z\"}]\n", 1)
+			s, err := Parse("c.yaml", []byte(text), targets.NewCache(16))
+			if tc.want == "" {
+				if err != nil || len(s.Windows) != 2 {
+					t.Fatalf("err %v windows %+v", err, s)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "fix: rename one of the two windows") {
+				t.Fatalf("got %v, want %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -101,7 +101,8 @@ type PhaseState struct {
 	// the revision they ran before.
 	Returning  []string   `json:"returning,omitempty"`
 	RollbackAt *time.Time `json:"rollbackAt,omitempty"`
-	// DeadlineAt is the phase's progressDeadline: members still waiting then are Errored.
+	// DeadlineAt is the phase's progressDeadline, counted from its first admission: members
+	// still waiting then are Errored.
 	DeadlineAt *time.Time `json:"deadlineAt,omitempty"`
 	// Hooks is the phase's hook ledger, by key (kind/name[/cluster]).
 	Hooks map[string]HookRun `json:"hooks,omitempty"`

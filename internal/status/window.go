@@ -17,7 +17,7 @@ type Window struct {
 	// Children are those an AppProject's sync windows hold back (none: the whole phase).
 	Children []string  `json:"children,omitempty"`
 	Since    time.Time `json:"since"`
-	// NextOpening is when the windows next allow changes (absent: none within a year).
+	// NextOpening is when the windows next allow changes (absent: none known within 400 days or 2000 window changes).
 	NextOpening *time.Time `json:"nextOpening,omitempty"`
 }
 
@@ -45,7 +45,7 @@ func windowText(w *Window) string {
 		s += fmt.Sprintf(" (AppProject sync windows hold %s)", strings.Join(w.Children, ", "))
 	}
 	if w.NextOpening == nil {
-		return s + "; no opening within a year (override-window lets one admission through)"
+		return s + "; no opening known (override-window lets one admission through)"
 	}
 	return s + "; next opening " + w.NextOpening.UTC().Format(time.RFC3339)
 }
