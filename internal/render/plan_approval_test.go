@@ -1,12 +1,9 @@
 package render
 
 import (
-	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
-
-	corev1 "k8s.io/api/core/v1"
 
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
@@ -16,24 +13,8 @@ import (
 // parsed; a phase without one has none (and its plan JSON no "approval" field).
 func TestAnApprovalGateReachesTheAgent(t *testing.T) {
 	yaml := strings.Replace(minimalSpec, "      - name: dev\n", "      - name: dev\n        approval: {required: 2, groups: [sre], afterChecks: true}\n", 1)
-	s, err := spec.Parse("spec.yaml", []byte(yaml), targets.NewCache(8))
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := Input{Spec: s, Env: Env{StateNamespace: "argocd", AppName: "parent"}}
-	body, id, err := revisionOf(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := planDoc(in, body, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cm corev1.ConfigMap
-	if err := json.Unmarshal(b, &cm); err != nil {
-		t.Fatal(err)
-	}
-	p, err := DecodePlan(&cm, targets.NewCache(8))
+	_, cm := planFrom(t, "spec.yaml", yaml)
+	p, err := DecodePlan(cm, targets.NewCache(8))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +27,7 @@ func TestAnApprovalGateReachesTheAgent(t *testing.T) {
 	}
 	// a gate no approval opens (required 0) makes the plan unreadable: fail closed
 	cm.Data["phases.json"] = strings.Replace(cm.Data["phases.json"], `"required":2`, `"required":0`, 1)
-	if _, err := DecodePlan(&cm, targets.NewCache(8)); err == nil || !strings.Contains(err.Error(), "phase dev: approval.required is 0") {
+	if _, err := DecodePlan(cm, targets.NewCache(8)); err == nil || !strings.Contains(err.Error(), "phase dev: approval.required is 0") {
 		t.Fatalf("a plan with approval.required 0: %v", err)
 	}
 }

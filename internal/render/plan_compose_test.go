@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
@@ -21,24 +19,8 @@ func TestAComposedPlanReadsBackAsParsed(t *testing.T) {
 		t.Fatal(err)
 	}
 	yaml := strings.Replace(string(text), `          values: ["dev"]`, "          values: [\"dev\"]\n        maxUpdate: 2\n      - maxUpdate: 0", 1)
-	s, err := spec.Parse("coexist.yaml", []byte(yaml), targets.NewCache(16))
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := Input{Spec: s, Env: Env{StateNamespace: "argocd", AppName: "parent"}}
-	body, id, err := revisionOf(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := planDoc(in, body, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cm corev1.ConfigMap
-	if err := json.Unmarshal(b, &cm); err != nil {
-		t.Fatal(err)
-	}
-	p, err := DecodePlan(&cm, targets.NewCache(16))
+	s, cm := planFrom(t, "coexist.yaml", yaml)
+	p, err := DecodePlan(cm, targets.NewCache(16))
 	if err != nil {
 		t.Fatal(err)
 	}

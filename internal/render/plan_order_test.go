@@ -26,22 +26,7 @@ func TestThePlanCarriesTheDeletionOrder(t *testing.T) {
 	}
 	for dir, want := range cases {
 		t.Run(dir, func(t *testing.T) {
-			b, err := os.ReadFile(filepath.Join("testdata", dir, "expected.yaml"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var plan *corev1.ConfigMap
-			for _, line := range strings.Split(string(b), "\n") {
-				if strings.Contains(line, `"`+contract.LabelPlan+`":"true"`) {
-					plan = &corev1.ConfigMap{}
-					if err := json.Unmarshal([]byte(line), plan); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
-			if plan == nil {
-				t.Fatal("no plan in the golden render")
-			}
+			plan := goldenPlan(t, dir)
 			p, err := render.DecodePlan(plan, targets.NewCache(8))
 			if err != nil {
 				t.Fatal(err)
@@ -55,4 +40,24 @@ func TestThePlanCarriesTheDeletionOrder(t *testing.T) {
 			}
 		})
 	}
+}
+
+// goldenPlan is the plan ConfigMap of a golden render (testdata/<dir>/expected.yaml).
+func goldenPlan(t *testing.T, dir string) *corev1.ConfigMap {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", dir, "expected.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.Contains(line, `"`+contract.LabelPlan+`":"true"`) {
+			var plan corev1.ConfigMap
+			if err := json.Unmarshal([]byte(line), &plan); err != nil {
+				t.Fatal(err)
+			}
+			return &plan
+		}
+	}
+	t.Fatal("no plan in the golden render")
+	return nil
 }

@@ -20,7 +20,13 @@ func planOf(t *testing.T, edit func(string) string) (*spec.Spec, *corev1.ConfigM
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := spec.Parse("coexist.yaml", []byte(edit(string(text))), targets.NewCache(16))
+	return planFrom(t, "coexist.yaml", edit(string(text)))
+}
+
+// planFrom parses a spec and renders its plan ConfigMap, as the parent's render writes it.
+func planFrom(t *testing.T, file, yaml string) (*spec.Spec, *corev1.ConfigMap) {
+	t.Helper()
+	s, err := spec.Parse(file, []byte(yaml), targets.NewCache(16))
 	if err != nil {
 		t.Fatal(err)
 	}

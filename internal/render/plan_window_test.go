@@ -2,13 +2,9 @@ package render_test
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	corev1 "k8s.io/api/core/v1"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/render"
@@ -18,22 +14,7 @@ import (
 // TestThePlanCarriesWindows: the rollout's and a phase's windows read back compiled; a
 // window that does not compile makes the plan unreadable (fail closed), naming it.
 func TestThePlanCarriesWindows(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("testdata", "seed-000-basic-progressive", "expected.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var plan *corev1.ConfigMap
-	for _, line := range strings.Split(string(b), "\n") {
-		if strings.Contains(line, `"`+contract.LabelPlan+`":"true"`) {
-			plan = &corev1.ConfigMap{}
-			if err := json.Unmarshal([]byte(line), plan); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	if plan == nil {
-		t.Fatal("no plan in the golden render")
-	}
+	plan := goldenPlan(t, "seed-000-basic-progressive")
 	var doc map[string]any
 	if err := json.Unmarshal([]byte(plan.Data[contract.PlanPhasesKey]), &doc); err != nil {
 		t.Fatal(err)

@@ -25,11 +25,17 @@ const KwokFailAnnotation = "kwok.cmp-phase.test/fail"
 // jobPodStages end a Job's pod, as its containers would: Succeeded, or Failed when the pod
 // carries KwokFailAnnotation "true". kwok's own stages (copied into the tools cache by
 // hack/build-tools.sh) make the node Ready, the pod Running, and a deleted pod gone.
-const jobPodStages = `
+var jobPodStages = endStage("job-pod-succeeds", "NotIn", 0, "Completed", "Succeeded") + "---" +
+	endStage("job-pod-fails", "In", 1, "Error", "Failed")
+
+// endStage is a kwok Stage that ends a running Job pod a second after it runs: those whose
+// KwokFailAnnotation is (op In) or is not (op NotIn) "true".
+func endStage(name, op string, exit int, reason, phase string) string {
+	return fmt.Sprintf(`
 apiVersion: kwok.x-k8s.io/v1alpha1
 kind: Stage
 metadata:
-  name: job-pod-succeeds
+  name: %s
 spec:
   resourceRef: {apiGroup: v1, kind: Pod}
   selector:
@@ -37,7 +43,7 @@ spec:
     - {key: .metadata.deletionTimestamp, operator: DoesNotExist}
     - {key: .status.phase, operator: In, values: [Running]}
     - {key: '.metadata.ownerReferences.[].kind', operator: In, values: [Job]}
-    - {key: '.metadata.annotations["` + KwokFailAnnotation + `"]', operator: NotIn, values: ["true"]}
+    - {key: '.metadata.annotations["%s"]', operator: %s, values: ["true"]}
   delay: {durationMilliseconds: 1000}
   next:
     statusTemplate: |
@@ -48,35 +54,11 @@ spec:
         name: {{ .name | Quote }}
         ready: false
         restartCount: 0
-        state: {terminated: {exitCode: 0, reason: Completed, startedAt: {{ $now | Quote }}, finishedAt: {{ $now | Quote }}}}
+        state: {terminated: {exitCode: %d, reason: %s, startedAt: {{ $now | Quote }}, finishedAt: {{ $now | Quote }}}}
       {{ end }}
-      phase: Succeeded
----
-apiVersion: kwok.x-k8s.io/v1alpha1
-kind: Stage
-metadata:
-  name: job-pod-fails
-spec:
-  resourceRef: {apiGroup: v1, kind: Pod}
-  selector:
-    matchExpressions:
-    - {key: .metadata.deletionTimestamp, operator: DoesNotExist}
-    - {key: .status.phase, operator: In, values: [Running]}
-    - {key: '.metadata.annotations["` + KwokFailAnnotation + `"]', operator: In, values: ["true"]}
-  delay: {durationMilliseconds: 1000}
-  next:
-    statusTemplate: |
-      {{ $now := Now }}
-      containerStatuses:
-      {{ range .spec.containers }}
-      - image: {{ .image | Quote }}
-        name: {{ .name | Quote }}
-        ready: false
-        restartCount: 0
-        state: {terminated: {exitCode: 1, reason: Error, startedAt: {{ $now | Quote }}, finishedAt: {{ $now | Quote }}}}
-      {{ end }}
-      phase: Failed
-`
+      phase: %s
+`, name, KwokFailAnnotation, op, exit, reason, phase)
+}
 
 // Pods makes the stack run pods, once for the whole run: kube-scheduler, and kwok
 // managing one fake node (the Job controller already runs in kube-controller-manager).
