@@ -47,49 +47,8 @@ func hookedSpec(name, hooksURL, checkPolicy string) string {
           http:
             url: HOOKS/post
 `
-	spec := `apiVersion: argoproj.io/v1alpha1
-kind: ApplicationSet
-metadata:
-  name: ROLLOUT
-  namespace: argocd
-spec:
-  generators:
-  - clusters:
-      selector:
-        matchLabels:
-          argocd.argoproj.io/secret-type: cluster
-      values:
-        version: v1
-    deploymentStrategy:
-      type: phaseDeployment
-      phases:
-      - name: early
-        targets:
-        - matchExpressions:
-          - {key: env, operator: In, values: [dev, staging]}
-HOOKS_BLOCK      - name: prod
-        targets:
-        - matchExpressions:
-          - {key: env, operator: In, values: [prod]}
-HOOKS_BLOCK        onFailure:
-          action: stop
-  template:
-    metadata:
-      name: 'ROLLOUT-{{name}}'
-    spec:
-      project: default
-      source:
-        repoURL: REPO
-        targetRevision: HEAD
-        path: 'ROLLOUT/{{values.version}}'
-      destination:
-        server: '{{server}}'
-        namespace: '{{name}}'
-      syncPolicy:
-        automated: {}
-`
-	spec = strings.ReplaceAll(spec, "HOOKS_BLOCK", hooks)
-	return strings.NewReplacer("ROLLOUT", name, "REPO", env.Git.URL, "HOOKS", hooksURL, "POLICY", checkPolicy, "SECRET", "token-"+name).Replace(spec)
+	spec := twoPhaseSpec(name, hooks, hooks)
+	return strings.NewReplacer("ROLLOUT", name, "HOOKS", hooksURL, "POLICY", checkPolicy, "SECRET", "token-"+name).Replace(spec)
 }
 
 // recorder is the hooks' server: it records every call and fails the check of one cluster.
@@ -285,4 +244,53 @@ func TestAHookRunsOnceAcrossCrashes(t *testing.T) {
 func rev(t *testing.T, name, hooksURL string) string {
 	id, _ := revisionOf(t, hookedSpec(name, hooksURL, "fail"))
 	return id
+}
+
+// twoPhaseSpec is the phased spec of the hook tests: early (dev and staging) then prod
+// (stop on failure), each phase's hooks block (its YAML lines at phase depth) put in;
+// ROLLOUT and REPO are filled, in the blocks too.
+func twoPhaseSpec(name, early, prod string) string {
+	spec := `apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata:
+  name: ROLLOUT
+  namespace: argocd
+spec:
+  generators:
+  - clusters:
+      selector:
+        matchLabels:
+          argocd.argoproj.io/secret-type: cluster
+      values:
+        version: v1
+    deploymentStrategy:
+      type: phaseDeployment
+      phases:
+      - name: early
+        targets:
+        - matchExpressions:
+          - {key: env, operator: In, values: [dev, staging]}
+EARLY      - name: prod
+        targets:
+        - matchExpressions:
+          - {key: env, operator: In, values: [prod]}
+PROD        onFailure:
+          action: stop
+  template:
+    metadata:
+      name: 'ROLLOUT-{{name}}'
+    spec:
+      project: default
+      source:
+        repoURL: REPO
+        targetRevision: HEAD
+        path: 'ROLLOUT/{{values.version}}'
+      destination:
+        server: '{{server}}'
+        namespace: '{{name}}'
+      syncPolicy:
+        automated: {}
+`
+	spec = strings.NewReplacer("EARLY", early, "PROD", prod).Replace(spec)
+	return strings.NewReplacer("ROLLOUT", name, "REPO", env.Git.URL).Replace(spec)
 }

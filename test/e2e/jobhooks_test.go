@@ -71,48 +71,7 @@ func jobHookedSpec(name string, failProd bool) string {
                         secretKeyRef: {name: token-%[1]s, key: token}
 `, name, kwokFail, fail)
 	}
-	spec := `apiVersion: argoproj.io/v1alpha1
-kind: ApplicationSet
-metadata:
-  name: ROLLOUT
-  namespace: argocd
-spec:
-  generators:
-  - clusters:
-      selector:
-        matchLabels:
-          argocd.argoproj.io/secret-type: cluster
-      values:
-        version: v1
-    deploymentStrategy:
-      type: phaseDeployment
-      phases:
-      - name: early
-        targets:
-        - matchExpressions:
-          - {key: env, operator: In, values: [dev, staging]}
-EARLY      - name: prod
-        targets:
-        - matchExpressions:
-          - {key: env, operator: In, values: [prod]}
-PROD        onFailure:
-          action: stop
-  template:
-    metadata:
-      name: 'ROLLOUT-{{name}}'
-    spec:
-      project: default
-      source:
-        repoURL: REPO
-        targetRevision: HEAD
-        path: 'ROLLOUT/{{values.version}}'
-      destination:
-        server: '{{server}}'
-        namespace: '{{name}}'
-      syncPolicy:
-        automated: {}
-`
-	return strings.NewReplacer("EARLY", block(false), "PROD", block(failProd), "ROLLOUT", name, "REPO", env.Git.URL).Replace(spec)
+	return twoPhaseSpec(name, block(false), block(failProd))
 }
 
 // hookJobs are the rollout's Jobs of hook, found by the labels the agent puts on them.
