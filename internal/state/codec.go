@@ -18,8 +18,9 @@ import (
 const (
 	// MaxConfigMapBytes is the API server's limit on a ConfigMap.
 	MaxConfigMapBytes = 1 << 20
-	// Budget is what the state may use: 70% of the limit, keeping 30% headroom.
-	Budget = MaxConfigMapBytes * 7 / 10
+	// Budget is what the state may use: 640 KiB, 62.5% of the limit, keeping the rest as
+	// headroom (a 10,000-cluster rollout with its history uses less than half of it).
+	Budget = 640 << 10
 	// maxInflated bounds the decompressed document (no gzip bombs).
 	maxInflated = 64 << 20
 )
@@ -42,7 +43,7 @@ func Encode(s *State) ([]byte, error) {
 		return nil, fmt.Errorf("compress state: %w", err)
 	}
 	if buf.Len() > Budget {
-		return nil, fmt.Errorf("state is %d bytes compressed, over the budget of %d (70%% of a ConfigMap): garbage-collect revisions or split the fleet", buf.Len(), Budget)
+		return nil, fmt.Errorf("state is %d bytes compressed, over the budget of %d (640 KiB of a 1 MiB ConfigMap): garbage-collect revisions or split the fleet", buf.Len(), Budget)
 	}
 	return buf.Bytes(), nil
 }
