@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -38,14 +39,18 @@ func (a *Agent) publish(ctx context.Context) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, err
 	}
+	data, binary, err := inputs.InventoryData(b)
+	if err != nil {
+		return time.Time{}, err
+	}
 	switch err = getErr; {
-	case err == nil && bytes.Equal([]byte(cur.Data[contract.InventoryKey]), b):
+	case err == nil && maps.Equal(cur.Data, data) && maps.EqualFunc(cur.BinaryData, binary, bytes.Equal):
 	case err == nil:
-		cur.Data = map[string]string{contract.InventoryKey: string(b)}
+		cur.Data, cur.BinaryData = data, binary
 		_, err = cms.Update(ctx, cur, metav1.UpdateOptions{})
 	case apierrors.IsNotFound(err):
 		_, err = cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: contract.InventoryConfigMap, Namespace: a.opts.Namespace},
-			Data: map[string]string{contract.InventoryKey: string(b)}}, metav1.CreateOptions{})
+			Data: data, BinaryData: binary}, metav1.CreateOptions{})
 	}
 	if err != nil {
 		return time.Time{}, fmt.Errorf("publish inventory: %w", err)

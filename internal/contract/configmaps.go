@@ -86,3 +86,7 @@ const (
 // InventoryKey is the data key of the inventory in its ConfigMap (and the format of a
 // file given to cmp-phase generate).
 const InventoryKey = "clusters.json"
+
+// InventoryGzipKey is the binaryData key of a large inventory, gzip'd JSON of the same
+// format (inputs.InventoryData decides which of the two keys holds it).
+const InventoryGzipKey = "clusters.json.gz"

@@ -94,15 +94,6 @@ func InventoryFromFile(path string) (*inventory.Inventory, error) {
 	return inventory.Decode(path, b)
 }
 
-// InventoryFromConfigMap decodes the inventory ConfigMap the agent publishes.
-func InventoryFromConfigMap(cm *corev1.ConfigMap) (*inventory.Inventory, error) {
-	data, ok := cm.Data[contract.InventoryKey]
-	if !ok {
-		return nil, fmt.Errorf("configmap %s/%s has no key %s (fix: let the agent publish the inventory)", cm.Namespace, cm.Name, contract.InventoryKey)
-	}
-	return inventory.Decode("configmap "+cm.Namespace+"/"+cm.Name, []byte(data))
-}
-
 // Env reads the render environment from the plugin's variables (ARGOCD_ENV_* as Argo CD
 // passes them). lookup is os.LookupEnv or the env of a CMP request.
 func Env(lookup func(string) (string, bool), stateNamespace string) (render.Env, error) {
