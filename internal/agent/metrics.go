@@ -18,6 +18,7 @@ type metrics struct {
 	writes     *prometheus.CounterVec
 	conflicts  *prometheus.CounterVec
 	rerender   *prometheus.HistogramVec
+	decide     *prometheus.HistogramVec
 	mu         sync.Mutex        // observe runs on every worker
 	rolloutSts map[string]string // rollout → the status label last set
 }
@@ -38,10 +39,12 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Help: "State writes that met a concurrent change and decided again."}, []string{"rollout"}),
 		rerender: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "cmp_phase_rerender_seconds",
 			Help: "From asking the parent to re-render to seeing its render of the new state.", Buckets: prometheus.ExponentialBuckets(0.25, 2, 10)}, []string{"rollout"}),
+		decide: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "cmp_phase_decide_seconds",
+			Help: "One decision of a rollout over its observed children: the render view and the engine's step (in memory, no I/O).", Buckets: prometheus.ExponentialBuckets(0.001, 2, 12)}, []string{"rollout"}),
 		rolloutSts: map[string]string{},
 	}
 	if reg != nil {
-		reg.MustRegister(m.phase, m.status, m.clusters, m.hooks, m.writes, m.conflicts, m.rerender)
+		reg.MustRegister(m.phase, m.status, m.clusters, m.hooks, m.writes, m.conflicts, m.rerender, m.decide)
 	}
 	return m
 }

@@ -57,7 +57,9 @@ func (a *Agent) reconcile(ctx context.Context, name string, log *slog.Logger) (t
 	next, wrote, err := store.UpdateCM(ctx, trace.decide(func(data map[string]string, cur *state.State) (state.Edit, error) {
 		c := controls(data, p.plan, now)
 		c.Fleet = fleet
+		began := time.Now()
 		n, as, rb, err := a.decide(p, cur, c, now)
+		a.metrics.decide.WithLabelValues(name).Observe(time.Since(began).Seconds())
 		acts, rebuilt = as, rb
 		if err != nil {
 			return state.Edit{}, err

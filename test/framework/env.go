@@ -41,6 +41,10 @@ type Options struct {
 	ApplicationSetController bool
 	// Plugins are CMP sidecars started before the repo-server.
 	Plugins []Plugin
+	// KubeOnly starts the API server with Argo CD's CRDs and config objects but no Argo CD
+	// program, git server or plugin: for benchmarks that write Applications' status
+	// themselves, as Argo CD would, at a size the real controller could not run here.
+	KubeOnly bool
 }
 
 // Plugin is a CMP sidecar. Start receives the environment (socket dir, kubeconfig) and
@@ -109,6 +113,9 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	steps := []func(context.Context) error{
 		e.startKube, e.makeClients, e.installArgoCD, e.registerClusters, e.startGit,
 		e.startRedis, e.startPlugins, e.startArgoCD,
+	}
+	if opts.KubeOnly {
+		steps = steps[:4]
 	}
 	for _, step := range steps {
 		if err := step(ctx); err != nil {
