@@ -11,11 +11,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/argoproj/argo-cd/v3/cmpserver/apiclient"
-	"github.com/argoproj/argo-cd/v3/util/cmp"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
-
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/test/framework"
 )
@@ -38,12 +33,11 @@ func concurrentRenders(ctx context.Context, t *testing.T, n int) (ok, failed int
 			gen = e.Value
 		}
 	}
-	conn, err := grpc.NewClient("unix://"+filepath.Join(env.PluginSockDir, contract.PluginName+".sock"), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	c, err := env.DialPlugin()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
-	c := apiclient.NewConfigManagementPluginServiceClient(conn)
+	defer c.Close()
 	envs := []string{contract.EnvAppName + "=" + name, contract.EnvAppNamespace + "=" + framework.ArgoNamespace,
 		contract.EnvAppRevision + "=" + head, contract.EnvAppSourceRepoURL + "=" + env.Git.URL,
 		contract.EnvAppSourcePath + "=" + name + "/app", contract.EnvAppSourceTargetRevision + "=HEAD",
@@ -74,21 +68,14 @@ func concurrentRenders(ctx context.Context, t *testing.T, n int) (ok, failed int
 	return ok, failed
 }
 
-func renderOnce(ctx context.Context, c apiclient.ConfigManagementPluginServiceClient, envs []string) ([]byte, error) {
-	stream, err := c.GenerateManifest(ctx)
-	if err != nil {
-		return nil, err
-	}
+func renderOnce(ctx context.Context, c *framework.PluginClient, envs []string) ([]byte, error) {
 	root := env.Git.WorkDir
-	if err := cmp.SendRepoStream(ctx, filepath.Join(root, name, "app"), root, stream, envs, []string{".git"}); err != nil {
-		return nil, err
-	}
-	resp, err := stream.CloseAndRecv()
+	manifests, err := c.Render(ctx, root, filepath.Join(root, name, "app"), envs)
 	if err != nil {
 		return nil, err
 	}
 	var b bytes.Buffer
-	for i, m := range resp.GetManifests() {
+	for i, m := range manifests {
 		fmt.Fprintf(&b, "%s:%s\n", strconv.Itoa(i), m)
 	}
 	return b.Bytes(), nil

@@ -1,0 +1,175 @@
+//go:build e2e
+
+package bench
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"math"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/cmp-phase/cmp-phase/internal/state"
+)
+
+// fleetRecord is what the fleet benchmark measures: when each child's status was written
+// and when the state first showed it done, how long the sidecar's renders took, and the
+// agent's and sidecar's peak memory.
+type fleetRecord struct {
+	mu       sync.Mutex
+	syncedAt map[string]time.Time // child → when its synced, Healthy status was written
+	counted  map[string]bool      // children whose latency this rollout counted
+	latency  []time.Duration      // status written → the state says done
+	slowest  []string             // the slowest few, for the log
+	renders  []time.Duration      // one shard's render over the socket
+}
+
+func newFleetRecord() *fleetRecord {
+	return &fleetRecord{syncedAt: map[string]time.Time{}, counted: map[string]bool{}}
+}
+
+func (r *fleetRecord) synced(child string, at time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.syncedAt[child] = at
+}
+
+func (r *fleetRecord) rendered(d time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.renders = append(r.renders, d)
+}
+
+// newRollout forgets which children were counted: each rollout counts each child once.
+func (r *fleetRecord) newRollout() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.counted = map[string]bool{}
+}
+
+// onState counts, for every child the state shows done for the first time in this
+// rollout, the time since its status was written.
+func (r *fleetRecord) onState(st *state.State, at time.Time) {
+	if st.Rollout == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, ph := range st.Rollout.Phases {
+		for c, cs := range ph.Clusters {
+			written, ok := r.syncedAt[c]
+			if cs.Status != state.ClusterDone || r.counted[c] || !ok || written.Before(cs.AdmittedAt.Add(-time.Second)) {
+				continue
+			}
+			r.counted[c] = true
+			r.latency = append(r.latency, at.Sub(written))
+			if d := at.Sub(written); d > time.Second && len(r.slowest) < 10 {
+				r.slowest = append(r.slowest, fmt.Sprintf("%s: status %s, state gen %d at %s (%s, admitted %s)", c,
+					written.Format("15:04:05.000"), st.Generation, at.Format("15:04:05.000"), d.Round(time.Millisecond), cs.AdmittedAt.Format("15:04:05")))
+			}
+		}
+	}
+}
+
+func (r *fleetRecord) quantiles() (lat50, lat99, render50, render99 time.Duration, n int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return quantile(r.latency, 0.5), quantile(r.latency, 0.99), quantile(r.renders, 0.5), quantile(r.renders, 0.99), len(r.latency)
+}
+
+// peakRSS samples a process's resident memory until ctx ends; the peak is read with peak().
+type peakRSS struct {
+	mu   sync.Mutex
+	peak int64 // bytes: VmHWM, file-backed pages (the binary's code) included
+	anon int64 // bytes: the largest RssAnon seen (heap, stacks: what the process allocated)
+}
+
+func (p *peakRSS) sample(ctx context.Context, pid int) {
+	t := time.NewTicker(200 * time.Millisecond)
+	defer t.Stop()
+	for {
+		hwm, err1 := procStatus(pid, "VmHWM:")
+		anon, err2 := procStatus(pid, "RssAnon:")
+		if err1 == nil && err2 == nil {
+			p.mu.Lock()
+			p.peak, p.anon = max(p.peak, hwm*1024), max(p.anon, anon*1024)
+			p.mu.Unlock()
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (p *peakRSS) mib() (peak, anon float64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return float64(p.peak) / (1 << 20), float64(p.anon) / (1 << 20)
+}
+
+// procStatus reads one field of /proc/<pid>/status, in kB.
+func procStatus(pid int, field string) (int64, error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), field); ok {
+			return strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+		}
+	}
+	return 0, fmt.Errorf("%s not in /proc/%d/status", field, pid)
+}
+
+// decideTimes reads the agent's cmp_phase_decide_seconds histogram: decisions, their mean
+// and the upper bound of the bucket holding the 99th percentile.
+func decideTimes(ctx context.Context, metricsURL string) (n uint64, mean, p99 time.Duration, err error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, metricsURL, nil)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, 0, 0, fmt.Errorf("scrape agent: %w", err)
+	}
+	defer resp.Body.Close()
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		return 0, 0, 0, fmt.Errorf("scrape agent: %w", err)
+	}
+	fam, ok := fams["cmp_phase_decide_seconds"]
+	if !ok || len(fam.GetMetric()) == 0 {
+		return 0, 0, 0, fmt.Errorf("scrape agent: no cmp_phase_decide_seconds")
+	}
+	h := fam.GetMetric()[0].GetHistogram()
+	n = h.GetSampleCount()
+	if n == 0 {
+		return 0, 0, 0, nil
+	}
+	mean = time.Duration(h.GetSampleSum() / float64(n) * float64(time.Second))
+	return n, mean, bucketQuantile(h, 0.99), nil
+}
+
+func bucketQuantile(h *dto.Histogram, q float64) time.Duration {
+	want := uint64(math.Ceil(q * float64(h.GetSampleCount())))
+	for _, b := range h.GetBucket() {
+		if b.GetCumulativeCount() >= want {
+			return time.Duration(b.GetUpperBound() * float64(time.Second))
+		}
+	}
+	return time.Duration(math.MaxInt64) // beyond the last bucket
+}
