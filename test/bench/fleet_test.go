@@ -217,7 +217,7 @@ func (f *fleetStack) rollout(ctx context.Context, b *testing.B, v int) {
 	b.Helper()
 	version := "v" + strconv.Itoa(v)
 	files := map[string]string{
-		"fleet/app/appset.yaml":                       strings.ReplaceAll(fleetSpec, "VERSION", version),
+		"fleet/app/appset.yaml":                        strings.ReplaceAll(fleetSpec, "VERSION", version),
 		"fleet/workload/" + version + "/workload.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fleet\ndata:\n  version: " + version + "\n",
 	}
 	for p, body := range files {

@@ -36,8 +36,8 @@ type argo struct {
 	kube     kubernetes.Interface
 	apps     argoclient.Interface
 	plugin   *framework.PluginClient
-	root     string            // the repository the parents render
-	commit   string            // the commit they render
+	root     string // the repository the parents render
+	commit   string // the commit they render
 	children workqueue.TypedRateLimitingInterface[string]
 	parents  workqueue.TypedRateLimitingInterface[string]
 	cache    cache.Indexer
