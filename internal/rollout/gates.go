@@ -50,7 +50,8 @@ const (
 	gatePassed                     // every one succeeded (or failed under failurePolicy: ignore)
 	gateFailed                     // one failed under fail or retry: onFailure applies
 	gateAborted                    // one failed under abort: the rollout ends now
-	gateInconclusive               // a metric check was Inconclusive: the rollout pauses for a person
+	// a metric check was Inconclusive: the rollout pauses for a person
+	gateInconclusive
 )
 
 // gate drives one list of hooks of the current phase: it records results that came back,
