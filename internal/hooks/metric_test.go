@@ -253,3 +253,15 @@ func TestAMetricRunTakesAHostSlotPerQuery(t *testing.T) {
 		t.Fatalf("%s: %d taken, %d released", res.Outcome, taken, released)
 	}
 }
+
+func TestRetryDoesNotRetryAnInconclusiveMetric(t *testing.T) {
+	p := &fakeProm{values: []string{""}}
+	srv := serve(t, p.ServeHTTP)
+	call := metricCall(srv.URL, 1, time.Time{})
+	call.Hook.FailurePolicy = "retry"
+	attempts := 0
+	res := local().RunAttempts(context.Background(), call, Backoff{Attempts: 3, Initial: time.Millisecond, Max: time.Millisecond}, func(n int, _ Result) { attempts = n })
+	if res.Outcome != Inconclusive || attempts != 1 {
+		t.Fatalf("%s after %d attempts", res.Outcome, attempts)
+	}
+}

@@ -161,3 +161,51 @@ func TestChecksBeforeTheSoakDoNotWaitForDuringSoakOnes(t *testing.T) {
 		t.Fatalf("then the soak, and the during-soak check with it: %v", runs(acts))
 	}
 }
+
+// inconclusivePause brings a rollout to the engine's pause on dev's Inconclusive check,
+// with the person's controls read (none set).
+func inconclusivePause(t *testing.T) *world {
+	t.Helper()
+	phases := threePhases()
+	phases[0].Checks = []spec.Hook{metricCheck("success-rate", "", 1)}
+	w := newWorld(phases...)
+	w.edit(map[string]string{})
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1", "dev-2")
+	w.step(t, 10)
+	w.ends(11, state.HookInconclusive, "check/success-rate")
+	w.step(t, 12)
+	w.obs.Hooks = nil
+	if w.st.Paused == nil {
+		t.Fatal("not paused")
+	}
+	return w
+}
+
+func TestAbortAndRollbackEndTheEnginesPause(t *testing.T) {
+	w := inconclusivePause(t)
+	w.edit(map[string]string{"abort": "bad metric"})
+	w.step(t, 20)
+	w.edit(map[string]string{})
+	w.step(t, 21)
+	if w.st.Rollout.Status != StatusStopped || w.st.Paused != nil {
+		t.Fatalf("abort: %s, paused %+v", w.st.Rollout.Status, w.st.Paused)
+	}
+	w = inconclusivePause(t)
+	w.edit(map[string]string{"rollback": "bad metric"})
+	w.step(t, 20)
+	if w.st.Rollout.Status != StatusRollingBack || w.st.Paused != nil {
+		t.Fatalf("rollback: %s, paused %+v", w.st.Rollout.Status, w.st.Paused)
+	}
+}
+
+func TestAPersonsPauseOverAnInconclusiveCheckNeedsAResumeToRunItAgain(t *testing.T) {
+	w := inconclusivePause(t)
+	w.edit(map[string]string{"pause": "looking into it"})
+	w.step(t, 20)
+	w.edit(map[string]string{})
+	w.step(t, 21) // the person's pause key is gone: their pause ends, the check's holds again
+	if p := w.st.Paused; p == nil || p.Check != "check/success-rate" || w.st.Rollout.Phases[0].Hooks["check/success-rate"].Status != state.HookInconclusive {
+		t.Fatalf("the engine's pause is back: %+v", p)
+	}
+}
