@@ -108,7 +108,7 @@ func gate(r *state.Rollout, ph *state.PhaseState, kind string, hooks []spec.Hook
 			}
 		}
 	}
-	if key := inconclusive(ph, kind, hooks); key != "" && verdict != gateFailed {
+	if key := inconclusive(r, ph, kind, hooks); key != "" && verdict != gateFailed {
 		return gateInconclusive, key, state.HookInconclusive // why is the run's ledger key
 	}
 	if verdict == gatePassed && pending {

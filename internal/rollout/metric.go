@@ -51,11 +51,12 @@ func soakGate(st *state.State, p Plan, ph *state.PhaseState, sp spec.Phase, o Ob
 }
 
 // inconclusive is the first run of hooks (in ledger-key order) whose outcome was
-// Inconclusive and whose failurePolicy does not ignore it, or "".
-func inconclusive(ph *state.PhaseState, kind string, hooks []spec.Hook) string {
+// Inconclusive and whose failurePolicy does not ignore it, or ""; a skipped cluster's run
+// is not judged.
+func inconclusive(r *state.Rollout, ph *state.PhaseState, kind string, hooks []spec.Hook) string {
 	for _, key := range slices.Sorted(maps.Keys(ph.Hooks)) {
 		run := ph.Hooks[key]
-		if run.Kind != kind || run.Status != state.HookInconclusive {
+		if run.Kind != kind || run.Status != state.HookInconclusive || (run.Cluster != "" && slices.Contains(r.Skipped, run.Cluster)) {
 			continue
 		}
 		if i := slices.IndexFunc(hooks, func(h spec.Hook) bool { return h.Name == run.Name }); i >= 0 && hooks[i].FailurePolicy != "ignore" {

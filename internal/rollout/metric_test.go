@@ -209,3 +209,21 @@ func TestAPersonsPauseOverAnInconclusiveCheckNeedsAResumeToRunItAgain(t *testing
 		t.Fatalf("the engine's pause is back: %+v", p)
 	}
 }
+
+func TestASkippedClustersInconclusiveCheckDoesNotPause(t *testing.T) {
+	phases := threePhases()
+	c := metricCheck("success-rate", "", 1)
+	c.Block.(*spec.MetricHook).Prometheus.Query = `up{cluster="{{name}}"}`
+	phases[0].Checks = []spec.Hook{c}
+	w := newWorld(phases...)
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1", "dev-2")
+	w.step(t, 10)
+	w.edit(map[string]string{"skip": "dev-2"})
+	w.ends(11, state.HookInconclusive, "check/success-rate/dev-2")
+	w.ends(11, state.HookSucceeded, "check/success-rate/dev-1")
+	w.step(t, 12)
+	if w.st.Paused != nil || w.st.Rollout.Phase != 1 {
+		t.Fatalf("a skipped cluster is not judged: paused %+v, phase %d", w.st.Paused, w.st.Rollout.Phase)
+	}
+}
