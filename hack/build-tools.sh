@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the real programs the tests and the demo run against, from Go modules, at pinned
 # versions, into a git-ignored cache keyed by version. A second run builds nothing.
-# Also installs the Debian packages the harness needs (redis-server, git) when missing, and
+# Also installs the Debian packages the harness needs (redis-server, git, prometheus) when missing, and
 # with --race what go test -race needs (cgo: gcc, libc6-dev) when it cannot build.
 #
 # Prints the cache directory on its last line of stdout; progress goes to stderr.
@@ -32,6 +32,8 @@ install_debs() {
   local missing=()
   command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
   command -v git >/dev/null 2>&1 || missing+=(git)
+  # metric checks' e2e tests query a real Prometheus (test/framework's env.Prometheus)
+  command -v prometheus >/dev/null 2>&1 || missing+=(prometheus)
   if $race && ! cgo_links; then missing+=(gcc libc6-dev); fi
   [ ${#missing[@]} -eq 0 ] && return 0
   log "installing Debian packages: ${missing[*]}"
@@ -46,6 +48,18 @@ install_debs() {
     return 1
   fi
   rm -f "$out"
+  if [[ " ${missing[*]} " == *" prometheus "* ]]; then stop_prometheus_service "$sudo"; fi
+}
+
+# stop_prometheus_service: Debian's package starts its service where it can (systemd);
+# the tests start their own Prometheus, so the package's is stopped and disabled.
+stop_prometheus_service() {
+  local sudo=$1
+  if [ -d /run/systemd/system ] && command -v systemctl >/dev/null 2>&1; then
+    $sudo systemctl disable --now prometheus >/dev/null 2>&1 || true
+  elif command -v invoke-rc.d >/dev/null 2>&1; then
+    $sudo invoke-rc.d prometheus stop >/dev/null 2>&1 || true
+  fi
 }
 
 # build <dir> <wrapper-module> <binary> <package> [ldflags]

@@ -32,4 +32,10 @@ if left=$(pgrep -af "$cache/" | grep -v pgrep); then
   echo "$left" >&2
   status=1
 fi
+# env.Prometheus runs Debian's prometheus (outside the cache) with its TSDB in an e2e temp dir.
+if left=$(pgrep -af -- "--storage.tsdb.path=.*cmp-phase-e2e-" | grep -v pgrep); then
+  echo "prometheus left running after the tests:" >&2
+  echo "$left" >&2
+  status=1
+fi
 exit $status

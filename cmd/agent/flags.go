@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"time"
 
@@ -65,7 +66,7 @@ func (r rollouts) validate() error {
 type hookFlags struct{ o *agent.Options }
 
 // BindFlags registers --hook-command-dir, --hook-allow-private, --hook-pass-env,
-// --secret-namespace, --hooks-per-host and --job-service-account.
+// --secret-namespace, --hooks-per-host, --job-service-account and --prometheus-address.
 func (h hookFlags) BindFlags(fs *flag.FlagSet) {
 	fs.Func("hook-command-dir", "a directory command hooks may run executables from (repeatable; none: command hooks are refused)", func(v string) error {
 		if !filepath.IsAbs(v) {
@@ -82,6 +83,13 @@ func (h hookFlags) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&h.o.SecretNamespace, "secret-namespace", "", "where hook secret references are read (default: --namespace)")
 	fs.IntVar(&h.o.HooksPerHost, "hooks-per-host", 4, "http hooks running at once against one host")
 	fs.StringVar(&h.o.Hooks.JobServiceAccount, "job-service-account", contract.DefaultJobServiceAccount, "service account job hook pods run as (in the Job's namespace; no token mounted)")
+	fs.Func("prometheus-address", "the Prometheus metric checks without metric.prometheus.address ask (http:// or https:// URL)", func(v string) error {
+		if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("%q is not an absolute http:// or https:// URL", v)
+		}
+		h.o.Hooks.PrometheusAddress = v
+		return nil
+	})
 }
 
 // limitFlags are the installation's limits on hooks (spec.Limits), seed 000's by default;

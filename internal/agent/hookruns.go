@@ -150,11 +150,15 @@ func (a *Agent) hookAttempts(ctx context.Context, p *pass, revision string, act 
 	if reach.SkipsTLSVerify {
 		a.log.Warn("hook skips TLS verification", "rollout", p.plan.Rollout, "hook", act.Key)
 	}
-	release := a.hostSlot(ctx, reach.Host)
-	defer release()
 	call := hooks.Call{Rollout: p.plan.Rollout, Namespace: a.opts.Namespace, Phase: phaseName(p, act.Phase), Revision: revision,
 		Cluster: act.Cluster, Place: strings.SplitN(act.Key, "/", 2)[0], Hook: h, IdempotencyKey: id, Secrets: secrets,
-		Server: vars["server"], Started: started}
+		Server: vars["server"], Started: started, Until: act.At}
+	if reach.PerRequest {
+		call.Slot = func(ctx context.Context) func() { return a.hostSlot(ctx, reach.Host) }
+	} else {
+		release := a.hostSlot(ctx, reach.Host)
+		defer release()
+	}
 	attempts := 0
 	res := a.hooks.RunAttempts(ctx, call, a.opts.Backoff, func(n int, _ hooks.Result) { attempts = n })
 	status := ledgerStatus(res.Outcome)
@@ -170,6 +174,8 @@ func ledgerStatus(o hooks.Outcome) state.HookStatus {
 		return state.HookSucceeded
 	case hooks.Failed:
 		return state.HookFailed
+	case hooks.Inconclusive:
+		return state.HookInconclusive
 	default:
 		return state.HookErrored
 	}

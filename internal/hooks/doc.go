@@ -1,5 +1,5 @@
 // Package hooks runs the pre-hooks, checks and post-hooks of seed 000: `type: http` and
-// `type: command`, bounded and defended. A run never blocks the agent's loop (the agent
+// `type: command`, bounded and defended; and `type: job` and `type: metric` (issue 13). A run never blocks the agent's loop (the agent
 // runs it in the background and records it in the state's ledger); this package is the
 // runner itself: one call, its attempts under failurePolicy retry, and a Result that keeps
 // "ran and said no" (Failed) apart from "could not run" (Errored).
@@ -64,6 +64,12 @@
 // data); transient read errors while waiting are retried; the Job is never deleted by Run
 // but named in Result.Cleanup, for the agent to delete once the ledger has the outcome.
 // The pod's log is not read: the message says how to read it.
+//
+// Metric checks (metric.go, metric_prom.go, metric_judge.go): a Prometheus instant query
+// through the http hooks' guarded client (and so their address checks, redirect rules and
+// body cap), one --hooks-per-host slot per query (Reach.PerRequest, Call.Slot); each
+// measurement is judged by the check's conditions and counted against its limits; a check
+// measured through the soak measures until Call.Until.
 //
 // Secret values a call carries are redacted from every message.
 package hooks

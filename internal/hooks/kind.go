@@ -31,6 +31,9 @@ type Reach struct {
 	Host string
 	// SkipsTLSVerify is true when the run does not verify TLS (insecureSkipVerify).
 	SkipsTLSVerify bool
+	// PerRequest is true for a run that takes one of the host's slots per request
+	// (Call.Slot: a metric check's measurements), not for its whole length.
+	PerRequest bool
 }
 
 // kinds are the kinds the agent runs, by name. A new kind is its run half in a file of
@@ -40,6 +43,7 @@ var kinds = byName(
 	httpKind{spec.HTTPKind},
 	commandKind{spec.CommandKind},
 	jobKind{spec.JobKind},
+	metricKind{spec.MetricKind},
 )
 
 func byName(ks ...Kind) map[string]Kind {

@@ -16,6 +16,10 @@ const (
 	Succeeded Outcome = "Succeeded" // ran and said yes
 	Failed    Outcome = "Failed"    // ran and said no: wrong status, non-zero exit
 	Errored   Outcome = "Errored"   // could not run or could not tell: refused, unreachable, timed out
+	// Inconclusive: a metric check's measurements said neither yes nor no (no data, NaN,
+	// neither condition decisive) more often than it tolerates; the agent records it as
+	// state.HookInconclusive, and the engine pauses the rollout for a person.
+	Inconclusive Outcome = "Inconclusive"
 )
 
 // Result is one attempt's outcome, safe to store and show: its message is truncated and

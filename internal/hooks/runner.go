@@ -33,6 +33,12 @@ type Call struct {
 	// run or attempt left under the same name.
 	Started time.Time
 	Attempt int
+	// Until is when a check measured through the soak stops measuring (the soak's end);
+	// zero for every other run.
+	Until time.Time
+	// Slot, for a run whose Reach is PerRequest, waits for one of the host's slots and
+	// returns its release; nil: no cap.
+	Slot func(context.Context) func()
 }
 
 // Runner runs hooks of every registered kind under its Limits; its fields are what the
@@ -62,7 +68,8 @@ func (r *Runner) WithJobs(j JobClients) *Runner {
 // timeout as declared (never cut: a hook over the runner's Caps is not run, Errored with
 // the setting to raise); its message is redacted and capped whatever the kind.
 func (r *Runner) Run(ctx context.Context, c Call) Result {
-	ctx, cancel := context.WithTimeout(ctx, runTimeout(c.Hook))
+	c.Hook = r.withDefaults(c.Hook)
+	ctx, cancel := context.WithTimeout(ctx, callTimeout(c))
 	defer cancel()
 	red := newRedactor(c.Secrets)
 	start := time.Now()
@@ -95,7 +102,7 @@ func overLimit(v spec.Violation) Result {
 // does not run).
 func (r *Runner) Reach(h spec.Hook) Reach {
 	if k, ok := kinds[h.Type]; ok && h.Block != nil {
-		return k.Reach(h.Block)
+		return k.Reach(r.withDefaults(h).Block)
 	}
 	return Reach{}
 }
@@ -131,7 +138,7 @@ func (r *Runner) RunAttempts(ctx context.Context, c Call, b Backoff, each func(a
 		if each != nil {
 			each(i, res)
 		}
-		if res.Outcome == Succeeded || i >= attempts || ctx.Err() != nil {
+		if res.Outcome == Succeeded || res.Outcome == Inconclusive || i >= attempts || ctx.Err() != nil {
 			return res
 		}
 		select {

@@ -50,6 +50,8 @@ const (
 	gatePassed                     // every one succeeded (or failed under failurePolicy: ignore)
 	gateFailed                     // one failed under fail or retry: onFailure applies
 	gateAborted                    // one failed under abort: the rollout ends now
+	// a metric check was Inconclusive: the rollout pauses for a person
+	gateInconclusive
 )
 
 // gate drives one list of hooks of the current phase: it records results that came back,
@@ -95,6 +97,8 @@ func gate(r *state.Rollout, ph *state.PhaseState, kind string, hooks []spec.Hook
 				pending = true
 				*acts = append(*acts, Action{Kind: ActRunHook, Key: key, Hook: h, Cluster: c, ClusterName: names[c], Phase: r.Phase})
 			case run.Status == state.HookSucceeded, h.FailurePolicy == "ignore":
+			case run.Status == state.HookInconclusive:
+				// the rollout pauses for a person (below), unless a failure decides first
 			case h.FailurePolicy == "abort":
 				return gateAborted, fmt.Sprintf("%s %s (failurePolicy abort): %s", kind, runWhat(run), run.Message), run.Status
 			case perCluster && kind != KindPre:
@@ -103,6 +107,9 @@ func gate(r *state.Rollout, ph *state.PhaseState, kind string, hooks []spec.Hook
 				verdict, why, status = gateFailed, fmt.Sprintf("%s %s: %s", kind, runWhat(run), run.Message), run.Status
 			}
 		}
+	}
+	if key := inconclusive(r, ph, kind, hooks); key != "" && verdict != gateFailed {
+		return gateInconclusive, key, state.HookInconclusive // why is the run's ledger key
 	}
 	if verdict == gatePassed && pending {
 		verdict = gatePending
@@ -175,6 +182,8 @@ func hookGate(st *state.State, p Plan, ph *state.PhaseState, sp spec.Phase, kind
 		ph.Status, r.Status = PhaseFailed, StatusStopped
 		r.Reason = fmt.Sprintf("phase %s aborted: %s", ph.Name, why)
 		emit(r, acts, now, EvRolloutAborted, "rollout aborted: "+r.Reason)
+	case v == gateInconclusive:
+		holdInconclusive(st, ph, why, now, acts)
 	case v == gateFailed && sp.OnFailure == "continue":
 		return true // reported when it ended; onFailure: continue goes on
 	case v == gateFailed:

@@ -60,8 +60,8 @@ func progress(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action
 			}
 			return // waiting on children or a gate; the agent's watches bring it back
 		}
-		if !hookGate(st, p, ph, sp, KindCheck, o, now, acts) || !soaked(r, ph, sp, now, acts) || !hookGate(st, p, ph, sp, KindPost, o, now, acts) {
-			return // checks once every member is done, then the soak, then post-hooks
+		if !hookGate(st, p, ph, beforeSoak(sp), KindCheck, o, now, acts) || !soakGate(st, p, ph, sp, o, now, acts) || !hookGate(st, p, ph, sp, KindPost, o, now, acts) {
+			return // checks once every member is done, then the soak (and checks measured through it), then post-hooks
 		}
 		if !leaveApproved(r, ph, sp, now, acts) {
 			return // an approval after checks: the next phase waits for it

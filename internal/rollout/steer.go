@@ -72,9 +72,10 @@ func pause(st *state.State, c *control.Controls, now time.Time, acts *[]Action, 
 	}
 	p := st.Paused
 	switch {
-	case c.Resume || (p != nil && c.Pause == ""):
+	case c.Resume || (p != nil && c.Pause == "" && !checkHolds(st)):
 		if p != nil {
 			st.Paused = nil
+			rerunInconclusive(st, p) // an Inconclusive check runs again from scratch
 			emit(st.Rollout, acts, now, EvResumed, fmt.Sprintf("resumed by %s (paused since %s: %s)", who(c), p.Since.UTC().Format(time.RFC3339), p.Reason))
 		}
 		consume(acts, contract.ResumeKey, contract.PauseKey, contract.PauseUntilKey)

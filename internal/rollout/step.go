@@ -110,7 +110,9 @@ const (
 
 // Action is one piece of I/O the engine asks for.
 type Action struct {
-	Kind    ActionKind
+	Kind ActionKind
+	// At is when to come back (ActRequeue), or when a check measured through the soak
+	// stops measuring, the soak's end (ActRunHook; zero for every other run).
 	At      time.Time
 	Reason  string // ActEvent: the Kubernetes Event's reason (an Ev* constant)
 	Message string // ActEvent: the Event's message; ActRequeue: why

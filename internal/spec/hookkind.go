@@ -56,7 +56,7 @@ type hookNode struct {
 // hookKinds are the hook kinds a spec may use, in the order errors list them. A new kind
 // is its spec half in this package, this one line, and its run half in internal/hooks
 // (see that package's documentation); tests fail when either half is missing.
-var hookKinds = []HookKind{HTTPKind, CommandKind, JobKind}
+var hookKinds = []HookKind{HTTPKind, CommandKind, JobKind, MetricKind}
 
 // HookKinds are the hook kinds a spec may use.
 func HookKinds() []HookKind { return append([]HookKind(nil), hookKinds...) }

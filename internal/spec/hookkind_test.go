@@ -172,8 +172,8 @@ func TestThePlanCarriesHooksAsItAlwaysHas(t *testing.T) {
 // kinds' timeout limits are the installation's now (TestLimits).
 func TestHookKindsAreValidatedAsBefore(t *testing.T) {
 	for hook, want := range map[string]string{
-		"{name: a, type: ftp, http: {url: 'https://x'}}":                           `type: unknown value "ftp" (fix: use one of: http, command, job)`,
-		"{name: a, http: {url: 'https://x'}}":                                      `type: is required (fix: write type: http or type: command or type: job)`,
+		"{name: a, type: ftp, http: {url: 'https://x'}}":                           `type: unknown value "ftp" (fix: use one of: http, command, job, metric)`,
+		"{name: a, http: {url: 'https://x'}}":                                      `type: is required (fix: write type: http or type: command or type: job or type: metric)`,
 		"{name: a, type: http, http: {url: 'https://x'}, command: {command: [x]}}": `command: type http takes the http block, not command (fix: remove it or use type: command)`,
 		"{name: a, type: http}":                                                    `http: is required (fix: add http.url)`,
 		"{name: a, type: command}":                                                 `command: is required (fix: add command.command)`,

@@ -38,7 +38,7 @@ func (d *dec) hooks(n *yaml.Node, path string, check bool) []Hook {
 // hook reads the fields every kind shares, then has the kind its type names read its block.
 func (d *dec) hook(n *yaml.Node, path string, check bool) Hook {
 	kinds := hookKindNames()
-	f := d.fields(n, path, append([]string{"name", "type", "timeout", "failurePolicy"}, kinds...)...)
+	f := d.fields(n, path, append([]string{"name", "type", "timeout", "failurePolicy", "during"}, kinds...)...)
 	h := Hook{
 		Name:          d.str(d.required(f, n, path, "name", "name the hook"), path+".name"),
 		Type:          d.oneOf(d.required(f, n, path, "type", "write type: "+strings.Join(kinds, " or type: ")), path+".type", "", kinds...),
@@ -57,6 +57,7 @@ func (d *dec) hook(n *yaml.Node, path string, check bool) Hook {
 			d.fail(f[other], path+"."+other, "remove it or use type: "+other, "type %s takes the %s block, not %s", h.Type, h.Type, other)
 		}
 	}
+	d.refuseDuring(f, path, h.Type)
 	h.Block = k.parse(d, hookNode{node: n, fields: f, path: path, check: check})
 	for _, name := range h.Placeholders() {
 		if problem := HookVarProblem(name); problem != "" {

@@ -94,6 +94,10 @@ func (l Limits) Violations(h Hook) []Violation {
 		if len(b.Headers) > l.Headers {
 			out = append(out, countViolation("http.headers", "headers", len(b.Headers), l.Headers, FlagMaxHeaders, "send fewer headers"))
 		}
+	case *MetricHook:
+		if len(b.Prometheus.Headers) > l.Headers {
+			out = append(out, countViolation("metric.prometheus.headers", "headers", len(b.Prometheus.Headers), l.Headers, FlagMaxHeaders, "send fewer headers"))
+		}
 	}
 	return out
 }

@@ -69,6 +69,7 @@ func (d *dec) phase(n *yaml.Node, path string, exprs *targets.Cache) Phase {
 	p.PostHooks = d.hooks(f["postHooks"], path+".postHooks", false)
 	p.Checks = d.hooks(f["checks"], path+".checks", true)
 	p.WaitDuration = d.duration(f["waitDuration"], path+".waitDuration", 0)
+	d.soakChecks(p, f["checks"], path+".checks")
 	if of := f["onFailure"]; of != nil {
 		ff := d.fields(of, path+".onFailure", "action")
 		p.OnFailure = d.oneOf(ff["action"], path+".onFailure.action", "stop", "stop", "rollback", "continue")

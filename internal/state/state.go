@@ -57,6 +57,9 @@ type Pause struct {
 	// Fleet marks the pause of the fleet-wide stop (control.FleetStop): lifting the stop
 	// ends it, and only it.
 	Fleet bool `json:"fleet,omitempty"`
+	// Check is the ledger key of the metric check whose Inconclusive outcome paused the
+	// rollout (the engine's pause, not a person's): resume runs it again.
+	Check string `json:"check,omitempty"`
 }
 
 // Rollout is the rollout in progress (or the last one, until the next starts).

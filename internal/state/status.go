@@ -92,6 +92,9 @@ const (
 	HookSucceeded HookStatus = "Succeeded"
 	HookFailed    HookStatus = "Failed"  // ran and said no
 	HookErrored   HookStatus = "Errored" // could not run or could not tell
+	// HookInconclusive: a metric check's measurements said neither yes nor no; the engine
+	// pauses the rollout (Pause.Check) and a resume runs the check again from scratch.
+	HookInconclusive HookStatus = "Inconclusive"
 )
 
 // HookRun is the ledger entry of one pre-hook, check (per cluster, when templated per

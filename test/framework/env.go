@@ -79,6 +79,9 @@ type Env struct {
 	mu        sync.Mutex
 	pods      sync.Once // Pods: the scheduler and kwok, started on first use
 	podsErr   error
+	prom      sync.Once // Prometheus: started on first use
+	promVal   *Prometheus
+	promErr   error
 	procs     []*Proc
 	closers   []func() error
 }

@@ -1,0 +1,96 @@
+package rollout
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/cmp-phase/cmp-phase/internal/spec"
+	"github.com/cmp-phase/cmp-phase/internal/state"
+)
+
+// EvMetricInconclusive is published (a Warning) when a metric check's outcome is
+// Inconclusive and the engine pauses the rollout for a person.
+const EvMetricInconclusive = "MetricInconclusive"
+
+// pausedBy is who the engine's pause names.
+const pausedBy = "cmp-phase"
+
+// beforeSoak is sp with only the checks judged once its members are done (every check but
+// those measured through the soak).
+func beforeSoak(sp spec.Phase) spec.Phase {
+	sp.Checks = slices.DeleteFunc(slices.Clone(sp.Checks), spec.Hook.DuringSoak)
+	return sp
+}
+
+// duringSoak is sp with only its checks measured through the soak.
+func duringSoak(sp spec.Phase) spec.Phase {
+	sp.Checks = slices.DeleteFunc(slices.Clone(sp.Checks), func(h spec.Hook) bool { return !h.DuringSoak() })
+	return sp
+}
+
+// soakGate holds the phase for its soak (soaked) while its `during: soak` checks measure
+// through it: they start with the soak, each measures until the soak's end (the run's
+// Action.At); one that fails fails the phase at once (onFailure applies, as for any
+// check), and the phase goes on only once the soak is over and every one has passed.
+func soakGate(st *state.State, p Plan, ph *state.PhaseState, sp spec.Phase, o Observed, now time.Time, acts *[]Action) bool {
+	over := soaked(st.Rollout, ph, sp, now, acts)
+	during := duringSoak(sp)
+	if len(during.Checks) == 0 || ph.SoakUntil == nil {
+		return over // no soak (nobody admitted): nothing to measure through
+	}
+	from := len(*acts)
+	passed := hookGate(st, p, ph, during, KindCheck, o, now, acts)
+	for i := from; i < len(*acts); i++ {
+		if a := &(*acts)[i]; a.Kind == ActRunHook && a.Hook.DuringSoak() {
+			a.At = *ph.SoakUntil
+		}
+	}
+	return passed && over
+}
+
+// inconclusive is the first run of hooks (in ledger-key order) whose outcome was
+// Inconclusive and whose failurePolicy does not ignore it, or ""; a skipped cluster's run
+// is not judged.
+func inconclusive(r *state.Rollout, ph *state.PhaseState, kind string, hooks []spec.Hook) string {
+	for _, key := range slices.Sorted(maps.Keys(ph.Hooks)) {
+		run := ph.Hooks[key]
+		if run.Kind != kind || run.Status != state.HookInconclusive || (run.Cluster != "" && slices.Contains(r.Skipped, run.Cluster)) {
+			continue
+		}
+		if i := slices.IndexFunc(hooks, func(h spec.Hook) bool { return h.Name == run.Name }); i >= 0 && hooks[i].FailurePolicy != "ignore" {
+			return key
+		}
+	}
+	return ""
+}
+
+// holdInconclusive pauses the rollout on the Inconclusive run key of ph: an engine pause
+// (Pause.Check) that only resume lifts, which runs the check again from scratch; skip,
+// rollback and abort work as on any pause.
+func holdInconclusive(st *state.State, ph *state.PhaseState, key string, now time.Time, acts *[]Action) {
+	run := ph.Hooks[key]
+	reason := fmt.Sprintf("phase %s: %s %s Inconclusive: %s (fix: look at the metric; resume runs the check again, skip, rollback or abort end it otherwise)",
+		ph.Name, run.Kind, target(run.Name, run.Cluster), run.Message)
+	st.Paused = &state.Pause{Reason: reason, By: pausedBy, Since: now, Check: key}
+	st.Rollout.Record(now, EvMetricInconclusive, "paused: "+reason)
+	*acts = append(*acts, Action{Kind: ActEvent, Reason: EvMetricInconclusive, Warning: true, Message: "paused: " + reason})
+}
+
+// checkHolds reports whether the pause is the engine's, for an Inconclusive check of a
+// rollout still in progress: it lasts until a person resumes, pause key or not.
+func checkHolds(st *state.State) bool {
+	return st.Paused != nil && st.Paused.Check != "" && st.Rollout != nil && st.Rollout.Status == StatusProgressing
+}
+
+// rerunInconclusive forgets the current phase's Inconclusive runs when a person resumes
+// the engine's pause p, so each runs again from scratch (a new ledger entry).
+func rerunInconclusive(st *state.State, p *state.Pause) {
+	r := st.Rollout
+	if p == nil || p.Check == "" || r == nil || r.Phase >= len(r.Phases) {
+		return
+	}
+	ph := &r.Phases[r.Phase]
+	maps.DeleteFunc(ph.Hooks, func(_ string, run state.HookRun) bool { return run.Status == state.HookInconclusive })
+}
