@@ -167,6 +167,7 @@ func Step(p Plan, cur *state.State, o Observed, now time.Time) (*state.State, []
 	default:
 		progress(st, p, o, now, &acts)
 	}
+	followRollout(st.Rollout, now) // tracks.go
 	stampTimes(cur, st, now)
 	if reflect.DeepEqual(cur, st) {
 		return cur, filterRequeue(acts), nil

@@ -22,7 +22,7 @@ const (
 
 // trackEvents renames the rollout's events a track's walk emits: they end the track, not
 // the rollout.
-var trackEvents = map[string]string{EvRolloutStopped: EvTrackStopped, EvRollingBack: EvTrackRollingBack, EvRolledBack: EvTrackRolledBack, EvRolloutCompleted: EvTrackCompleted}
+var trackEvents = map[string]string{EvRolloutStopped: EvTrackStopped, EvRolloutAborted: EvTrackStopped, EvRollingBack: EvTrackRollingBack, EvRolledBack: EvTrackRolledBack, EvRolloutCompleted: EvTrackCompleted}
 
 func init() {
 	warnings[EvTrackStopped], warnings[EvTrackRollingBack] = true, true
@@ -203,4 +203,26 @@ func trackEvent(event string) string {
 		return e
 	}
 	return event
+}
+
+// followRollout ends the tracks still walking once the whole rollout left Progressing by
+// a rollout-wide edit or event (abort, rollback, a newer revision): each takes the
+// rollout's status, so status never shows a track walking a rollout that does not. A
+// rollout-wide rollback returns every track, an ended one too (a completed track's
+// children return as well), so every track follows it.
+func followRollout(r *state.Rollout, now time.Time) {
+	if r == nil || r.Status == StatusProgressing || r.Status == StatusCompleted {
+		return
+	}
+	back := r.Status == StatusRollingBack || r.Status == StatusRolledBack
+	for i := range r.Tracks {
+		t := &r.Tracks[i]
+		if t.Status == r.Status || t.Status == StatusRolledBack || (t.Status.IsTerminal() && !back) {
+			continue
+		}
+		t.Status, t.Reason = r.Status, "the rollout is "+string(r.Status)
+		if t.Status.IsTerminal() {
+			t.EndedAt = now
+		}
+	}
 }

@@ -281,3 +281,83 @@ func TestApprovalsAndJumpsWithTracks(t *testing.T) {
 		t.Fatalf("approve opens prod in every track: eu %s us %s", w.admittedIn("prod", "eu"), w.admittedIn("prod", "us"))
 	}
 }
+
+// TestAWindowHoldsATrackAtItsPhase: a deny window on final holds each track when it gets
+// there (the rollout shows the hold), not a track at another phase; once the window ends
+// the track goes on.
+func TestAWindowHoldsATrackAtItsPhase(t *testing.T) {
+	w := trackWorld(t, "stop")
+	w.plan.Phases[2].Windows = []spec.Window{win(t, "freeze", spec.WindowDeny, 50, 200, "")}
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1")
+	w.step(t, 10)
+	w.syncs(15, "r2", "eu-1")
+	w.step(t, 20)
+	w.step(t, 80)
+	if _, at := w.track(t, "eu"); at != "final" || w.admittedIn("final", "eu") != "[]" || w.st.Rollout.Window == nil || w.st.Rollout.Window.Phase != "final" {
+		t.Fatalf("eu held at final: %s %s %+v", at, w.admittedIn("final", "eu"), w.st.Rollout.Window)
+	}
+	w.syncs(85, "r2", "us-1")
+	w.step(t, 90)
+	if us, at := w.track(t, "us"); at != "prod" || us.Status != StatusProgressing || w.st.Rollout.Phases[3].Status != PhaseSoaking {
+		t.Fatalf("us walks prod regardless: %+v at %s", us, at)
+	}
+	w.step(t, 200)
+	if w.admittedIn("final", "eu") != "[eu-2]" {
+		t.Fatalf("the window ended: eu admits final: %s", w.admittedIn("final", "eu"))
+	}
+}
+
+// TestARollbackKeyReturnsEveryTrack: rollback keeps its rollout-wide meaning: every
+// track's children and then the shared phase's return.
+func TestARollbackKeyReturnsEveryTrack(t *testing.T) {
+	w := trackWorld(t, "stop")
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1")
+	w.step(t, 10)
+	w.edit(map[string]string{"rollback": "bad", "by": "alice"})
+	w.step(t, 11)
+	w.obs.Controls = nil
+	for s := 12; s < 20 && w.st.Rollout.Status == StatusRollingBack; s++ {
+		w.syncs(s, "r1", "dev-1", "eu-1", "us-1")
+		w.step(t, s+1)
+	}
+	if r := w.st.Rollout; r.Status != StatusRolledBack || len(w.admitted()) != 0 {
+		t.Fatalf("every track and dev returned: %s %v", r.Status, w.admitted())
+	}
+	for _, name := range []string{"eu", "us"} {
+		if tr, _ := w.track(t, name); tr.Status != StatusRolledBack || tr.EndedAt.IsZero() {
+			t.Fatalf("the tracks follow the rollout: %+v", tr)
+		}
+	}
+}
+
+func TestTracksFollowTheRollout(t *testing.T) {
+	cases := map[string]struct {
+		rollout state.RolloutStatus
+		tracks  []state.RolloutStatus
+		want    string
+	}{
+		"progressing: each its own":      {StatusProgressing, []state.RolloutStatus{StatusProgressing, StatusRolledBack}, "[Progressing RolledBack]"},
+		"aborted: a completed one stays": {StatusStopped, []state.RolloutStatus{StatusProgressing, StatusCompleted}, "[Stopped Completed]"},
+		"rolling back: every track":      {StatusRollingBack, []state.RolloutStatus{StatusCompleted, StatusStopped, StatusRolledBack}, "[RollingBack RollingBack RolledBack]"},
+		"rolled back: every track":       {StatusRolledBack, []state.RolloutStatus{StatusRollingBack, StatusCompleted}, "[RolledBack RolledBack]"},
+		"completed: nothing to follow":   {StatusCompleted, []state.RolloutStatus{StatusCompleted}, "[Completed]"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			r := &state.Rollout{Status: c.rollout}
+			for i, s := range c.tracks {
+				r.Tracks = append(r.Tracks, state.Track{Name: fmt.Sprint(i), Status: s})
+			}
+			followRollout(r, at(5))
+			var got []state.RolloutStatus
+			for _, tr := range r.Tracks {
+				got = append(got, tr.Status)
+			}
+			if fmt.Sprint(got) != c.want {
+				t.Fatalf("got %v, want %s", got, c.want)
+			}
+		})
+	}
+}
