@@ -361,3 +361,33 @@ func TestTracksFollowTheRollout(t *testing.T) {
 		})
 	}
 }
+
+// TestARejectionFailsOnlyTheTracksAtThatPhase: reject names a phase; the tracks waiting at
+// it take its onFailure, a track elsewhere goes on.
+func TestARejectionFailsOnlyTheTracksAtThatPhase(t *testing.T) {
+	w := trackWorld(t, "rollback")
+	w.plan.Phases[2].Approval = &spec.Approval{Required: 1}
+	w.plan.Phases[2].Size.Gate = true
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1")
+	w.step(t, 10)
+	w.syncs(15, "r2", "eu-1")
+	w.step(t, 20)
+	w.step(t, 80) // eu waits for approval at final; us is still at prod
+	w.edit(map[string]string{"reject": "final", "by": "alice", "reason": "not now"})
+	acts := w.step(t, 81)
+	w.obs.Controls = nil
+	eu, _ := w.track(t, "eu")
+	us, at := w.track(t, "us")
+	if eu.Status != StatusRollingBack || !strings.Contains(eu.Reason, "rejected by alice") || us.Status != StatusProgressing || at != "prod" {
+		t.Fatalf("eu %+v; us %+v at %s", eu, us, at)
+	}
+	if !hasEvent(acts, EvTrackRollingBack) || w.st.Rollout.Status != StatusProgressing {
+		t.Fatalf("events %v rollout %s", events(acts), w.st.Rollout.Status)
+	}
+	w.syncs(85, "r1", "eu-1")
+	w.step(t, 90)
+	if eu, _ := w.track(t, "eu"); eu.Status != StatusRolledBack || w.admittedIn("prod", "eu") != "[]" || w.admittedIn("dev", "") != "[dev-1]" {
+		t.Fatalf("eu returned its own phases only: %+v dev %s", eu, w.admittedIn("dev", ""))
+	}
+}
