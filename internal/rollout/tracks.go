@@ -58,6 +58,9 @@ func splitTracks(r *state.Rollout, p Plan, taking []targets.Child) error {
 	}
 	slices.Sort(names)
 	names = slices.Compact(names)
+	if len(names) == 0 {
+		return nil // nobody to split: the phases stay shared
+	}
 	phases := r.Phases[:k:k]
 	for _, name := range names {
 		r.Tracks = append(r.Tracks, state.Track{Name: name, Phase: len(phases), Status: StatusProgressing})

@@ -391,3 +391,21 @@ func TestARejectionFailsOnlyTheTracksAtThatPhase(t *testing.T) {
 		t.Fatalf("eu returned its own phases only: %+v dev %s", eu, w.admittedIn("dev", ""))
 	}
 }
+
+// TestNobodyAfterTheSplitSplitsNothing: when no child taking part is in the tracks phase
+// or after it, the phases stay shared and the rollout completes as without tracks.
+func TestNobodyAfterTheSplitSplitsNothing(t *testing.T) {
+	w := trackWorld(t, "stop")
+	for _, k := range []string{"eu-1", "eu-2", "us-1", "us-2"} {
+		w.obs.Changed[k] = false // render the same at r2: take no part
+	}
+	w.step(t, 0)
+	if r := w.st.Rollout; len(r.Tracks) != 0 || len(r.Phases) != 3 {
+		t.Fatalf("tracks %+v, %d phases", r.Tracks, len(r.Phases))
+	}
+	w.syncs(5, "r2", "dev-1")
+	w.step(t, 10)
+	if w.st.Rollout.Status != StatusCompleted {
+		t.Fatalf("rollout %s", w.st.Rollout.Status)
+	}
+}
