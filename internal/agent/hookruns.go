@@ -30,7 +30,7 @@ type hookRuns struct {
 
 // idempotencyKey is stable per (rollout, revision, phase, hook[, cluster]).
 func idempotencyKey(name string, r *state.Rollout, phase int, key string) string {
-	return fmt.Sprintf("%s/%s/%s/%s", name, r.Revision, r.Phases[phase].Name, key)
+	return fmt.Sprintf("%s/%s/%s/%s", name, r.Revision, phaseLabel(r.Phases[phase]), key)
 }
 
 // hookResults are this rollout's ended runs for the current phase of cur, by ledger key.
@@ -84,7 +84,7 @@ func (a *Agent) startHooks(ctx context.Context, p *pass, st *state.State, acts [
 		}
 		a.runs.mu.Unlock()
 		if !busy {
-			go a.runHook(ctx, p, r.Revision, act, id, runStarted(r, act))
+			go a.runHook(ctx, p, r.Revision, inPlan(p.plan.Phases, r, act), id, runStarted(r, act))
 		}
 	}
 }
@@ -100,12 +100,11 @@ func runStarted(r *state.Rollout, act rollout.Action) time.Time {
 // pendingResult reports whether a kept result is still waiting for the ledger: its run is
 // recorded Running in the current phase.
 func (a *Agent) pendingResult(r *state.Rollout, name, id string) bool {
-	if r == nil || r.Phase >= len(r.Phases) {
-		return false
-	}
-	for key, run := range r.Phases[r.Phase].Hooks {
-		if run.Status == state.HookRunning && idempotencyKey(name, r, r.Phase, key) == id {
-			return true
+	for _, i := range r.Current() { // the phase, or each track's
+		for key, run := range r.Phases[i].Hooks {
+			if run.Status == state.HookRunning && idempotencyKey(name, r, i, key) == id {
+				return true
+			}
 		}
 	}
 	return false
@@ -193,6 +192,7 @@ func phaseName(p *pass, i int) string {
 // exist yet), else the one the live child's label names.
 func (a *Agent) clusterVars(p *pass, phase string, act rollout.Action) map[string]string {
 	vars := hooks.PhaseVars(p.plan.Rollout, a.opts.Namespace, phase)
+	vars[".track.name"] = act.Track // the track whose phase runs it ("" before a split)
 	if act.Cluster == "" {
 		return vars
 	}

@@ -160,6 +160,7 @@ func (a *Agent) decide(p *pass, cur *state.State, c *control.Controls, now time.
 	obs := rollout.Observed{Subjects: subjects, Changed: changed, Children: p.observed, Hooks: a.hookResults(p.plan.Rollout, base), Controls: c,
 		SpecGone: specGone(p.parent), SpecBack: specBack(p.parent), PlanFresh: base != nil && p.planGen >= base.ViewGeneration}
 	obs.FleetWindows, obs.ProjectWindows = a.fleetWindows(), a.projectWindows(p.children)
+	obs.TrackHooks = a.trackHookResults(p.plan.Rollout, base)
 	n, acts, err := rollout.Step(plan, base, obs, now)
 	if err != nil {
 		return nil, nil, false, failClosed(err)

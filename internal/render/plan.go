@@ -40,6 +40,8 @@ type planPhase struct {
 	Approval *spec.Approval `json:"approval,omitempty"`
 	// Windows: the phase's own allow and deny windows.
 	Windows []spec.Window `json:"windows,omitempty"`
+	// Tracks: the expression splitting the rollout from this phase on (absent: none).
+	Tracks string `json:"tracks,omitempty"`
 }
 
 // planDoc encodes the plan ConfigMap: what the agent needs to drive the rollout of this
@@ -64,6 +66,7 @@ func planDoc(in Input, body []byte, id string) ([]byte, error) {
 			phases[i].Throttle = &p.Throttle
 		}
 		phases[i].Windows = p.Windows
+		phases[i].Tracks = p.Tracks.Src
 	}
 	doc := map[string]any{"dialect": in.Spec.Dialect, "deletionOrder": in.Spec.DeletionOrder, "phases": phases}
 	if in.Spec.LateJoiners == spec.LateJoinersJoin {
@@ -226,6 +229,10 @@ func DecodePlan(cm *corev1.ConfigMap, exprs *targets.Cache) (*Plan, error) {
 		}
 		ph.Windows = d.Windows
 		if err := spec.CompileWindows(ph.Windows); err != nil {
+			return nil, fmt.Errorf("plan %s/%s phase %s: %w", cm.Namespace, cm.Name, d.Name, err)
+		}
+		ph.Tracks = spec.Tracks{Src: d.Tracks}
+		if err := ph.Tracks.Compile(exprs); err != nil {
 			return nil, fmt.Errorf("plan %s/%s phase %s: %w", cm.Namespace, cm.Name, d.Name, err)
 		}
 		p.Phases = append(p.Phases, ph)

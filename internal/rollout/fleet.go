@@ -82,8 +82,8 @@ func joiners(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action)
 
 // joinPhase is the phase a late joiner joins under policy join, or -1.
 func joinPhase(p Plan, r *state.Rollout, s targets.Child) int {
-	if p.LateJoiners != spec.LateJoinersJoin {
-		return -1
+	if p.LateJoiners != spec.LateJoinersJoin || len(r.Tracks) > 0 {
+		return -1 // with tracks a late joiner waits for the catch-up rollout
 	}
 	for i, sp := range p.Phases {
 		if ok, err := selects(sp, s); err != nil || !ok {

@@ -15,30 +15,40 @@ func progress(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action
 	joiners(st, p, o, now, acts)
 	prevHold := r.Window
 	r.Window = nil // set again below while a window holds
-	for r.Phase < len(r.Phases) {
+	if !walk(st, p, o, prevHold, r.Split(), now, acts) || len(r.Tracks) > 0 && !walkTracks(st, p, o, prevHold, now, acts) {
+		return // waiting; with tracks, the shared phases first, then every track (tracks.go)
+	}
+	complete(st, r, o.Changed, now, acts)
+}
+
+// walk moves the rollout's phases up to end as far as the observations allow, and reports
+// whether it got there (false: it waits, or it stopped or started rolling back).
+func walk(st *state.State, p Plan, o Observed, prevHold *state.WindowHold, end int, now time.Time, acts *[]Action) bool {
+	r := st.Rollout
+	for r.Phase < end {
 		ph, sp := &r.Phases[r.Phase], p.Phases[r.Phase]
 		if ph.Status == PhasePending && budgetSpent(st, p, ph, sp, o, now, acts) {
-			return // the earlier phases' tolerated failures spent the budget: this one never starts
+			return false // the earlier phases' tolerated failures spent the budget: this one never starts
 		}
 		held, all := windowGate(st, prevHold, p, o, ph, sp, now, acts)
 		if all || (held && ph.Status == PhasePending) {
-			return // a window holds the phase's start (or, hold: all, the whole phase)
+			return false // a window holds the phase's start (or, hold: all, the whole phase)
 		}
 		if ph.Status == PhasePending {
 			startPhase(r, ph, sp, now, acts)
 		}
 		if !hookGate(st, p, ph, sp, KindPre, o, now, acts) {
-			return // pre-hooks run before anyone is admitted
+			return false // pre-hooks run before anyone is admitted
 		}
 		// an approval to enter holds admission (nextAdmission)
 		askEntry(r, ph, sp, now, acts)
 		done, failed := settle(r, ph, sp, o, now, acts) // before admit, so freed batch slots count
 		if len(failed) > sp.MaxFailures && sp.OnFailure != "continue" {
 			fail(st, p, ph, sp, failed, o, now, acts)
-			return
+			return false
 		}
 		if budgetSpent(st, p, ph, sp, o, now, acts) {
-			return // the phases' tolerated failures add up to more than the rollout's budget
+			return false // the phases' tolerated failures add up to more than the rollout's budget
 		}
 		b := batchOf(r, ph, sp)
 		if sp.MatchAppLabels || sp.Throttle.Kind != spec.SizeAll {
@@ -58,19 +68,19 @@ func progress(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action
 			if !done && ph.DeadlineAt != nil {
 				*acts = append(*acts, Action{Kind: ActRequeue, At: *ph.DeadlineAt, Message: "progressDeadline of phase " + ph.Name})
 			}
-			return // waiting on children or a gate; the agent's watches bring it back
+			return false // waiting on children or a gate; the agent's watches bring it back
 		}
 		if !hookGate(st, p, ph, beforeSoak(sp), KindCheck, o, now, acts) || !soakGate(st, p, ph, sp, o, now, acts) || !hookGate(st, p, ph, sp, KindPost, o, now, acts) {
-			return // checks once every member is done, then the soak (and checks measured through it), then post-hooks
+			return false // checks once every member is done, then the soak (and checks measured through it), then post-hooks
 		}
 		if !leaveApproved(r, ph, sp, now, acts) {
-			return // an approval after checks: the next phase waits for it
+			return false // an approval after checks: the next phase waits for it
 		}
 		ph.Status = PhaseSucceeded
 		emit(r, acts, now, EvPhaseSucceeded, "phase "+ph.Name+" succeeded")
 		r.Phase++
 	}
-	complete(st, r, o.Changed, now, acts)
+	return true
 }
 
 func startPhase(r *state.Rollout, ph *state.PhaseState, sp spec.Phase, now time.Time, acts *[]Action) {

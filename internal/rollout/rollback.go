@@ -17,6 +17,9 @@ func rollBack(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action
 	r := st.Rollout
 	for i := len(r.Phases) - 1; i >= 0; i-- {
 		ph := &r.Phases[i]
+		if ph.Track == sharedView {
+			break // a track rolls back its own phases only (tracks.go)
+		}
 		if len(ph.Returning) > 0 {
 			pending := returned(st, ph, o)
 			if len(pending) == 0 {

@@ -37,10 +37,12 @@ func steer(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action) {
 	if c.Abort != "" || c.Rollback != "" {
 		endRollout(st, c, now, acts, reject)
 	}
-	if r != nil && r.Status == StatusProgressing && r.Phase < len(r.Phases) && len(p.Phases) == len(r.Phases) {
+	if tracking(r, p) {
+		trackEdits(st, p, c, now, acts, reject) // per track (tracks_steer.go)
+	} else if r != nil && r.Status == StatusProgressing && r.Phase < len(r.Phases) && len(p.Phases) == len(r.Phases) {
 		phaseEdits(r, p, c, now, acts, reject)
 	}
-	if c.Reject != "" {
+	if c.Reject != "" && !tracking(r, p) {
 		rejectGate(st, p, c, now, acts, reject)
 	}
 	skips(st, c, acts, now, reject)

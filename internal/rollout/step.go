@@ -76,6 +76,9 @@ type Observed struct {
 	Children map[string]Observation
 	// Hooks are the results of hook runs that ended since the ledger last saw them.
 	Hooks map[string]HookResult
+	// TrackHooks are those results for each track's current phase, by track (Hooks is the
+	// shared phase's).
+	TrackHooks map[string]map[string]HookResult
 	// Controls are a person's edits of the ConfigMap (nil: none read).
 	Controls *control.Controls
 	// SpecGone: the parent's last render failed because the rollout's spec is gone from git
@@ -126,6 +129,8 @@ type Action struct {
 	Cluster     string
 	ClusterName string
 	Phase       int
+	// ActRunHook: the track whose phase runs the hook ("" for a phase before any split).
+	Track string
 }
 
 // Step decides the next state from the current one, the plan and observations, at now. It
@@ -139,6 +144,7 @@ func Step(p Plan, cur *state.State, o Observed, now time.Time) (*state.State, []
 	var acts []Action
 	o.openings = openings{}
 	p = legacyPlan(st, p)
+	p = withTracks(st.Rollout, p) // a split rollout's phases and the plan's, index for index
 	steer(st, p, o, now, &acts)
 	adopt(st, p, now, &acts)
 	r := st.Rollout
@@ -163,6 +169,7 @@ func Step(p Plan, cur *state.State, o Observed, now time.Time) (*state.State, []
 	default:
 		progress(st, p, o, now, &acts)
 	}
+	followRollout(st.Rollout, now) // tracks.go
 	stampTimes(cur, st, now)
 	if reflect.DeepEqual(cur, st) {
 		return cur, filterRequeue(acts), nil
@@ -226,6 +233,9 @@ func start(st *state.State, p Plan, o Observed, only map[string]bool, now time.T
 	for i, ph := range p.Phases {
 		r.Phases = append(r.Phases, state.PhaseState{Name: ph.Name, Status: PhasePending, Members: members[i]})
 	}
+	if err := splitTracks(r, p, taking); err != nil {
+		return err
+	}
 	if st.Revisions == nil {
 		st.Revisions = map[string]json.RawMessage{}
 	}
@@ -236,7 +246,7 @@ func start(st *state.State, p Plan, o Observed, only map[string]bool, now time.T
 	emit(r, acts, now, EvRolloutStarted, fmt.Sprintf("rollout of revision %s started: %d children take part", p.Revision, len(taking)))
 	notPhased(r, p, now, acts)
 	o = staleAnswers(r, o, now, acts)
-	progress(st, p, o, now, acts)
+	progress(st, withTracks(r, p), o, now, acts)
 	return nil
 }
 

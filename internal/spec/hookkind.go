@@ -150,7 +150,7 @@ func (h Hook) Placeholders() []string {
 
 // Hook template variables: the phase's, and a cluster's (a hook using one runs per cluster).
 var (
-	phaseVars   = []string{".appset.name", ".appset.namespace", ".phase.name"}
+	phaseVars   = []string{".appset.name", ".appset.namespace", ".phase.name", ".track.name"} // .track.name: "" before a split
 	clusterVars = []string{"name", "server", "project"}
 )
 
@@ -181,7 +181,7 @@ func HookVarProblem(name string) string {
 }
 
 // HookVarFix is the fix told for a placeholder HookVarProblem refuses.
-const HookVarFix = "use .appset.name, .appset.namespace, .phase.name, .secrets.<name>.<key>, or a cluster field (the hook then runs once per admitted cluster): name, server, project, metadata.labels.<key>, metadata.annotations.<key>"
+const HookVarFix = "use .appset.name, .appset.namespace, .phase.name, .track.name, .secrets.<name>.<key>, or a cluster field (the hook then runs once per admitted cluster): name, server, project, metadata.labels.<key>, metadata.annotations.<key>"
 
 // hookJSON is a hook as the plan carries it, but for its block.
 type hookJSON struct {

@@ -41,9 +41,10 @@ func (d *dec) phaseDeployment(s *Spec, n *yaml.Node, path string, exprs *targets
 		d.fail(f["type"], path+".type", "write type: phaseDeployment", "unknown strategy type %q", t)
 	}
 	s.Dialect = DialectPhaseDeployment
-	seen := map[string]bool{}
+	seen, split := map[string]bool{}, ""
 	for i, pn := range d.seq(d.required(f, n, path, "phases", "list at least one phase"), path+".phases") {
 		p := d.phase(pn, fmt.Sprintf("%s.phases[%d]", path, i), exprs)
+		d.oneSplit(pn, fmt.Sprintf("%s.phases[%d]", path, i), p, &split)
 		if seen[p.Name] {
 			d.fail(pn, fmt.Sprintf("%s.phases[%d].name", path, i), "give every phase its own name", "duplicate phase name %q", p.Name)
 		}
@@ -56,7 +57,7 @@ func (d *dec) phaseDeployment(s *Spec, n *yaml.Node, path string, exprs *targets
 }
 
 func (d *dec) phase(n *yaml.Node, path string, exprs *targets.Cache) Phase {
-	f := d.fields(n, path, "name", "targets", "percentage", "maxUpdate", "preHooks", "postHooks", "checks", "waitDuration", "onFailure", "progressDeadline", "maxFailures", "order", "spread", "approval", "windows")
+	f := d.fields(n, path, "name", "targets", "percentage", "maxUpdate", "preHooks", "postHooks", "checks", "waitDuration", "onFailure", "progressDeadline", "maxFailures", "order", "spread", "approval", "windows", "tracks")
 	p := Phase{Name: d.str(d.required(f, n, path, "name", "name the phase"), path+".name"), OnFailure: "stop"}
 	if p.Name != "" && !phaseName.MatchString(p.Name) {
 		d.fail(f["name"], path+".name", "use lowercase letters, digits and '-', at most 63", "invalid phase name %q", p.Name)
@@ -78,6 +79,7 @@ func (d *dec) phase(n *yaml.Node, path string, exprs *targets.Cache) Phase {
 	p.Ordering = d.ordering(f, path, exprs)
 	d.approval(&p, f["approval"], path)
 	p.Windows = d.windows(f["windows"], path+".windows")
+	p.Tracks = d.tracks(f, path, exprs)
 	return p
 }
 

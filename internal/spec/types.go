@@ -119,6 +119,9 @@ type Phase struct {
 	// Windows (extension `windows`) are the phase's own allow and deny windows; the
 	// rollout's and the fleet's apply as well.
 	Windows []Window
+	// Tracks (extension `tracks`) splits the rollout from this phase on into one track per
+	// value (see Tracks); zero: no split here.
+	Tracks Tracks
 }
 
 // Late-joiner policies (extension `lateJoiners`): what happens to a cluster whose child

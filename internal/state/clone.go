@@ -31,6 +31,7 @@ func (s *State) Clone() *State {
 		r.Unphased = maps.Clone(r.Unphased)
 		r.MaxFailures = clonePtr(r.MaxFailures)
 		r.Window = r.Window.Clone()
+		r.Tracks = slices.Clone(r.Tracks)
 		r.Phases = make([]PhaseState, len(s.Rollout.Phases))
 		for i, p := range s.Rollout.Phases {
 			p.Members = slices.Clone(p.Members)

@@ -88,6 +88,9 @@ type Rollout struct {
 	MaxFailures *int `json:"maxFailures,omitempty"`
 	// Window is the change window holding the rollout now (nil when none does).
 	Window *WindowHold `json:"window,omitempty"`
+	// Tracks are the rollout's tracks once a phase with tracks split it (see Track); empty
+	// without tracks, and in states from before them.
+	Tracks []Track `json:"tracks,omitempty"`
 }
 
 // PhaseState is one phase of the rollout: its membership snapshot, who is admitted, and
@@ -120,6 +123,8 @@ type PhaseState struct {
 	// Override is the window a person's override-window lets the phase's next admission
 	// through, once (cleared by that admission).
 	Override string `json:"override,omitempty"`
+	// Track is the track this copy of a phase is walked by; "" for a shared phase.
+	Track string `json:"track,omitempty"`
 }
 
 // ClusterState says where one admitted child is and why.
@@ -219,6 +224,9 @@ func (s *State) Validate() error {
 		}
 		if m := s.Rollout.MaxFailures; m != nil && *m < 0 {
 			return fmt.Errorf("rollout maxFailures %d is negative (fix: let the agent rebuild the state)", *m)
+		}
+		if err := s.Rollout.validTracks(); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -42,6 +42,8 @@ type Doc struct {
 	FailureBudget *Budget `json:"failureBudget,omitempty"`
 	// Window is the change window holding the running rollout, with its next opening.
 	Window *Window `json:"window,omitempty"`
+	// Tracks are the rollout's tracks once a phase's tracks split it (absent: no split).
+	Tracks []Track `json:"tracks,omitempty"`
 }
 
 // Entry is one line of the rollout's history.
@@ -83,6 +85,8 @@ type Phase struct {
 
 	// Approval is the phase's approval gate and its answers (absent: no gate recorded).
 	Approval *Approval `json:"approval,omitempty"`
+	// Track is the track whose copy of the phase this is (absent: a shared phase).
+	Track string `json:"track,omitempty"`
 }
 
 // Cluster is one admitted child.
@@ -148,8 +152,9 @@ func Outline(rollout string, st *state.State) Doc {
 	for _, ph := range r.Phases {
 		d.Phases = append(d.Phases, Phase{Name: ph.Name, Status: string(ph.Status), Members: len(ph.Members), Admitted: len(ph.Admitted),
 			SoakUntil: ph.SoakUntil, ApprovedBy: ph.ApprovedBy, StartedAt: deref(ph.StartedAt), EndedAt: ph.EndedAt,
-			Approval: approvalOf(ph.Approval)})
+			Approval: approvalOf(ph.Approval), Track: ph.Track})
 	}
+	d.Tracks = tracksOf(r)
 	return d
 }
 
@@ -240,6 +245,9 @@ func Table(w io.Writer, d Doc, now time.Time) error {
 	if d.FailureBudget != nil {
 		line("FAILURES %s", d.FailureBudget)
 	}
+	for _, t := range d.Tracks {
+		line("TRACK   %s", trackText(t))
+	}
 	for _, c := range slices.Sorted(maps.Keys(d.Unphased)) {
 		line("NOT PHASED %s follows %s (pin targetRevision in the spec)", c, d.Unphased[c])
 	}
@@ -247,7 +255,7 @@ func Table(w io.Writer, d Doc, now time.Time) error {
 		line("%-16s %-12s %-9s %-14s %s", "PHASE", "STATUS", "ADMITTED", "TIME", "GATE")
 	}
 	for _, p := range d.Phases {
-		line("%-16s %-12s %-9s %-14s %s", p.Name, p.Status, fmt.Sprintf("%d/%d", p.Admitted, p.Members), phaseTime(p, now), gate(p, now))
+		line("%-16s %-12s %-9s %-14s %s", phaseLabel(p), p.Status, fmt.Sprintf("%d/%d", p.Admitted, p.Members), phaseTime(p, now), gate(p, now))
 		for _, c := range p.Clusters {
 			line("  %-30s %-10s %-9s %s", c.Name, c.Status, clusterTime(c, now), c.Reason)
 		}

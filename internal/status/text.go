@@ -46,13 +46,14 @@ func rolloutText(b *strings.Builder, d Doc) {
 	}
 	b.WriteString("\n")
 	for _, p := range d.Phases {
-		fmt.Fprintf(b, "  %s: %s, %d/%d admitted", p.Name, p.Status, p.Admitted, p.Members)
+		fmt.Fprintf(b, "  %s: %s, %d/%d admitted", phaseLabel(p), p.Status, p.Admitted, p.Members)
 		if p.Status == string(state.PhaseSoaking) && p.SoakUntil != nil {
 			fmt.Fprintf(b, ", soaking until %s", p.SoakUntil.UTC().Format(time.RFC3339))
 		}
 		b.WriteString(approvalText(p))
 		b.WriteString("\n")
 	}
+	tracksText(b, d)
 	if len(d.Skipped) > 0 {
 		fmt.Fprintf(b, "skipped: %s\n", strings.Join(d.Skipped, ", "))
 	}

@@ -1,0 +1,231 @@
+package rollout
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cmp-phase/cmp-phase/internal/spec"
+	"github.com/cmp-phase/cmp-phase/internal/state"
+	"github.com/cmp-phase/cmp-phase/internal/targets"
+)
+
+// Track events: a track's own transitions, named after the rollout's (the message names
+// the track).
+const (
+	EvTrackCompleted   = "TrackCompleted"
+	EvTrackStopped     = "TrackStopped"
+	EvTrackRollingBack = "TrackRollingBack"
+	EvTrackRolledBack  = "TrackRolledBack"
+)
+
+// trackEvents renames the rollout's events a track's walk emits: they end the track, not
+// the rollout.
+var trackEvents = map[string]string{EvRolloutStopped: EvTrackStopped, EvRolloutAborted: EvTrackStopped, EvRollingBack: EvTrackRollingBack, EvRolledBack: EvTrackRolledBack, EvRolloutCompleted: EvTrackCompleted}
+
+func init() {
+	warnings[EvTrackStopped], warnings[EvTrackRollingBack] = true, true
+}
+
+// sharedView marks, in a track's view of the rollout (trackView), the copies of the
+// shared phases: read for cumulative admission and the failure budget, never returned by
+// the track's rollback.
+const sharedView = "\x00shared"
+
+// splitTracks splits r's phases from the plan's first phase with tracks on into one copy
+// per track, each with the members whose tracks key gives that track (in the snapshot's
+// order), and records the tracks, sorted. Nothing splits when that phase and the ones
+// after it have no members.
+func splitTracks(r *state.Rollout, p Plan, taking []targets.Child) error {
+	k := spec.TrackSplit(p.Phases)
+	if k < 0 {
+		return nil
+	}
+	of := make(map[string]string, len(taking))
+	for _, s := range taking {
+		t, err := p.Phases[k].Tracks.Of(s.Subject)
+		if err != nil {
+			return fmt.Errorf("phase %s: %w", p.Phases[k].Name, err)
+		}
+		of[s.Key] = t
+	}
+	var names []string
+	for _, ph := range r.Phases[k:] {
+		for _, m := range ph.Members {
+			names = append(names, of[m])
+		}
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	if len(names) == 0 {
+		return nil // nobody to split: the phases stay shared
+	}
+	phases := r.Phases[:k:k]
+	for _, name := range names {
+		r.Tracks = append(r.Tracks, state.Track{Name: name, Phase: len(phases), Status: StatusProgressing})
+		for _, ph := range r.Phases[k:] {
+			ph.Track = name
+			ph.Members = slices.DeleteFunc(slices.Clone(ph.Members), func(c string) bool { return of[c] != name })
+			phases = append(phases, ph)
+		}
+	}
+	r.Phases = phases
+	return nil
+}
+
+// withTracks lines the plan's phases up with a split rollout's (each track's copy of a
+// phase has the phase's spec), so that index i of both is the same phase everywhere. A
+// plan of another revision, or one that lacks a phase the state names, is left as it is.
+func withTracks(r *state.Rollout, p Plan) Plan {
+	if !r.Active() || r.Revision != p.Revision || len(r.Tracks) == 0 {
+		return p
+	}
+	phases := make([]spec.Phase, 0, len(r.Phases))
+	for _, ph := range r.Phases {
+		i := slices.IndexFunc(p.Phases, func(sp spec.Phase) bool { return sp.Name == ph.Name })
+		if i < 0 {
+			return p
+		}
+		phases = append(phases, p.Phases[i])
+	}
+	p.Phases = phases
+	return p
+}
+
+// walkTracks walks every track still going, each on its own (walkTrack), and reports
+// whether every track completed; once all have ended and one did not complete, the rollout
+// is Stopped: its revision is not the deployed one, the completed tracks keep it, and a
+// person decides (a new commit, or rollback for every track).
+func walkTracks(st *state.State, p Plan, o Observed, prevHold *state.WindowHold, now time.Time, acts *[]Action) bool {
+	r := st.Rollout
+	for i := range r.Tracks {
+		if t := &r.Tracks[i]; !t.Status.IsTerminal() {
+			walkTrack(st, p, o, prevHold, t, now, acts)
+		}
+	}
+	var ended []string
+	for _, t := range r.Tracks {
+		switch {
+		case !t.Status.IsTerminal():
+			return false
+		case t.Status != StatusCompleted:
+			ended = append(ended, fmt.Sprintf("%s %s (%s)", t.Name, t.Status, t.Reason))
+		}
+	}
+	if len(ended) == 0 {
+		r.Phase = len(r.Phases)
+		return true
+	}
+	r.Status = StatusStopped
+	r.Reason = fmt.Sprintf("not every track completed: %s; the completed tracks keep revision %s (fix: repair and commit a new revision, or write rollback to return every track)",
+		strings.Join(ended, "; "), r.Revision)
+	emit(r, acts, now, EvRolloutStopped, "rollout stopped: "+r.Reason)
+	return false
+}
+
+// walkTrack moves track t as far as it goes on this pass: the engine's own walk (or
+// rollback) over the track's view of the rollout (inTrack).
+func walkTrack(st *state.State, p Plan, o Observed, prevHold *state.WindowHold, t *state.Track, now time.Time, acts *[]Action) {
+	o.Hooks = o.TrackHooks[t.Name]
+	inTrack(st, p, t, now, acts, func(vp Plan, acts *[]Action) {
+		v := st.Rollout
+		if v.Status == StatusRollingBack {
+			rollBack(st, vp, o, now, acts)
+		} else if walk(st, vp, o, prevHold, len(v.Phases), now, acts) {
+			v.Status, v.Reason = StatusCompleted, ""
+			emit(v, acts, now, EvTrackCompleted, "every phase of the track succeeded")
+		}
+	})
+}
+
+// inTrack runs do with st.Rollout the view of track t (trackView) and the plan lined up
+// with it, then writes the outcome back to t (fromView).
+func inTrack(st *state.State, p Plan, t *state.Track, now time.Time, acts *[]Action, do func(vp Plan, acts *[]Action)) {
+	r := st.Rollout
+	k := r.Split()
+	from, to := r.Span(t.Name)
+	v := trackView(r, t, k, from, to)
+	vp := p
+	vp.Phases = append(slices.Clone(p.Phases[:k]), p.Phases[from:to]...)
+	var mine []Action
+	st.Rollout = v
+	do(vp, &mine)
+	st.Rollout = r
+	fromView(r, t, v, k, from, mine, now, acts)
+}
+
+// trackView is the rollout as track t's walk sees it: the shared phases (copies, marked
+// sharedView), then t's, its place and status, no history, and what is left of the
+// rollout-wide failure budget once the other tracks' failures are counted.
+func trackView(r *state.Rollout, t *state.Track, k, from, to int) *state.Rollout {
+	v := *r
+	v.Phases = make([]state.PhaseState, 0, k+to-from)
+	for _, ph := range r.Phases[:k] {
+		ph.Track = sharedView
+		v.Phases = append(v.Phases, ph)
+	}
+	v.Phases = append(v.Phases, r.Phases[from:to]...)
+	v.Phase, v.Status, v.Reason, v.History, v.Tracks, v.Window = k+t.Phase-from, t.Status, t.Reason, nil, nil, nil
+	if r.MaxFailures != nil {
+		left := *r.MaxFailures - (len(r.Failures()) - len(v.Failures()))
+		v.MaxFailures = &left
+	}
+	return &v
+}
+
+// fromView writes a track's walk back: its phases, place and status, its history entries
+// and events named after the track, its hook runs at their index in the rollout.
+func fromView(r *state.Rollout, t *state.Track, v *state.Rollout, k, from int, mine []Action, now time.Time, acts *[]Action) {
+	copy(r.Phases[from:], v.Phases[k:])
+	t.Phase, t.Reason = from+v.Phase-k, v.Reason
+	if t.Status != v.Status && v.Status.IsTerminal() {
+		t.EndedAt = now
+	}
+	t.Status = v.Status
+	if v.Window != nil {
+		r.Window = v.Window
+	}
+	for _, e := range v.History {
+		r.Record(e.At, trackEvent(e.Event), "track "+t.Name+": "+e.Message)
+	}
+	for _, a := range mine {
+		switch a.Kind {
+		case ActEvent:
+			a.Reason, a.Message = trackEvent(a.Reason), "track "+t.Name+": "+a.Message
+			a.Warning = warnings[a.Reason]
+		case ActRunHook:
+			a.Phase, a.Track = from+a.Phase-k, t.Name
+		}
+		*acts = append(*acts, a)
+	}
+}
+
+func trackEvent(event string) string {
+	if e, ok := trackEvents[event]; ok {
+		return e
+	}
+	return event
+}
+
+// followRollout ends the tracks still walking once the whole rollout left Progressing by
+// a rollout-wide edit or event (abort, rollback, a newer revision): each takes the
+// rollout's status, so status never shows a track walking a rollout that does not. A
+// rollout-wide rollback returns every track, an ended one too (a completed track's
+// children return as well), so every track follows it.
+func followRollout(r *state.Rollout, now time.Time) {
+	if r == nil || r.Status == StatusProgressing || r.Status == StatusCompleted {
+		return
+	}
+	back := r.Status == StatusRollingBack || r.Status == StatusRolledBack
+	for i := range r.Tracks {
+		t := &r.Tracks[i]
+		if t.Status == r.Status || t.Status == StatusRolledBack || (t.Status.IsTerminal() && !back) {
+			continue
+		}
+		t.Status, t.Reason = r.Status, "the rollout is "+string(r.Status)
+		if t.Status.IsTerminal() {
+			t.EndedAt = now
+		}
+	}
+}

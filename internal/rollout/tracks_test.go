@@ -1,0 +1,411 @@
+package rollout
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cmp-phase/cmp-phase/internal/spec"
+	"github.com/cmp-phase/cmp-phase/internal/state"
+	"github.com/cmp-phase/cmp-phase/internal/targets"
+)
+
+// trackWorld rolls r2 out over dev-1 (shared phase dev), then per region: prod (half of
+// the region's prod children, soaking 1m, tracks: labels.region) and final (the rest).
+// Every child runs r1.
+func trackWorld(t *testing.T, onFailure string) *world {
+	t.Helper()
+	tr := spec.Tracks{Src: "labels.region"}
+	if err := tr.Compile(nil); err != nil {
+		t.Fatal(err)
+	}
+	prod, final := envPhase("prod", "prod", pct(50), false), envPhase("final", "prod", spec.Size{}, false)
+	prod.Tracks, prod.WaitDuration, prod.OnFailure, final.OnFailure = tr, time.Minute, onFailure, onFailure
+	w := &world{
+		plan: Plan{Revision: "r2", Body: json.RawMessage(`{"v":2}`), Phases: []spec.Phase{envPhase("dev", "dev", spec.Size{}, false), prod, final}},
+		st: &state.State{Schema: state.Schema, Generation: 1, Deployed: "r1",
+			Revisions: map[string]json.RawMessage{"r1": json.RawMessage(`{"v":1}`)}},
+		obs: Observed{Changed: map[string]bool{}, Children: map[string]Observation{}},
+	}
+	for _, c := range []struct{ key, env, region string }{{"dev-1", "dev", "eu"}, {"eu-1", "prod", "eu"}, {"eu-2", "prod", "eu"}, {"us-1", "prod", "us"}, {"us-2", "prod", "us"}} {
+		w.obs.Subjects = append(w.obs.Subjects, targets.Child{Key: c.key, Subject: targets.Subject{Name: c.key, Labels: map[string]string{"env": c.env, "region": c.region}}})
+		w.obs.Changed[c.key] = true
+		w.st.Children = append(w.st.Children, c.key)
+		w.obs.Children[c.key] = Observation{Revision: "r1", SpecCompared: true, SyncStatus: "Synced", ReconciledAt: at(-100), Health: "Healthy"}
+	}
+	return w
+}
+
+// track is the named track of the rollout and where it is.
+func (w *world) track(t *testing.T, name string) (state.Track, string) {
+	t.Helper()
+	r := w.st.Rollout
+	i := slices.IndexFunc(r.Tracks, func(x state.Track) bool { return x.Name == name })
+	if i < 0 {
+		t.Fatalf("no track %s: %+v", name, r.Tracks)
+	}
+	tr := r.Tracks[i]
+	if tr.Phase < len(r.Phases) {
+		return tr, r.Phases[tr.Phase].Name
+	}
+	return tr, ""
+}
+
+// admittedIn is who the named track's copy of phase admitted.
+func (w *world) admittedIn(phase, track string) string {
+	for _, ph := range w.st.Rollout.Phases {
+		if ph.Name == phase && ph.Track == track {
+			return fmt.Sprint(ph.Admitted)
+		}
+	}
+	return "no such phase"
+}
+
+// stepAgain checks crash safety: Step from the state just written (through the codec),
+// with the same observations at the same time, admits, returns and moves nothing more (it
+// may record why a child waits).
+func (w *world) stepAgain(t *testing.T, s int) {
+	t.Helper()
+	b, err := state.Encode(w.st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur, err := state.Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next, _, err := Step(w.plan, cur, w.obs, at(s))
+	if err != nil || !reflect.DeepEqual(renderView(next), renderView(w.st)) || !reflect.DeepEqual(next.Rollout.Tracks, w.st.Rollout.Tracks) {
+		t.Fatalf("a second pass from the written state decided something else (err %v): %+v", err, next.Rollout)
+	}
+}
+
+func TestTheRolloutSplitsIntoTracksFromTheTracksPhase(t *testing.T) {
+	w := trackWorld(t, "stop")
+	w.step(t, 0)
+	r := w.st.Rollout
+	var got []string
+	for _, ph := range r.Phases {
+		got = append(got, fmt.Sprintf("%s@%s%v", ph.Name, ph.Track, ph.Members))
+	}
+	if want := "[dev@[dev-1] prod@eu[eu-1 eu-2] final@eu[eu-1 eu-2] prod@us[us-1 us-2] final@us[us-1 us-2]]"; fmt.Sprint(got) != want {
+		t.Fatalf("phases %v, want %s", got, want)
+	}
+	if fmt.Sprint(r.Tracks) != fmt.Sprint([]state.Track{{Name: "eu", Phase: 1, Status: StatusProgressing}, {Name: "us", Phase: 3, Status: StatusProgressing}}) {
+		t.Fatalf("tracks %+v", r.Tracks)
+	}
+	if r.Phase != 0 || w.admittedIn("dev", "") != "[dev-1]" || len(w.admitted()) != 1 {
+		t.Fatalf("the shared phase goes first: phase %d admitted %v", r.Phase, w.admitted())
+	}
+	w.stepAgain(t, 0)
+}
+
+func TestTracksMoveIndependently(t *testing.T) {
+	w := trackWorld(t, "stop")
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1")
+	w.step(t, 10)
+	w.stepAgain(t, 10)
+	if w.admittedIn("prod", "eu") != "[eu-1]" || w.admittedIn("prod", "us") != "[us-1]" {
+		t.Fatalf("both tracks start their prod: eu %s us %s", w.admittedIn("prod", "eu"), w.admittedIn("prod", "us"))
+	}
+	w.syncs(15, "r2", "eu-1")
+	w.step(t, 20) // eu soaks until t0+80s; us waits on us-1
+	w.step(t, 80)
+	w.stepAgain(t, 80)
+	if eu, at := w.track(t, "eu"); at != "final" || eu.Status != StatusProgressing || w.admittedIn("final", "eu") != "[eu-2]" {
+		t.Fatalf("eu moves on alone to final, admitting the rest of eu: %+v at %s, %s", eu, at, w.admittedIn("final", "eu"))
+	}
+	if _, at := w.track(t, "us"); at != "prod" || w.admittedIn("final", "us") != "[]" {
+		t.Fatalf("us stays at prod: %s %s", at, w.admittedIn("final", "us"))
+	}
+	w.syncs(85, "r2", "eu-2")
+	acts := w.step(t, 90)
+	if eu, _ := w.track(t, "eu"); eu.Status != StatusCompleted || eu.EndedAt != at(90) || w.st.Rollout.Status != StatusProgressing {
+		t.Fatalf("eu completed, the rollout goes on: %+v %s", eu, w.st.Rollout.Status)
+	}
+	if !slices.ContainsFunc(acts, func(a Action) bool {
+		return a.Reason == EvTrackCompleted && strings.HasPrefix(a.Message, "track eu: ")
+	}) {
+		t.Fatalf("the track's Event names it: %v", acts)
+	}
+	w.syncs(95, "r2", "us-1")
+	w.step(t, 100)
+	w.step(t, 160)
+	w.syncs(165, "r2", "us-2")
+	acts = w.step(t, 170)
+	if r := w.st.Rollout; r.Status != StatusCompleted || w.st.Deployed != "r2" || !hasEvent(acts, EvRolloutCompleted) {
+		t.Fatalf("every track completed: the rollout did: %s deployed %s", r.Status, w.st.Deployed)
+	}
+	for _, e := range w.st.Rollout.History {
+		if e.Event == EvPhaseSucceeded && strings.Contains(e.Message, "phase prod") && !strings.HasPrefix(e.Message, "track ") {
+			t.Fatalf("a track's history names it: %+v", e)
+		}
+	}
+}
+
+// TestOneTrackFailsWhileTheOtherCompletes: onFailure applies to the failing track only;
+// the rollout then ends Stopped, not Completed: its revision is not the deployed one, and
+// each child runs what its track decided.
+func TestOneTrackFailsWhileTheOtherCompletes(t *testing.T) {
+	cases := map[string]struct {
+		onFailure string
+		track     state.RolloutStatus
+		eu1       string
+	}{
+		"rollback": {"rollback", StatusRolledBack, "r1"},
+		"stop":     {"stop", StatusStopped, "r2"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			w := trackWorld(t, c.onFailure)
+			w.step(t, 0)
+			w.syncs(5, "r2", "dev-1")
+			w.step(t, 10)
+			w.syncs(15, "r2", "eu-1", "us-1")
+			w.degrade("eu-1")
+			acts := w.step(t, 20)
+			w.stepAgain(t, 20)
+			if us, at := w.track(t, "us"); us.Status != StatusProgressing || at != "prod" || w.st.Rollout.Status != StatusProgressing {
+				t.Fatalf("us goes on: %+v at %s, rollout %s", us, at, w.st.Rollout.Status)
+			}
+			if !slices.ContainsFunc(acts, func(a Action) bool { return a.Warning && strings.HasPrefix(a.Message, "track eu: ") }) {
+				t.Fatalf("a Warning names the track: %v", acts)
+			}
+			w.syncs(25, "r1", "eu-1") // back on r1 (the renderer renders it there once it left Admitted)
+			w.step(t, 30)
+			if eu, _ := w.track(t, "eu"); eu.Status != c.track || !strings.Contains(eu.Reason, "eu-1") {
+				t.Fatalf("eu %+v, want %s", eu, c.track)
+			}
+			w.step(t, 80)
+			w.syncs(85, "r2", "us-2")
+			acts = w.step(t, 90)
+			r := w.st.Rollout
+			if us, _ := w.track(t, "us"); us.Status != StatusCompleted || r.Status != StatusStopped || w.st.Deployed != "r1" || !hasEvent(acts, EvRolloutStopped) {
+				t.Fatalf("us completed %+v; the rollout %s (deployed %s)", us, r.Status, w.st.Deployed)
+			}
+			if !strings.Contains(r.Reason, "eu "+string(c.track)) || !strings.Contains(r.Reason, "keep revision r2") {
+				t.Fatalf("reason %q", r.Reason)
+			}
+			runs := map[string]string{}
+			for _, k := range []string{"dev-1", "eu-1", "eu-2", "us-1", "us-2"} {
+				runs[k], _, _ = w.st.RevisionOf(k)
+			}
+			want := map[string]string{"dev-1": "r2", "eu-1": c.eu1, "eu-2": "r1", "us-1": "r2", "us-2": "r2"}
+			if fmt.Sprint(runs) != fmt.Sprint(want) {
+				t.Fatalf("revisions %v, want %v", runs, want)
+			}
+			w.stepAgain(t, 90)
+		})
+	}
+}
+
+// TestTheRolloutWideBudgetCountsEveryTrack: a failure in one track (tolerated by its
+// phase) spends the rollout-wide budget of another.
+func TestTheRolloutWideBudgetCountsEveryTrack(t *testing.T) {
+	w := trackWorld(t, "stop")
+	w.plan.MaxFailures = count(0)
+	w.plan.Phases[1].MaxFailures, w.plan.Phases[2].MaxFailures = 1, 1
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1")
+	w.step(t, 10)
+	w.syncs(15, "r2", "eu-1", "us-1")
+	w.degrade("eu-1")
+	w.step(t, 20)
+	eu, _ := w.track(t, "eu")
+	us, _ := w.track(t, "us")
+	if eu.Status != StatusStopped || us.Status != StatusStopped || !strings.Contains(us.Reason, "rollout-wide failure budget") {
+		t.Fatalf("eu %+v us %+v", eu, us)
+	}
+	if w.st.Rollout.Status != StatusStopped {
+		t.Fatalf("rollout %s", w.st.Rollout.Status)
+	}
+}
+
+// TestPerTrackHooks: a phase's hook runs once per track, each run named by its track and
+// at its track's phase; one track's result moves that track only.
+func TestPerTrackHooks(t *testing.T) {
+	w := trackWorld(t, "stop")
+	w.plan.Phases[1].PreHooks = []spec.Hook{httpHook("notify", "http://hooks.example/{{.track.name}}", "fail")}
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1")
+	acts := w.step(t, 10)
+	var got []string
+	for _, a := range acts {
+		if a.Kind == ActRunHook {
+			got = append(got, fmt.Sprintf("%s %s %s", a.Key, a.Track, w.st.Rollout.Phases[a.Phase].Track))
+		}
+	}
+	if fmt.Sprint(got) != "[pre/notify eu eu pre/notify us us]" {
+		t.Fatalf("runs %v", got)
+	}
+	if w.admittedIn("prod", "eu") != "[]" {
+		t.Fatal("pre-hooks run before anyone is admitted")
+	}
+	w.obs.TrackHooks = map[string]map[string]HookResult{"us": {"pre/notify": {Status: state.HookSucceeded, Attempts: 1, FinishedAt: at(11)}}}
+	w.step(t, 12)
+	if w.admittedIn("prod", "eu") != "[]" || w.admittedIn("prod", "us") != "[us-1]" {
+		t.Fatalf("only us's run ended: eu %s us %s", w.admittedIn("prod", "eu"), w.admittedIn("prod", "us"))
+	}
+}
+
+// TestApprovalsAndJumpsWithTracks: approve names a phase and opens it in every track
+// waiting there; an approval of a phase no track waits at, and a jump, are refused.
+func TestApprovalsAndJumpsWithTracks(t *testing.T) {
+	w := trackWorld(t, "stop")
+	w.plan.Phases[1].Approval = &spec.Approval{Required: 1}
+	w.plan.Phases[1].Size.Gate = true
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1")
+	w.step(t, 10)
+	if w.admittedIn("prod", "eu") != "[]" || w.admittedIn("prod", "us") != "[]" {
+		t.Fatal("both tracks wait for approval")
+	}
+	w.edit(map[string]string{"jump": "final", "by": "alice"})
+	w.step(t, 11)
+	if !strings.Contains(w.st.Rejected["jump"], "jumps do not cross them") {
+		t.Fatalf("rejected %v", w.st.Rejected)
+	}
+	w.edit(map[string]string{"approve": "final", "by": "alice"})
+	w.step(t, 12)
+	if !strings.Contains(w.st.Rejected["approve"], "no track is at phase final") {
+		t.Fatalf("rejected %v", w.st.Rejected)
+	}
+	w.edit(map[string]string{"approve": "prod", "by": "alice"})
+	w.step(t, 13)
+	if w.admittedIn("prod", "eu") != "[eu-1]" || w.admittedIn("prod", "us") != "[us-1]" {
+		t.Fatalf("approve opens prod in every track: eu %s us %s", w.admittedIn("prod", "eu"), w.admittedIn("prod", "us"))
+	}
+}
+
+// TestAWindowHoldsATrackAtItsPhase: a deny window on final holds each track when it gets
+// there (the rollout shows the hold), not a track at another phase; once the window ends
+// the track goes on.
+func TestAWindowHoldsATrackAtItsPhase(t *testing.T) {
+	w := trackWorld(t, "stop")
+	w.plan.Phases[2].Windows = []spec.Window{win(t, "freeze", spec.WindowDeny, 50, 200, "")}
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1")
+	w.step(t, 10)
+	w.syncs(15, "r2", "eu-1")
+	w.step(t, 20)
+	w.step(t, 80)
+	if _, at := w.track(t, "eu"); at != "final" || w.admittedIn("final", "eu") != "[]" || w.st.Rollout.Window == nil || w.st.Rollout.Window.Phase != "final" {
+		t.Fatalf("eu held at final: %s %s %+v", at, w.admittedIn("final", "eu"), w.st.Rollout.Window)
+	}
+	w.syncs(85, "r2", "us-1")
+	w.step(t, 90)
+	if us, at := w.track(t, "us"); at != "prod" || us.Status != StatusProgressing || w.st.Rollout.Phases[3].Status != PhaseSoaking {
+		t.Fatalf("us walks prod regardless: %+v at %s", us, at)
+	}
+	w.step(t, 200)
+	if w.admittedIn("final", "eu") != "[eu-2]" {
+		t.Fatalf("the window ended: eu admits final: %s", w.admittedIn("final", "eu"))
+	}
+}
+
+// TestARollbackKeyReturnsEveryTrack: rollback keeps its rollout-wide meaning: every
+// track's children and then the shared phase's return.
+func TestARollbackKeyReturnsEveryTrack(t *testing.T) {
+	w := trackWorld(t, "stop")
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1")
+	w.step(t, 10)
+	w.edit(map[string]string{"rollback": "bad", "by": "alice"})
+	w.step(t, 11)
+	w.obs.Controls = nil
+	for s := 12; s < 20 && w.st.Rollout.Status == StatusRollingBack; s++ {
+		w.syncs(s, "r1", "dev-1", "eu-1", "us-1")
+		w.step(t, s+1)
+	}
+	if r := w.st.Rollout; r.Status != StatusRolledBack || len(w.admitted()) != 0 {
+		t.Fatalf("every track and dev returned: %s %v", r.Status, w.admitted())
+	}
+	for _, name := range []string{"eu", "us"} {
+		if tr, _ := w.track(t, name); tr.Status != StatusRolledBack || tr.EndedAt.IsZero() {
+			t.Fatalf("the tracks follow the rollout: %+v", tr)
+		}
+	}
+}
+
+func TestTracksFollowTheRollout(t *testing.T) {
+	cases := map[string]struct {
+		rollout state.RolloutStatus
+		tracks  []state.RolloutStatus
+		want    string
+	}{
+		"progressing: each its own":      {StatusProgressing, []state.RolloutStatus{StatusProgressing, StatusRolledBack}, "[Progressing RolledBack]"},
+		"aborted: a completed one stays": {StatusStopped, []state.RolloutStatus{StatusProgressing, StatusCompleted}, "[Stopped Completed]"},
+		"rolling back: every track":      {StatusRollingBack, []state.RolloutStatus{StatusCompleted, StatusStopped, StatusRolledBack}, "[RollingBack RollingBack RolledBack]"},
+		"rolled back: every track":       {StatusRolledBack, []state.RolloutStatus{StatusRollingBack, StatusCompleted}, "[RolledBack RolledBack]"},
+		"completed: nothing to follow":   {StatusCompleted, []state.RolloutStatus{StatusCompleted}, "[Completed]"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			r := &state.Rollout{Status: c.rollout}
+			for i, s := range c.tracks {
+				r.Tracks = append(r.Tracks, state.Track{Name: fmt.Sprint(i), Status: s})
+			}
+			followRollout(r, at(5))
+			var got []state.RolloutStatus
+			for _, tr := range r.Tracks {
+				got = append(got, tr.Status)
+			}
+			if fmt.Sprint(got) != c.want {
+				t.Fatalf("got %v, want %s", got, c.want)
+			}
+		})
+	}
+}
+
+// TestARejectionFailsOnlyTheTracksAtThatPhase: reject names a phase; the tracks waiting at
+// it take its onFailure, a track elsewhere goes on.
+func TestARejectionFailsOnlyTheTracksAtThatPhase(t *testing.T) {
+	w := trackWorld(t, "rollback")
+	w.plan.Phases[2].Approval = &spec.Approval{Required: 1}
+	w.plan.Phases[2].Size.Gate = true
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1")
+	w.step(t, 10)
+	w.syncs(15, "r2", "eu-1")
+	w.step(t, 20)
+	w.step(t, 80) // eu waits for approval at final; us is still at prod
+	w.edit(map[string]string{"reject": "final", "by": "alice", "reason": "not now"})
+	acts := w.step(t, 81)
+	w.obs.Controls = nil
+	eu, _ := w.track(t, "eu")
+	us, at := w.track(t, "us")
+	if eu.Status != StatusRollingBack || !strings.Contains(eu.Reason, "rejected by alice") || us.Status != StatusProgressing || at != "prod" {
+		t.Fatalf("eu %+v; us %+v at %s", eu, us, at)
+	}
+	if !hasEvent(acts, EvTrackRollingBack) || w.st.Rollout.Status != StatusProgressing {
+		t.Fatalf("events %v rollout %s", events(acts), w.st.Rollout.Status)
+	}
+	w.syncs(85, "r1", "eu-1")
+	w.step(t, 90)
+	if eu, _ := w.track(t, "eu"); eu.Status != StatusRolledBack || w.admittedIn("prod", "eu") != "[]" || w.admittedIn("dev", "") != "[dev-1]" {
+		t.Fatalf("eu returned its own phases only: %+v dev %s", eu, w.admittedIn("dev", ""))
+	}
+}
+
+// TestNobodyAfterTheSplitSplitsNothing: when no child taking part is in the tracks phase
+// or after it, the phases stay shared and the rollout completes as without tracks.
+func TestNobodyAfterTheSplitSplitsNothing(t *testing.T) {
+	w := trackWorld(t, "stop")
+	for _, k := range []string{"eu-1", "eu-2", "us-1", "us-2"} {
+		w.obs.Changed[k] = false // render the same at r2: take no part
+	}
+	w.step(t, 0)
+	if r := w.st.Rollout; len(r.Tracks) != 0 || len(r.Phases) != 3 {
+		t.Fatalf("tracks %+v, %d phases", r.Tracks, len(r.Phases))
+	}
+	w.syncs(5, "r2", "dev-1")
+	w.step(t, 10)
+	if w.st.Rollout.Status != StatusCompleted {
+		t.Fatalf("rollout %s", w.st.Rollout.Status)
+	}
+}
