@@ -64,15 +64,12 @@ func (jobKind) Run(ctx context.Context, r *Runner, c Call) Result {
 		return Result{Outcome: Errored, Message: err.Error()}
 	}
 	if err := checkSecretRefs(ctx, kube, ns, &h.Spec.Template.Spec); err != nil {
-		if target != nil {
-			err = fmt.Errorf("in cluster %s: %w", target.Cluster, err)
-		}
-		return Result{Outcome: Errored, Message: err.Error()}
+		return Result{Outcome: Errored, Message: inCluster(target, err)}
 	}
 	jobs := kube.BatchV1().Jobs(ns)
 	job, err := ensureJob(ctx, jobs, buildJob(c, h, ns, r.limits.JobServiceAccount), h, r.jobPoll)
 	if err != nil {
-		return Result{Outcome: Errored, Message: err.Error()}
+		return Result{Outcome: Errored, Message: inCluster(target, err)}
 	}
 	where := ns + "/" + job.Name
 	if target != nil {

@@ -62,3 +62,11 @@ func (r *Runner) refClient(ctx context.Context, ref JobRef) (kubernetes.Interfac
 	}
 	return r.jobs.Cluster(ctx, *ref.Target)
 }
+
+// inCluster is err's message, naming the cluster of a per-cluster run (t set).
+func inCluster(t *JobTarget, err error) string {
+	if t == nil {
+		return err.Error()
+	}
+	return "in cluster " + t.Cluster + ": " + err.Error()
+}

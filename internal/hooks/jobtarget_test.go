@@ -8,7 +8,9 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
@@ -94,6 +96,11 @@ func TestJobPerClusterErrors(t *testing.T) {
 			s.Namespace = "guestbook"
 			f.remote["prod-1"] = fake.NewSimpleClientset(s)
 		}, `in cluster prod-1: the Job references Secret guestbook/db, which is not labelled`, 1},
+		{"create refused", func(_ *Call, f *fakeClusters) {
+			f.remote["prod-1"].PrependReactor("create", "jobs", func(k8stesting.Action) (bool, runtime.Object, error) {
+				return true, nil, errors.New("jobs.batch is forbidden")
+			})
+		}, `in cluster prod-1: creating Job guestbook/guestbook-migrate-`, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFakeClusters()
@@ -106,8 +113,10 @@ func TestJobPerClusterErrors(t *testing.T) {
 			if res.Outcome != Errored || !strings.Contains(res.Message, tc.want) || len(f.asked) != tc.asked {
 				t.Fatalf("got %+v, asked %d", res, len(f.asked))
 			}
-			if cs := f.remote["prod-1"]; creates(cs) != 0 || creates(f.control) != 0 {
-				t.Fatal("a Job was made")
+			for _, cs := range []*fake.Clientset{f.remote["prod-1"], f.control} {
+				if jobs, _ := cs.BatchV1().Jobs("").List(context.Background(), metav1.ListOptions{}); len(jobs.Items) != 0 {
+					t.Fatalf("a Job was made: %v", jobs.Items)
+				}
 			}
 		})
 	}
