@@ -136,15 +136,17 @@ func New(kube kubernetes.Interface, argo argoclient.Interface, opts Options, log
 	if events == nil {
 		events = &record.FakeRecorder{}
 	}
-	return &Agent{
+	a := &Agent{
 		kube: kube, argo: argo, opts: opts, log: log, events: events, faults: faults,
 		renderer: render.New(64), exprs: targets.NewCache(1024), now: time.Now,
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "cmp-phase-agent"}),
 		asked: map[string]named{},
-		hooks: hooks.New(opts.Hooks).WithJobs(newJobClients(kube, opts.Namespace)), metrics: newMetrics(opts.Metrics),
+		hooks: hooks.New(opts.Hooks), metrics: newMetrics(opts.Metrics),
 		runs: hookRuns{inFlight: map[string]bool{}, results: map[string]map[string]rollout.HookResult{}, jobs: map[string]hooks.JobRef{}, hosts: map[string]chan struct{}{}},
 	}
+	a.hooks.WithJobs(newJobClients(kube, opts.Namespace).reaching(argo, a.clusterSecretName, a.projectClusters, log))
+	return a
 }
 
 // Run watches, and works the queue until ctx ends; it returns after the workers stopped.

@@ -84,7 +84,8 @@ func (a *Agent) startHooks(ctx context.Context, p *pass, st *state.State, acts [
 		}
 		a.runs.mu.Unlock()
 		if !busy {
-			go a.runHook(ctx, p, r.Revision, inPlan(p.plan.Phases, r, act), id, runStarted(r, act))
+			pa := inPlan(p.plan.Phases, r, act) // a track's phase → the plan's
+			go a.runHook(ctx, p, r.Revision, pa, id, runStarted(r, act), a.jobDest(p, st, pa))
 		}
 	}
 }
@@ -113,14 +114,14 @@ func (a *Agent) pendingResult(r *state.Rollout, name, id string) bool {
 // runHook templates and runs one hook in the background, then hands its result to the
 // rollout's next reconcile. A run cut short by the agent's shutdown leaves no result: the
 // ledger still says Running and the next agent runs it again with the same key.
-func (a *Agent) runHook(ctx context.Context, p *pass, revision string, act rollout.Action, id string, started time.Time) {
+func (a *Agent) runHook(ctx context.Context, p *pass, revision string, act rollout.Action, id string, started time.Time, dest *childDest) {
 	defer func() {
 		a.runs.mu.Lock()
 		delete(a.runs.inFlight, id)
 		a.runs.mu.Unlock()
 		a.queue.Add(p.plan.Rollout)
 	}()
-	res, job := a.hookAttempts(ctx, p, revision, act, id, started)
+	res, job := a.hookAttempts(ctx, p, revision, act, id, started, dest)
 	if ctx.Err() != nil {
 		return
 	}
@@ -137,8 +138,8 @@ func (a *Agent) runHook(ctx context.Context, p *pass, revision string, act rollo
 }
 
 // hookAttempts runs the hook's attempts; with the result it returns the Job to delete once
-// the ledger has recorded it, if any.
-func (a *Agent) hookAttempts(ctx context.Context, p *pass, revision string, act rollout.Action, id string, started time.Time) (rollout.HookResult, *hooks.JobRef) {
+// the ledger has recorded it, if any. dest is a per-cluster job run's child (jobDest).
+func (a *Agent) hookAttempts(ctx context.Context, p *pass, revision string, act rollout.Action, id string, started time.Time, dest *childDest) (rollout.HookResult, *hooks.JobRef) {
 	start := time.Now()
 	vars := a.clusterVars(p, phaseName(p, act.Phase), act)
 	h, secrets, err := hooks.Template(act.Hook, vars, a.secret(ctx))
@@ -157,6 +158,11 @@ func (a *Agent) hookAttempts(ctx context.Context, p *pass, revision string, act 
 	} else {
 		release := a.hostSlot(ctx, reach.Host)
 		defer release()
+	}
+	if dest != nil {
+		if call.Target, err = dest.target(act.Cluster, vars); err != nil {
+			return rollout.HookResult{Status: state.HookErrored, Attempts: 1, FinishedAt: time.Now(), Message: err.Error()}, nil
+		}
 	}
 	attempts := 0
 	res := a.hooks.RunAttempts(ctx, call, a.opts.Backoff, func(n int, _ hooks.Result) { attempts = n })

@@ -1,20 +1,94 @@
 package agent
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	argoclient "github.com/argoproj/argo-cd/v3/pkg/client/clientset/versioned"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/cmp-phase/cmp-phase/internal/hooks"
 )
 
-// jobClients reach the control cluster, where job hooks run: the agent's own client and
-// namespace. No cluster Secret is read for jobs: a per-cluster job hook is refused (it
-// would reach any registered cluster with Argo CD's credentials, bypassing the AppProject).
+// jobClients reach the clusters job hooks run in: the control cluster (the agent's own
+// client and namespace) for a per-phase hook; for a per-cluster one, the run's cluster,
+// once the child's AppProject permits a Job there, with Argo CD's credentials from its
+// cluster Secret, read by a direct GET for that call (never from the informers, which drop
+// them), never kept, logged or told.
 type jobClients struct {
 	kube      kubernetes.Interface
-	namespace string // the agent's (Argo CD's): per-phase Jobs
+	namespace string // the agent's (Argo CD's): per-phase Jobs, AppProjects, cluster Secrets
+	argo      argoclient.Interface
+	// secretName is the name of the cluster Secret of a server (from the trimmed cache).
+	secretName func(server string) (string, error)
+	// projectClusters are the clusters scoped to a project (AppProject's
+	// permitOnlyProjectScopedClusters).
+	projectClusters func(project string) ([]*v1alpha1.Cluster, error)
+	newClient       func(*rest.Config) (kubernetes.Interface, error)
+	log             *slog.Logger
 }
 
 func newJobClients(kube kubernetes.Interface, namespace string) jobClients {
 	return jobClients{kube: kube, namespace: namespace}
 }
 
+// reaching lets j reach other clusters for per-cluster job hooks.
+func (j jobClients) reaching(argo argoclient.Interface, secretName func(string) (string, error), projectClusters func(string) ([]*v1alpha1.Cluster, error), log *slog.Logger) jobClients {
+	j.argo, j.secretName, j.projectClusters, j.log = argo, secretName, projectClusters, log
+	j.newClient = func(c *rest.Config) (kubernetes.Interface, error) { return kubernetes.NewForConfig(c) }
+	return j
+}
+
 // Control is the agent's own client and namespace.
 func (j jobClients) Control() (kubernetes.Interface, string) { return j.kube, j.namespace }
+
+// Cluster is a client of t's cluster for one call: the child's AppProject (read now) must
+// permit a batch/Job at t's server and namespace; the in-cluster server is the agent's own
+// client; any other is built from its cluster Secret, read now.
+func (j jobClients) Cluster(ctx context.Context, t hooks.JobTarget) (kubernetes.Interface, error) {
+	if j.argo == nil || j.secretName == nil {
+		return nil, errors.New("per-cluster job hooks are not enabled in this agent")
+	}
+	if t.Project == "" {
+		t.Project = "default" // as Argo CD reads an Application without one
+	}
+	proj, err := j.argo.ArgoprojV1alpha1().AppProjects(j.namespace).Get(ctx, t.Project, metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("read AppProject %s for the hook's Job in %s: %w", t.Project, t, err)
+	}
+	if err := jobPermitted(proj, t, j.projectClusters); err != nil {
+		return nil, err
+	}
+	if t.Server == v1alpha1.KubernetesInternalAPIServerAddr {
+		j.log.Debug("hook job cluster client", "cluster", t.Cluster, "server", t.Server, "auth", "agent")
+		return j.kube, nil
+	}
+	return j.remote(ctx, t)
+}
+
+// remote builds the client of t's cluster from its cluster Secret, read now.
+func (j jobClients) remote(ctx context.Context, t hooks.JobTarget) (kubernetes.Interface, error) {
+	name, err := j.secretName(t.Server)
+	if err != nil {
+		return nil, fmt.Errorf("cluster %s: %w", t.Cluster, err)
+	}
+	s, err := j.kube.CoreV1().Secrets(j.namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("read cluster Secret %s/%s of cluster %s: %w", j.namespace, name, t.Cluster, err)
+	}
+	cfg, auth, err := clusterRESTConfig(s, t)
+	if err != nil {
+		return nil, err
+	}
+	kube, err := j.newClient(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("cluster Secret %s/%s of cluster %s: its tlsClientConfig makes no client (fix: check caData, certData and keyData are PEM)", j.namespace, name, t.Cluster)
+	}
+	j.log.Debug("hook job cluster client", "cluster", t.Cluster, "server", t.Server, "auth", auth)
+	return kube, nil
+}

@@ -56,8 +56,11 @@
 // variables; the command runs in its own process group in a fresh temp directory, is sent
 // SIGTERM then SIGKILL on timeout, and its output is captured and capped.
 //
-// Jobs (job.go, jobobject.go, jobwait.go, jobsecrets.go): created through JobClients on
-// the control cluster only (a per-cluster call is refused), named from the rollout,
+// Jobs (job.go, jobobject.go, jobwait.go, jobsecrets.go, jobtarget.go): created through
+// JobClients on the control cluster for a per-phase run, in the run's cluster for a
+// per-cluster one (JobClients.Cluster, the agent's, checks the child's AppProject and
+// builds the client from Argo CD's cluster Secret: this package never sees a credential;
+// the namespace is job.namespace or the child's destination's), named from the rollout,
 // revision and ledger key and annotated with the run, so another agent or attempt adopts
 // it rather than making a second; run as the agent's job service account without a token;
 // a referenced Secret must carry contract.LabelHookSecret (its labels are read, never its

@@ -16,12 +16,16 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 )
 
-// JobClients reach the control cluster, where job hooks run (a per-cluster job hook is
-// refused: the spec parser refuses it, the runner too).
+// JobClients reach the clusters job hooks run in: the control cluster for a per-phase
+// hook, the run's cluster for a per-cluster one.
 type JobClients interface {
 	// Control is the control cluster (where Argo CD and the agent run) and the agent's
 	// namespace.
 	Control() (kubernetes.Interface, string)
+	// Cluster is a client of t's cluster, made for this call only, once t.Project permits a
+	// Job in t's server and namespace; an error names the cluster, the field and the fix,
+	// never a credential.
+	Cluster(ctx context.Context, t JobTarget) (kubernetes.Interface, error)
 }
 
 // JobRef is a Job a run made, to delete once the ledger has recorded the run's outcome
@@ -30,6 +34,7 @@ type JobClients interface {
 type JobRef struct {
 	Namespace, Name string
 	UID             types.UID
+	Target          *JobTarget // the cluster of a per-cluster run's Job; nil: the control cluster
 }
 
 // jobCleanup bounds deleting a Job after its outcome was recorded.
@@ -38,7 +43,7 @@ const jobCleanup = 10 * time.Second
 // jobKind runs `type: job` hooks.
 type jobKind struct{ spec.HookKind }
 
-// Reach is nothing the per-host cap counts: the Job runs in the control cluster.
+// Reach is nothing the per-host cap counts: the Job runs in a cluster Argo CD reaches.
 func (jobKind) Reach(spec.HookBlock) Reach { return Reach{} }
 
 // Run creates the call's Job (or adopts the one an earlier agent or attempt created for the
@@ -54,20 +59,22 @@ func (jobKind) Run(ctx context.Context, r *Runner, c Call) Result {
 	if r.jobs == nil {
 		return Result{Outcome: Errored, Message: "job hooks are not enabled in this runner (no cluster client)"}
 	}
-	if c.Cluster != "" {
-		return Result{Outcome: Errored, Message: "a job hook runs once per phase on the control cluster, not per cluster (fix: use an http or command check per cluster, or a per-phase Job)"}
-	}
-	kube, ns := r.jobs.Control()
-	ns = cmpOr(h.Namespace, ns)
-	if err := checkSecretRefs(ctx, kube, ns, &h.Spec.Template.Spec); err != nil {
+	kube, ns, target, err := r.jobCluster(ctx, c, h)
+	if err != nil {
 		return Result{Outcome: Errored, Message: err.Error()}
+	}
+	if err := checkSecretRefs(ctx, kube, ns, &h.Spec.Template.Spec); err != nil {
+		return Result{Outcome: Errored, Message: inCluster(target, err)}
 	}
 	jobs := kube.BatchV1().Jobs(ns)
 	job, err := ensureJob(ctx, jobs, buildJob(c, h, ns, r.limits.JobServiceAccount), h, r.jobPoll)
 	if err != nil {
-		return Result{Outcome: Errored, Message: err.Error()}
+		return Result{Outcome: Errored, Message: inCluster(target, err)}
 	}
 	where := ns + "/" + job.Name
+	if target != nil {
+		where += " in cluster " + target.Cluster
+	}
 	job, err = waitJob(ctx, jobs, job, r.jobPoll)
 	if err != nil {
 		return Result{Outcome: Errored, Message: fmt.Sprintf("Job %s: %s", where, describeErr(ctx, err))}
@@ -79,7 +86,7 @@ func (jobKind) Run(ctx context.Context, r *Runner, c Call) Result {
 	}
 	res.Message += fmt.Sprintf(" (its pod's log: kubectl logs -n %s job/%s)", ns, job.Name)
 	if (succeeded && h.Deletes(spec.HookSucceeded)) || (!succeeded && h.Deletes(spec.HookFailed)) {
-		res.Cleanup = &JobRef{Namespace: ns, Name: job.Name, UID: job.UID}
+		res.Cleanup = &JobRef{Namespace: ns, Name: job.Name, UID: job.UID, Target: target}
 	}
 	return res
 }
@@ -98,9 +105,12 @@ func (r *Runner) DeleteJob(ctx context.Context, ref JobRef) error {
 	if r.jobs == nil {
 		return errors.New("job hooks are not enabled in this runner")
 	}
-	kube, _ := r.jobs.Control()
+	kube, err := r.refClient(ctx, ref)
+	if err != nil {
+		return err
+	}
 	job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: ref.Name, UID: ref.UID}}
-	err := deleteJob(ctx, kube.BatchV1().Jobs(ref.Namespace), job)
+	err = deleteJob(ctx, kube.BatchV1().Jobs(ref.Namespace), job)
 	if apierrors.IsConflict(err) {
 		return nil // another Job of that name now: not ours to delete
 	}

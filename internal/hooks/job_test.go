@@ -20,10 +20,27 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 )
 
-// fakeClusters are the control cluster, a client-go fake holding the labelled Secret db.
-type fakeClusters struct{ control *fake.Clientset }
+// fakeClusters are the control cluster, a client-go fake holding the labelled Secret db,
+// and the clusters per-cluster runs reach (by name; see jobtarget_test.go).
+type fakeClusters struct {
+	control *fake.Clientset
+	remote  map[string]*fake.Clientset
+	asked   []JobTarget // every Cluster call
+	refuse  error       // what Cluster answers, when set
+}
 
 func (f *fakeClusters) Control() (kubernetes.Interface, string) { return f.control, "argocd" }
+
+func (f *fakeClusters) Cluster(_ context.Context, t JobTarget) (kubernetes.Interface, error) {
+	f.asked = append(f.asked, t)
+	if f.refuse != nil {
+		return nil, f.refuse
+	}
+	if cs, ok := f.remote[t.Cluster]; ok {
+		return cs, nil
+	}
+	return nil, errors.New("no cluster " + t.Cluster)
+}
 
 func newFakeClusters() *fakeClusters {
 	return &fakeClusters{control: fake.NewSimpleClientset(hookSecret("db", "true"))}
@@ -235,8 +252,8 @@ func TestJobErrors(t *testing.T) {
 	}
 	f = newFakeClusters()
 	c = jobCall("")
-	c.Cluster, c.Server = "guestbook-prod-1", "https://prod-1" // a plan from before per-cluster job hooks were refused
-	if res := jobRunner(f).Run(context.Background(), c); res.Outcome != Errored || !strings.Contains(res.Message, "runs once per phase on the control cluster") || len(f.control.Actions()) != 0 {
+	c.Cluster, c.Server = "guestbook-prod-1", "https://prod-1" // per cluster, but the agent named no destination
+	if res := jobRunner(f).Run(context.Background(), c); res.Outcome != Errored || !strings.Contains(res.Message, "without its child's destination") || len(f.control.Actions()) != 0 || len(f.asked) != 0 {
 		t.Fatalf("cluster: %+v", res)
 	}
 }

@@ -26,8 +26,10 @@ type Call struct {
 	// Secrets are the secret values resolved into Hook; they are redacted from every Result.
 	Secrets []string
 	// Server is the cluster's API server for a per-cluster run; empty for a per-phase one.
-	// No kind reaches it: a job hook runs on the control cluster only.
 	Server string
+	// Target is where a per-cluster job run's Job goes (the cluster, the child's AppProject
+	// and destination namespace); nil for other runs.
+	Target *JobTarget
 	// Started is when the ledger started this run, and Attempt which attempt this is (from
 	// 1; RunAttempts sets it): together they tell a job hook's own Job from one an earlier
 	// run or attempt left under the same name.

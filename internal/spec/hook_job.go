@@ -34,7 +34,9 @@ const minJobTTL = 300
 // JobHook is the job block of a hook: where the Job runs, when it is deleted, and its spec
 // (a batch/v1 JobSpec, as in seed 002's resource hooks).
 type JobHook struct {
-	// Namespace is where the Job is created in the control cluster; empty: the agent's.
+	// Namespace is where the Job is created; empty: the agent's for a per-phase Job (on the
+	// control cluster), the child's destination namespace for a per-cluster one (in the
+	// child's cluster, see Hook.PerCluster).
 	Namespace string `json:"namespace,omitempty"`
 	// HookDeletePolicy is a comma-separated list of HookSucceeded, HookFailed and
 	// BeforeHookCreation (the default), normalised.
@@ -113,7 +115,6 @@ func parseJob(d *dec, hn hookNode) *JobHook {
 			"%d s could delete the Job before the agent records its outcome", *ttl)
 	}
 	d.checkPod(sn, path+".spec.template.spec", &j.Spec.Template.Spec)
-	d.onControlCluster(n, path)
 	for _, name := range (Hook{Block: j}).Placeholders() {
 		if strings.HasPrefix(name, ".secrets.") {
 			d.fail(n, path, "reference the Secret from the pod: env[].valueFrom.secretKeyRef (the agent never reads it)",

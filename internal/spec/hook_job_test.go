@@ -86,8 +86,7 @@ func TestJobHookErrorsNameTheField(t *testing.T) {
 	}
 }
 
-// TestJobHookRefusesWhatTheAgentDoesNotGrant: a per-cluster job block, a pod asking for
-// more than --job-service-account and an unprivileged pod, and a ttl that could delete the
+// TestJobHookRefusesWhatTheAgentDoesNotGrant: a pod asking for more than --job-service-account and an unprivileged pod, and a ttl that could delete the
 // Job before its outcome is recorded are errors naming the field.
 func TestJobHookRefusesWhatTheAgentDoesNotGrant(t *testing.T) {
 	const c = `{name: c, image: x}`
@@ -95,10 +94,6 @@ func TestJobHookRefusesWhatTheAgentDoesNotGrant(t *testing.T) {
 		return `job: {spec: {template: {spec: {` + fields + `}}}}`
 	}
 	for _, tc := range []struct{ block, want string }{
-		{`job: {spec: {template: {spec: {containers: [{name: c, image: 'smoke:{{ name }}'}]}}}}`,
-			`checks[0].job.spec.template.spec.containers[0].image: {{name}} would run the Job per cluster (fix: a job hook runs once per phase on the control cluster; use an http or command check per cluster, or a per-phase Job)`},
-		{`job: {namespace: '{{metadata.labels.ns}}', spec: {template: {spec: {containers: [` + c + `]}}}}`, `checks[0].job.namespace: {{metadata.labels.ns}} would run the Job per cluster`},
-		{`job: {spec: {template: {spec: {containers: [{name: c, image: x, args: [a, '--url={{server}}']}]}}}}`, `containers[0].args[1]: {{server}} would run the Job per cluster`},
 		{pod(`serviceAccountName: argocd-server, containers: [` + c + `]`), `job.spec.template.spec.serviceAccountName: a job hook cannot choose its service account (fix: remove it: the agent runs every Job as its --job-service-account`},
 		{pod(`serviceAccount: argocd-server, containers: [` + c + `]`), `job.spec.template.spec.serviceAccount: a job hook cannot choose its service account`},
 		{pod(`automountServiceAccountToken: true, containers: [` + c + `]`), `job.spec.template.spec.automountServiceAccountToken: a job hook's pod gets no service account token`},
@@ -127,7 +122,7 @@ func TestJobHookTimeoutLimit(t *testing.T) {
 }
 
 // FuzzJobBlock: whatever a job block holds, parsing neither panics nor accepts a Job the
-// Job controller would refuse, one that runs per cluster, or a pod with more privileges.
+// Job controller would refuse, or a pod with more privileges.
 func FuzzJobBlock(f *testing.F) {
 	for _, s := range []string{
 		`{spec: {template: {spec: {containers: [{name: c, image: x}]}}}}`,
@@ -150,8 +145,8 @@ func FuzzJobBlock(f *testing.F) {
 			t.Fatalf("accepted without a job block: %q", block)
 		}
 		pod := j.Spec.Template.Spec
-		if s.Phases[0].Checks[0].PerCluster() || pod.ServiceAccountName != "" || pod.HostNetwork || pod.NodeName != "" {
-			t.Fatalf("accepted a per-cluster or privileged Job: %q", block)
+		if pod.ServiceAccountName != "" || pod.HostNetwork || pod.NodeName != "" {
+			t.Fatalf("accepted a privileged Job: %q", block)
 		}
 		if len(pod.Containers) == 0 || (pod.RestartPolicy != corev1.RestartPolicyNever && pod.RestartPolicy != corev1.RestartPolicyOnFailure) || j.HookDeletePolicy == "" {
 			t.Fatalf("accepted a Job the controller refuses: %q → %+v", block, j)

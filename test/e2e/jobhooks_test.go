@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	batchv1 "k8s.io/api/batch/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -186,4 +187,150 @@ func TestAJobHookRunsOnceAcrossCrashes(t *testing.T) {
 		t.Fatalf("early's pre-hook: %+v", run)
 	}
 	r.neverShows(ctx, secret, "agent-jobcrash-0", "agent-jobcrash-1")
+}
+
+// perClusterJobSpec is twoPhaseSpec with a `smoke` check Job per cluster (its arguments
+// name the cluster) in each phase, in the child's destination namespace or jobNamespace;
+// prod's pods fail under kwok; the children deploy under project.
+func perClusterJobSpec(name, project, jobNamespace string) string {
+	ns := ""
+	if jobNamespace != "" {
+		ns = "            namespace: '" + jobNamespace + "'\n"
+	}
+	block := func(fail bool) string {
+		return fmt.Sprintf(`        checks:
+        - name: smoke
+          type: job
+          timeout: 3m
+          job:
+%[3]s            spec:
+              backoffLimit: 0
+              activeDeadlineSeconds: 120
+              template:
+                metadata:
+                  annotations:
+                    %[1]s: "%[2]t"
+                spec:
+                  containers:
+                  - name: smoke
+                    image: busybox
+                    args: [smoke, '{{name}}', '{{server}}']
+`, framework.KwokFailAnnotation, fail, ns)
+	}
+	spec := twoPhaseSpec(name, block(false), block(true))
+	return strings.Replace(spec, "      project: default\n", "      project: "+project+"\n", 1)
+}
+
+// clusterRuns are the per-cluster runs of hook in phase i of st, by child.
+func clusterRuns(st *state.State, i int, hook string) map[string]state.HookRun {
+	out := map[string]state.HookRun{}
+	if st == nil || st.Rollout == nil || i >= len(st.Rollout.Phases) {
+		return out
+	}
+	for _, run := range st.Rollout.Phases[i].Hooks {
+		if run.Name == hook && run.Cluster != "" {
+			out[run.Cluster] = run
+		}
+	}
+	return out
+}
+
+// TestPerClusterJobChecksRunInTheirClusters (issue 13 point 1, per cluster): a check Job
+// templated with the cluster runs once per admitted cluster, in that cluster (reached
+// through its Argo CD cluster Secret: here a loopback address of the same API server with
+// a client certificate) and the child's destination namespace; prod's Jobs fail, which
+// fails those clusters and stops the rollout. The cluster Secret's key never reaches the
+// agent's log, the state or Events.
+func TestPerClusterJobChecksRunInTheirClusters(t *testing.T) {
+	env.Pods(t)
+	t.Parallel()
+	ctx := context.Background()
+	r := newPhased(t, "pcjob", "stop")
+	spec := perClusterJobSpec(r.name, "default", "")
+	if _, err := env.Git.Commit(r.name+": v1", map[string]string{r.name + "/app/appset.yaml": spec,
+		r.name + "/v1/cm.yaml": framework.Workload(r.name, "v1")}); err != nil {
+		t.Fatal(err)
+	}
+	rev, _ := revisionOf(t, spec)
+	defer r.agent("agent-"+r.name, nil).Stop(5 * time.Second)
+	newParent(ctx, t, r.name, r.name+"/app", 0)
+	r.until("the rollout stops at prod's failed cluster checks", rev, rollout.StatusStopped, everywhere("v1"))
+	st, _ := r.state(ctx)
+	for i, want := range []struct {
+		clusters []string
+		status   state.HookStatus
+		message  string
+	}{
+		{[]string{"dev-1", "dev-2", "staging-1", "staging-2"}, state.HookSucceeded, "Complete"},
+		{[]string{"prod-1", "prod-2"}, state.HookFailed, "BackoffLimitExceeded"},
+	} {
+		runs := clusterRuns(st, i, "smoke")
+		if len(runs) != len(want.clusters) {
+			t.Fatalf("phase %d: %d cluster runs, want %d: %+v", i, len(runs), len(want.clusters), runs)
+		}
+		for _, c := range want.clusters {
+			run := runs[r.name+"-"+c]
+			if run.Status != want.status || !strings.Contains(run.Message, want.message) || !strings.Contains(run.Message, "in cluster "+c) {
+				t.Errorf("%s's run: %+v", c, run)
+			}
+			sel := contract.LabelJobRollout + "=" + r.name + "," + contract.LabelJobHook + "=smoke"
+			jobs, err := env.Kube.BatchV1().Jobs(c).List(ctx, metav1.ListOptions{LabelSelector: sel})
+			if err != nil || len(jobs.Items) != 1 || !strings.HasSuffix(jobs.Items[0].Annotations[contract.AnnotationJobKey], "/"+r.name+"-"+c) {
+				t.Errorf("%s: want its one Job in its namespace: %v %v", c, jobs, err)
+			}
+		}
+	}
+	if n := len(hookJobs(ctx, t, r.name, "smoke")); n != 0 {
+		t.Fatalf("%d per-cluster Jobs ran on the control cluster's argocd namespace", n)
+	}
+	key := strings.Split(strings.TrimSpace(string(env.PKI.AdminKey)), "\n")
+	r.neverShows(ctx, key[1])
+}
+
+// TestAPerClusterJobOutsideItsProjectIsErrored (issue 13 point 1, per cluster): the
+// children's AppProject permits only the clusters' own namespaces; a check Job asking for
+// another (job.namespace jobs-<cluster>) is Errored for each cluster, naming the project and
+// the destination, and no Job is made anywhere.
+func TestAPerClusterJobOutsideItsProjectIsErrored(t *testing.T) {
+	env.Pods(t)
+	t.Parallel()
+	ctx := context.Background()
+	r := newPhased(t, "pcjobproj", "stop")
+	proj := &v1alpha1.AppProject{ObjectMeta: metav1.ObjectMeta{Name: r.name, Namespace: framework.ArgoNamespace},
+		Spec: v1alpha1.AppProjectSpec{SourceRepos: []string{"*"}, Destinations: []v1alpha1.ApplicationDestination{
+			{Server: "*", Namespace: "dev-*"}, {Server: "*", Namespace: "staging-*"}, {Server: "*", Namespace: "prod-*"}}}}
+	if _, err := env.Argo.ArgoprojV1alpha1().AppProjects(framework.ArgoNamespace).Create(ctx, proj, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = env.Argo.ArgoprojV1alpha1().AppProjects(framework.ArgoNamespace).Delete(context.Background(), r.name, metav1.DeleteOptions{})
+	})
+	spec := perClusterJobSpec(r.name, r.name, "jobs-{{name}}")
+	if _, err := env.Git.Commit(r.name+": v1", map[string]string{r.name + "/app/appset.yaml": spec,
+		r.name + "/v1/cm.yaml": framework.Workload(r.name, "v1")}); err != nil {
+		t.Fatal(err)
+	}
+	defer r.agent("agent-"+r.name, nil).Stop(5 * time.Second)
+	newParent(ctx, t, r.name, r.name+"/app", 0)
+	early := []string{"dev-1", "dev-2", "staging-1", "staging-2"}
+	env.WaitFor(t, 5*time.Minute, "early's cluster checks are Errored by the project", func(ctx context.Context) (bool, string) {
+		st, err := r.state(ctx)
+		if err != nil {
+			return false, err.Error()
+		}
+		runs := clusterRuns(st, 0, "smoke")
+		for _, c := range early {
+			run, ok := runs[r.name+"-"+c]
+			want := fmt.Sprintf("AppProject %s does not permit destination server", r.name)
+			if !ok || run.Status != state.HookErrored || !strings.Contains(run.Message, want) || !strings.Contains(run.Message, "namespace jobs-"+c) {
+				return false, fmt.Sprintf("%s: %+v", c, run)
+			}
+		}
+		return true, ""
+	})
+	sel := contract.LabelJobRollout + "=" + r.name
+	jobs, err := env.Kube.BatchV1().Jobs("").List(ctx, metav1.ListOptions{LabelSelector: sel})
+	if err != nil || len(jobs.Items) != 0 {
+		t.Fatalf("a Job was made outside the project: %v %v", jobs, err)
+	}
 }

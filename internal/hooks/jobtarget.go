@@ -1,0 +1,72 @@
+package hooks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/cmp-phase/cmp-phase/internal/spec"
+)
+
+// JobTarget is where a per-cluster job run's Job goes: the cluster the run is for, and the
+// child's AppProject that must permit a Job there.
+type JobTarget struct {
+	Cluster string // the cluster's name in the inventory (its Argo CD cluster Secret's name)
+	Server  string // its API server
+	Project string // the child's AppProject (the template's project)
+	// Namespace is the Job's: job.namespace, else the child's destination namespace.
+	Namespace string
+}
+
+// String names the target in messages: the cluster and namespace, never a credential.
+func (t JobTarget) String() string {
+	return fmt.Sprintf("cluster %s (%s) namespace %s", t.Cluster, t.Server, t.Namespace)
+}
+
+// jobCluster is the client and namespace a job run's Job goes to: the control cluster and
+// job.namespace or the agent's for a per-phase run; for a per-cluster run (c.Cluster set)
+// the run's cluster and job.namespace or the child's destination namespace, through
+// JobClients.Cluster, which checks the child's AppProject. The target is nil for the control
+// cluster.
+func (r *Runner) jobCluster(ctx context.Context, c Call, h *spec.JobHook) (kubernetes.Interface, string, *JobTarget, error) {
+	if c.Cluster == "" {
+		kube, ns := r.jobs.Control()
+		return kube, cmpOr(h.Namespace, ns), nil, nil
+	}
+	if c.Target == nil {
+		return nil, "", nil, errors.New("a per-cluster job run without its child's destination (the agent names it; fix: upgrade the agent)")
+	}
+	t := *c.Target
+	t.Namespace = cmpOr(h.Namespace, t.Namespace)
+	if t.Namespace == "" {
+		return nil, "", nil, fmt.Errorf("child %s has no destination namespace for its Job (fix: set job.namespace)", c.Cluster)
+	}
+	if len(validation.IsDNS1123Label(t.Namespace)) > 0 {
+		return nil, "", nil, fmt.Errorf("job.namespace %q for cluster %s is not a namespace name (fix: template it to a DNS label)", t.Namespace, t.Cluster)
+	}
+	kube, err := r.jobs.Cluster(ctx, t)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return kube, t.Namespace, &t, nil
+}
+
+// refClient is the client of the cluster a Job ref is in.
+func (r *Runner) refClient(ctx context.Context, ref JobRef) (kubernetes.Interface, error) {
+	if ref.Target == nil {
+		kube, _ := r.jobs.Control()
+		return kube, nil
+	}
+	return r.jobs.Cluster(ctx, *ref.Target)
+}
+
+// inCluster is err's message, naming the cluster of a per-cluster run (t set).
+func inCluster(t *JobTarget, err error) string {
+	if t == nil {
+		return err.Error()
+	}
+	return "in cluster " + t.Cluster + ": " + err.Error()
+}
