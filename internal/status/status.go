@@ -42,6 +42,8 @@ type Doc struct {
 	FailureBudget *Budget `json:"failureBudget,omitempty"`
 	// Window is the change window holding the running rollout, with its next opening.
 	Window *Window `json:"window,omitempty"`
+	// Shards are a sharded rollout's parents, one per shard (absent: one parent).
+	Shards []Shard `json:"shards,omitempty"`
 }
 
 // Entry is one line of the rollout's history.
@@ -240,6 +242,7 @@ func Table(w io.Writer, d Doc, now time.Time) error {
 	if d.FailureBudget != nil {
 		line("FAILURES %s", d.FailureBudget)
 	}
+	shardLines(line, d)
 	for _, c := range slices.Sorted(maps.Keys(d.Unphased)) {
 		line("NOT PHASED %s follows %s (pin targetRevision in the spec)", c, d.Unphased[c])
 	}
