@@ -76,6 +76,7 @@ type Input struct {
 // Render returns the plan ConfigMap and the children sorted by name, each one JSON document
 // (valid YAML). It returns documents only when the whole render succeeds.
 func (r *Renderer) Render(in Input) ([][]byte, error) {
+	in.State = shardState(in.State, in.Env.Shard)
 	body, id, err := revisionOf(in)
 	if err != nil {
 		return nil, err

@@ -24,6 +24,36 @@ func stateKeys(st *state.State) []string {
 	return slices.Compact(keys)
 }
 
+// shardState is st as shard sh sees it: the same state with only the shard's children
+// (deployed, admitted, removing, leaving), so a shard's render does the work of its own
+// children, not of the whole fleet's. Shallow: nothing of st is changed.
+func shardState(st *state.State, sh shard.Shard) *state.State {
+	if st == nil || !sh.Sharded() {
+		return st
+	}
+	own := func(keys []string) []string {
+		out := make([]string, 0, len(keys)/sh.N+1)
+		for _, k := range keys {
+			if sh.Owns(k) {
+				out = append(out, k)
+			}
+		}
+		return out
+	}
+	cp := *st
+	cp.Children, cp.Removing, cp.Leaving = own(st.Children), own(st.Removing), own(st.Leaving)
+	if st.Rollout != nil {
+		r := *st.Rollout
+		r.Phases = make([]state.PhaseState, len(st.Rollout.Phases))
+		for i, ph := range st.Rollout.Phases {
+			ph.Admitted = own(ph.Admitted)
+			r.Phases[i] = ph
+		}
+		cp.Rollout = &r
+	}
+	return &cp
+}
+
 // ShardView is what the state assigns the children of shard sh — each one's revision and
 // phase — as a digest, and how many they are. Two states with the same view render the
 // shard's children byte for byte alike: the agent re-renders a shard only when its view
