@@ -29,6 +29,8 @@ type pass struct {
 	children map[string]*v1alpha1.Application
 	observed map[string]rollout.Observation
 	shards   []shardPass // a sharded rollout's shards, by K (nil: one parent renders it all)
+	// shardConflict: why the rollout's plans disagree on its shards (holds it; "": agree)
+	shardConflict string
 }
 
 // Reconcile runs one engine step for a rollout: observe (from the caches), decide
@@ -113,7 +115,7 @@ func (a *Agent) read(name string) (*pass, error) {
 			p.parent, p.phaseGen = parent, PhaseGen(parent)
 		}
 	}
-	if p.shards, err = a.readShards(name, cm); err != nil {
+	if p.shards, p.shardConflict, err = a.readShards(name, cm); err != nil {
 		return nil, err
 	}
 	apps, err := a.caches.apps.List(labels.SelectorFromSet(labels.Set{contract.LabelRollout: name}))
@@ -138,7 +140,10 @@ func (a *Agent) decide(p *pass, cur *state.State, c *control.Controls, now time.
 		MaxHooks: a.opts.Limits.HooksAtOnce, MaxChecks: a.opts.Limits.ChecksAtOnce, Limits: a.opts.Limits}
 	plan.Windows = p.plan.Windows
 	base, rebuilt := cur, false
-	hold := shardHold(p.shards, cur, a.shardsAsked(p.plan.Rollout, p.shards), now, 2*a.opts.ConfirmAfter)
+	hold := p.shardConflict
+	if hold == "" {
+		hold = shardHold(p.shards, cur, a.shardsAsked(p.plan.Rollout, p.shards), now, 2*a.opts.ConfirmAfter)
+	}
 	if hold != "" && cur == nil {
 		p.log.Warn("rollout held by a shard", "reason", hold)
 		return nil, nil, false, nil // nothing deployed yet: nothing to write until every shard is there

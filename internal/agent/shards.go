@@ -3,11 +3,13 @@ package agent
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/render"
@@ -30,12 +32,20 @@ type shardPass struct {
 	Children int
 }
 
-// readShards reads the shards of a rollout whose shard-0 plan says it is sharded; nil when
-// it is not. Every shard's parent wakes the rollout.
-func (a *Agent) readShards(name string, plan0 *corev1.ConfigMap) ([]shardPass, error) {
+// readShards reads the shards of a rollout whose shard-0 plan says it is sharded (nil when
+// it is not), and why the rollout's plans disagree on its shards ("" when they agree).
+// Every shard's parent wakes the rollout.
+func (a *Agent) readShards(name string, plan0 *corev1.ConfigMap) ([]shardPass, string, error) {
 	sh0, err := shard.Parse(plan0.Annotations[contract.AnnotationShard])
-	if err != nil || !sh0.Sharded() {
-		return nil, nil //nolint:nilerr // a bad value: shardHold names it from Says
+	if err != nil {
+		return nil, "", invalid(fmt.Errorf("plan %s: %s: %w", plan0.Name, contract.AnnotationShard, err), "let its parent render it again")
+	}
+	plans, err := a.caches.plans.List(labels.SelectorFromSet(labels.Set{contract.LabelRollout: name}))
+	if err != nil {
+		return nil, "", fmt.Errorf("list plans of %s: %w", name, err)
+	}
+	if why := shardConflict(plan0.Annotations[contract.AnnotationParent], sh0, plans); why != "" || !sh0.Sharded() {
+		return nil, why, nil
 	}
 	out := make([]shardPass, sh0.N)
 	for k := range out {
@@ -46,7 +56,7 @@ func (a *Agent) readShards(name string, plan0 *corev1.ConfigMap) ([]shardPass, e
 			if cm, err = a.caches.plans.Get(s.Plan); apierrors.IsNotFound(err) {
 				continue
 			} else if err != nil {
-				return nil, fmt.Errorf("read plan of shard %s: %w", s.Shard, err)
+				return nil, "", fmt.Errorf("read plan of shard %s: %w", s.Shard, err)
 			}
 		}
 		s.Found, s.Says, s.Parent = true, cm.Annotations[contract.AnnotationShard], cm.Annotations[contract.AnnotationParent]
@@ -60,7 +70,30 @@ func (a *Agent) readShards(name string, plan0 *corev1.ConfigMap) ([]shardPass, e
 			}
 		}
 	}
-	return out, nil
+	return out, "", nil
+}
+
+// shardConflict is why the plans of a rollout disagree on its shards: a plan of a shard
+// whose N is not shard 0's (a parent of another N, or a stale plan of an old one), or
+// shard plans beside an unsharded shard-0 plan — a child could then be rendered by two
+// parents. "" when they agree.
+func shardConflict(parent0 string, sh0 shard.Shard, plans []*corev1.ConfigMap) string {
+	for _, cm := range plans {
+		says := cm.Annotations[contract.AnnotationShard]
+		sh, err := shard.Parse(says)
+		if cm.Name == contract.PlanConfigMap(cm.Labels[contract.LabelRollout]) || (says == "" && err == nil) {
+			continue // shard 0's own plan, or a plan of no shard (only shard 0's name is one)
+		}
+		if err != nil || sh.N != sh0.N {
+			zero := "renders every child (no " + contract.EnvShard + ")"
+			if sh0.Sharded() {
+				zero = "says " + contract.EnvShard + "=" + sh0.String()
+			}
+			return fmt.Sprintf("shard plans disagree: plan %s of parent %q says %s=%s, shard 0's parent %q %s (fix: the same N on every parent of the rollout; delete parents and plans of an old N)",
+				cm.Name, cm.Annotations[contract.AnnotationParent], contract.EnvShard, says, parent0, zero)
+		}
+	}
+	return ""
 }
 
 // shardHold is why the shards of a rollout hold it, "" when every shard is there: its plan
@@ -86,6 +119,9 @@ func oneShardHolds(s, first shardPass, st *state.State, asked, now time.Time, ov
 	case s.App == nil:
 		return fmt.Sprintf("parent %q missing (fix: recreate it, %s)", s.Parent, fix)
 	}
+	if env := envOf(s.App, contract.EnvShard); env != s.Shard.String() {
+		return fmt.Sprintf("parent %q has %s=%q, its plan says %s (fix: %s, or wait for its render)", s.Parent, contract.EnvShard, env, s.Shard, fix)
+	}
 	if msg := renderError(s.App); msg != "" {
 		return fmt.Sprintf("parent %q fails to render: %s", s.Parent, msg)
 	}
@@ -94,6 +130,18 @@ func oneShardHolds(s, first shardPass, st *state.State, asked, now time.Time, ov
 	}
 	if want, _ := render.ShardView(st, s.Shard); st != nil && s.View != want && automated(s.App) && !asked.IsZero() && now.Sub(asked) >= overdue {
 		return fmt.Sprintf("parent %q has not rendered state generation %d for %s", s.Parent, st.ViewGeneration, now.Sub(asked).Round(time.Second))
+	}
+	return ""
+}
+
+// envOf is the value of a parent's plugin env name, "" when unset.
+func envOf(app *v1alpha1.Application, name string) string {
+	if src := app.Spec.Source; src != nil && src.Plugin != nil {
+		for _, e := range src.Plugin.Env {
+			if e != nil && e.Name == name {
+				return strings.TrimSpace(e.Value)
+			}
+		}
 	}
 	return ""
 }

@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/render"
 	"github.com/cmp-phase/cmp-phase/internal/shard"
 	"github.com/cmp-phase/cmp-phase/internal/state"
@@ -34,7 +36,8 @@ func shardsOf(st *state.State) []shardPass {
 		sh := shard.Shard{K: k, N: 3}
 		view, n := render.ShardView(st, sh)
 		app := &v1alpha1.Application{ObjectMeta: metav1.ObjectMeta{Name: "fleet-" + sh.String()[:1]},
-			Spec: v1alpha1.ApplicationSpec{SyncPolicy: &v1alpha1.SyncPolicy{Automated: &v1alpha1.SyncPolicyAutomated{}}}}
+			Spec: v1alpha1.ApplicationSpec{SyncPolicy: &v1alpha1.SyncPolicy{Automated: &v1alpha1.SyncPolicyAutomated{}},
+				Source: &v1alpha1.ApplicationSource{Plugin: &v1alpha1.ApplicationSourcePlugin{Env: v1alpha1.Env{{Name: "SHARD", Value: sh.String()}}}}}}
 		out[k] = shardPass{Shard: sh, Plan: "fleet-plan", Found: true, Says: sh.String(), Parent: app.Name, App: app,
 			Revision: "r2", View: view, PlanGen: st.ViewGeneration, Children: n}
 	}
@@ -82,6 +85,8 @@ func TestShardHold(t *testing.T) {
 		{"no plan", func(s []shardPass, _ map[int]time.Time) { s[1] = shardPass{Shard: s[1].Shard, Plan: "fleet-plan-1"} }, st,
 			"shard 1/3: no plan fleet-plan-1: no parent has rendered it (fix: create a parent with plugin env SHARD=1/3)"},
 		{"N disagrees", func(s []shardPass, _ map[int]time.Time) { s[1].Says = "1/4" }, st, `shard 1/3: parent "fleet-1" renders SHARD="1/4", shard 0 says N=3`},
+		{"a parent's SHARD changed since its plan", func(s []shardPass, _ map[int]time.Time) { s[1].App.Spec.Source.Plugin.Env[0].Value = "1/4" }, st,
+			`shard 1/3: parent "fleet-1" has SHARD="1/4", its plan says 1/3`},
 		{"a render error", func(s []shardPass, _ map[int]time.Time) {
 			s[0].App.Status.Conditions = []v1alpha1.ApplicationCondition{{Type: v1alpha1.ApplicationConditionComparisonError, Message: "rpc error: spec.yaml: bad"}}
 		}, st, `shard 0/3: parent "fleet-0" fails to render: rpc error: spec.yaml: bad`},
@@ -105,5 +110,34 @@ func TestShardHold(t *testing.T) {
 				t.Errorf("hold %q, want %q", got, c.wants)
 			}
 		})
+	}
+}
+
+// TestShardConflict: plans of another N, or shard plans beside an unsharded plan, hold the
+// rollout (a child could be rendered by two parents); agreeing plans do not.
+func TestShardConflict(t *testing.T) {
+	planOf := func(name, says, parent string) *corev1.ConfigMap {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{contract.LabelRollout: "fleet"},
+			Annotations: map[string]string{contract.AnnotationParent: parent}}}
+		if says != "" {
+			cm.Annotations[contract.AnnotationShard] = says
+		}
+		return cm
+	}
+	three := shard.Shard{K: 0, N: 3}
+	agree := []*corev1.ConfigMap{planOf("fleet-plan", "0/3", "fleet-0"), planOf("fleet-plan-1", "1/3", "fleet-1"), planOf("fleet-plan-2", "2/3", "fleet-2")}
+	if why := shardConflict("fleet-0", three, agree); why != "" {
+		t.Errorf("agreeing plans: %s", why)
+	}
+	if why := shardConflict("fleet", shard.Shard{}, []*corev1.ConfigMap{planOf("fleet-plan", "", "fleet")}); why != "" {
+		t.Errorf("one unsharded plan: %s", why)
+	}
+	stale := append(agree, planOf("fleet-plan-4", "4/5", "fleet-4"))
+	if why := shardConflict("fleet-0", three, stale); !strings.Contains(why, `plan fleet-plan-4 of parent "fleet-4" says SHARD=4/5, shard 0's parent "fleet-0" says SHARD=0/3`) {
+		t.Errorf("a plan of another N: %q", why)
+	}
+	mixed := []*corev1.ConfigMap{planOf("fleet-plan", "", "fleet"), planOf("fleet-plan-1", "1/2", "fleet-1")}
+	if why := shardConflict("fleet", shard.Shard{}, mixed); !strings.Contains(why, `shard 0's parent "fleet" renders every child`) {
+		t.Errorf("shard plans beside an unsharded one: %q", why)
 	}
 }
