@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/render"
@@ -139,5 +141,42 @@ func TestShardConflict(t *testing.T) {
 	mixed := []*corev1.ConfigMap{planOf("fleet-plan", "", "fleet"), planOf("fleet-plan-1", "1/2", "fleet-1")}
 	if why := shardConflict("fleet", shard.Shard{}, mixed); !strings.Contains(why, `shard 0's parent "fleet" renders every child`) {
 		t.Errorf("shard plans beside an unsharded one: %q", why)
+	}
+}
+
+// TestActShardsBumpsOnlyTouchedShards: after a write that admits one child, only its
+// shard's parent is pointed at the new generation; the other parents are not written, and
+// the rollout comes back for the touched shard's confirmation.
+func TestActShardsBumpsOnlyTouchedShards(t *testing.T) {
+	ctx := context.Background()
+	before := shardedState("c-a0")
+	shards := shardsOf(before)
+	var live []runtime.Object
+	for _, s := range shards {
+		s.App.Namespace = testNS
+		s.App.Spec.Source.Plugin.Env = append(s.App.Spec.Source.Plugin.Env, &v1alpha1.EnvEntry{Name: contract.EnvPhaseGen, Value: "7"})
+		live = append(live, s.App)
+	}
+	f := newFakeAgent(t, live)
+	const child = "c-b7"
+	after := shardedState("c-a0", child)
+	after.Generation, after.ViewGeneration = 8, 8
+	p := &pass{log: f.log, plan: &render.Plan{Rollout: "fleet", Parent: shards[0].Parent}, shards: shards,
+		children: map[string]*v1alpha1.Application{}}
+	requeue, err := f.actShards(ctx, p, after, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range shards {
+		got := PhaseGen(getApp(t, f, s.Parent))
+		if want := map[bool]int64{true: 8, false: 7}[s.Shard.Owns(child)]; got != want {
+			t.Errorf("shard %s (touched %v): PHASE_GEN %d, want %d", s.Shard, s.Shard.Owns(child), got, want)
+		}
+	}
+	if n := writes(f.argo.Actions(), "applications"); n != 1 {
+		t.Errorf("%d writes of Applications, want 1 (the touched shard's parent)", n)
+	}
+	if requeue.IsZero() {
+		t.Error("no requeue for the touched shard's confirmation")
 	}
 }
