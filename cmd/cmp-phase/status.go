@@ -76,6 +76,11 @@ func show(ctx context.Context, kc kubernetes.Interface, ns, rollout, output, las
 		return "", err
 	}
 	doc := status.Of(rollout, st)
+	shards, err := shardsOf(ctx, kc, ns, rollout)
+	if err != nil {
+		return "", err
+	}
+	status.AddShards(&doc, shards)
 	switch output {
 	case "json":
 		b, err := json.MarshalIndent(doc, "", "  ")

@@ -38,6 +38,9 @@ func (a *Agent) act(ctx context.Context, p *pass, st *state.State, acts []rollou
 	if p.plan.Parent == "" {
 		return requeue, nil
 	}
+	if p.shards != nil {
+		return a.actShards(ctx, p, st, requeue)
+	}
 	name, now := p.plan.Rollout, a.now()
 	mem := a.remembered(name)
 	d := decideRerender(viewOf(p.parent, p.planGen, st.ViewGeneration, mem), now, a.opts.ConfirmAfter)
@@ -85,17 +88,22 @@ func (a *Agent) act(ctx context.Context, p *pass, st *state.State, acts []rollou
 // askAgain re-requests a re-render that did not arrive: PHASE_GEN again (a no-op when it is
 // set) and, when configured, a hard refresh of the parent.
 func (a *Agent) askAgain(ctx context.Context, p *pass, st *state.State) error {
-	a.warn(p, "RerenderNotConfirmed", fmt.Sprintf("the parent has not rendered state generation %d after %s; asking again", st.ViewGeneration, a.opts.ConfirmAfter))
-	if err := SetPhaseGen(ctx, a.argo, a.opts.Namespace, p.plan.Parent, st.Generation); err != nil {
+	return a.askAgainOf(ctx, p, p.plan.Parent, st)
+}
+
+// askAgainOf is askAgain of a named parent (a shard's).
+func (a *Agent) askAgainOf(ctx context.Context, p *pass, parent string, st *state.State) error {
+	a.warn(p, "RerenderNotConfirmed", fmt.Sprintf("the parent %s has not rendered state generation %d after %s; asking again", parent, st.ViewGeneration, a.opts.ConfirmAfter))
+	if err := SetPhaseGen(ctx, a.argo, a.opts.Namespace, parent, st.Generation); err != nil {
 		return err
 	}
 	if !a.opts.HardRefresh {
 		return nil
 	}
 	patch := []byte(`{"metadata":{"annotations":{"` + v1alpha1.AnnotationKeyRefresh + `":"` + string(v1alpha1.RefreshTypeHard) + `"}}}`)
-	_, err := a.argo.ArgoprojV1alpha1().Applications(a.opts.Namespace).Patch(ctx, p.plan.Parent, types.MergePatchType, patch, metav1.PatchOptions{})
+	_, err := a.argo.ArgoprojV1alpha1().Applications(a.opts.Namespace).Patch(ctx, parent, types.MergePatchType, patch, metav1.PatchOptions{})
 	if err != nil {
-		return fmt.Errorf("hard refresh of %s: %w", p.plan.Parent, err)
+		return fmt.Errorf("hard refresh of %s: %w", parent, err)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
@@ -26,6 +27,11 @@ import (
 // The child moves the moment it is admitted, not after the parent's re-render and sync
 // and the child's own refresh; the parent's render then finds nothing to change.
 func (a *Agent) enact(ctx context.Context, p *pass, st *state.State) error {
+	return a.enactOnly(ctx, p, st, nil)
+}
+
+// enactOnly is enact of the children keep keeps (nil: all): a shard's.
+func (a *Agent) enactOnly(ctx context.Context, p *pass, st *state.State, keep func(string) bool) error {
 	env := p.plan.Children
 	if env == nil || env.Namespace != a.opts.Namespace {
 		return nil // a plan that does not say how it renders children, or children we do not watch
@@ -35,6 +41,9 @@ func (a *Agent) enact(ctx context.Context, p *pass, st *state.State) error {
 		live[name] = o.Revision
 	}
 	moves := rollout.Moving(st, live)
+	if keep != nil {
+		moves = slices.DeleteFunc(moves, func(m rollout.Move) bool { return !keep(m.Child) })
+	}
 	if len(moves) == 0 {
 		return nil
 	}

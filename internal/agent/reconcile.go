@@ -28,6 +28,9 @@ type pass struct {
 	planGen  int64 // the state generation the last render of the parent saw
 	children map[string]*v1alpha1.Application
 	observed map[string]rollout.Observation
+	shards   []shardPass // a sharded rollout's shards, by K (nil: one parent renders it all)
+	// shardConflict: why the rollout's plans disagree on its shards (holds it; "": agree)
+	shardConflict string
 }
 
 // Reconcile runs one engine step for a rollout: observe (from the caches), decide
@@ -114,6 +117,9 @@ func (a *Agent) read(name string) (*pass, error) {
 			p.parent, p.phaseGen = parent, PhaseGen(parent)
 		}
 	}
+	if p.shards, p.shardConflict, err = a.readShards(name, cm); err != nil {
+		return nil, err
+	}
 	apps, err := a.caches.apps.List(labels.SelectorFromSet(labels.Set{contract.LabelRollout: name}))
 	if err != nil {
 		return nil, fmt.Errorf("list children of %s: %w", name, err)
@@ -136,6 +142,14 @@ func (a *Agent) decide(p *pass, cur *state.State, c *control.Controls, now time.
 		MaxHooks: a.opts.Limits.HooksAtOnce, MaxChecks: a.opts.Limits.ChecksAtOnce, Limits: a.opts.Limits}
 	plan.Windows = p.plan.Windows
 	base, rebuilt := cur, false
+	hold := p.shardConflict
+	if hold == "" {
+		hold = shardHold(p.shards, cur, a.shardsAsked(p.plan.Rollout, p.shards), now, 2*a.opts.ConfirmAfter)
+	}
+	if hold != "" && cur == nil {
+		p.log.Warn("rollout held by a shard", "reason", hold)
+		return nil, nil, false, nil // nothing deployed yet: nothing to write until every shard is there
+	}
 	if cur == nil && (p.phaseGen > 0 || len(p.children) > 0) {
 		live := map[string]string{}
 		for name, o := range p.observed {
@@ -161,6 +175,7 @@ func (a *Agent) decide(p *pass, cur *state.State, c *control.Controls, now time.
 		SpecGone: specGone(p.parent), SpecBack: specBack(p.parent), PlanFresh: base != nil && p.planGen >= base.ViewGeneration}
 	obs.FleetWindows, obs.ProjectWindows = a.fleetWindows(), a.projectWindows(p.children)
 	obs.TrackHooks = a.trackHookResults(p.plan.Rollout, base)
+	obs.ShardHold = hold
 	n, acts, err := rollout.Step(plan, base, obs, now)
 	if err != nil {
 		return nil, nil, false, failClosed(err)

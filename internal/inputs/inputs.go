@@ -14,6 +14,7 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/shard"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
@@ -113,6 +114,13 @@ func Env(lookup func(string) (string, bool), stateNamespace string) (render.Env,
 	}
 	if v, ok := lookup(contract.PluginEnvSyncOptions); ok && v != "" {
 		env.SyncOptions = v
+	}
+	if v, ok := lookup(contract.PluginEnvShard); ok {
+		sh, err := shard.Parse(v)
+		if err != nil {
+			return env, fmt.Errorf("%s=%s (fix: set the parent's plugin env %s to k/N, this parent's shard k of N parents, 0 ≤ k < N, the same N on every parent of the rollout; or remove it to render every child)", contract.PluginEnvShard, err, contract.EnvShard)
+		}
+		env.Shard = sh
 	}
 	env.Source.RepoURL, _ = lookup(contract.EnvAppSourceRepoURL)
 	env.Source.TargetRevision, _ = lookup(contract.EnvAppSourceTargetRevision)

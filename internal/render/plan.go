@@ -127,6 +127,7 @@ func planDoc(in Input, body []byte, id string) ([]byte, error) {
 		},
 		"data": data,
 	}
+	shardPlan(cm["metadata"].(map[string]any), in)
 	b, err := json.Marshal(cm)
 	if err != nil {
 		return nil, fmt.Errorf("encode plan: %w", err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
+	"github.com/cmp-phase/cmp-phase/internal/shard"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
@@ -32,6 +33,8 @@ type Env struct {
 	// AppNamespace is ARGOCD_APP_NAMESPACE, the parent's destination namespace: where
 	// children go when the spec names no namespace.
 	AppNamespace string
+	// Shard is ARGOCD_ENV_SHARD: the part of the children this parent renders (zero: all).
+	Shard shard.Shard
 	// Source is the parent's repository and the commit rendered (ARGOCD_APP_SOURCE_*,
 	// ARGOCD_APP_REVISION).
 	Source Source
@@ -73,6 +76,7 @@ type Input struct {
 // Render returns the plan ConfigMap and the children sorted by name, each one JSON document
 // (valid YAML). It returns documents only when the whole render succeeds.
 func (r *Renderer) Render(in Input) ([][]byte, error) {
+	in.State = shardState(in.State, in.Env.Shard)
 	body, id, err := revisionOf(in)
 	if err != nil {
 		return nil, err
@@ -138,15 +142,10 @@ func checkState(in Input) error {
 
 // children renders every deployed or admitted child at the revision it runs, sorted by name.
 func (r *Renderer) children(docs [][]byte, in Input, body []byte, id string) ([][]byte, error) {
-	st := in.State
-	keys := slices.Clone(st.Children)
-	if st.Rollout.Active() {
-		for c := range st.Rollout.AdmittedPhases() {
-			keys = append(keys, c)
-		}
+	keys := stateKeys(in.State)
+	if in.Env.Shard.Sharded() {
+		keys = slices.DeleteFunc(keys, func(k string) bool { return !in.Env.Shard.Owns(k) })
 	}
-	slices.Sort(keys)
-	keys = slices.Compact(keys)
 	rendered, err := r.renderKeys(in, keys, body, id)
 	if err != nil {
 		return nil, err

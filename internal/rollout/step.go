@@ -96,6 +96,9 @@ type Observed struct {
 	// ProjectWindows are, by child, the sync windows of its AppProject that match it
 	// (compiled, named appproject/<project>/<index>): a child they deny is not admitted.
 	ProjectWindows map[string][]spec.Window
+	// ShardHold names the shard of a sharded rollout that holds it ("shard 2/3: parent
+	// \"fleet-2\" missing"): nothing moves until it is back (empty: none holds).
+	ShardHold string
 
 	openings openings // the next openings this pass searched (Step makes it)
 }
@@ -154,6 +157,8 @@ func Step(p Plan, cur *state.State, o Observed, now time.Time) (*state.State, []
 		// removes its children (Teardown); nothing is admitted, no rollout starts
 	case st.Paused != nil:
 		// a pause holds everything: phases, new rollouts, removals
+	case shardsHeld(st, o, now, &acts):
+		// a shard that is not there holds everything too: a phase spans every shard
 	case p.Revision == st.Deployed && !r.Active():
 		if err := idle(st, p, o, now, &acts); err != nil {
 			return nil, nil, err

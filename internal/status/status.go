@@ -44,6 +44,8 @@ type Doc struct {
 	Window *Window `json:"window,omitempty"`
 	// Tracks are the rollout's tracks once a phase's tracks split it (absent: no split).
 	Tracks []Track `json:"tracks,omitempty"`
+	// Shards are a sharded rollout's parents, one per shard (absent: one parent).
+	Shards []Shard `json:"shards,omitempty"`
 }
 
 // Entry is one line of the rollout's history.
@@ -248,6 +250,7 @@ func Table(w io.Writer, d Doc, now time.Time) error {
 	for _, t := range d.Tracks {
 		line("TRACK   %s", trackText(t))
 	}
+	shardLines(line, d)
 	for _, c := range slices.Sorted(maps.Keys(d.Unphased)) {
 		line("NOT PHASED %s follows %s (pin targetRevision in the spec)", c, d.Unphased[c])
 	}

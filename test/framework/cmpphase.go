@@ -87,9 +87,21 @@ func (e *Env) SetPhaseGen(ctx context.Context, parent string, gen int64) error {
 	return nil
 }
 
-// NewParent creates an auto-synced parent Application rendered by cmp-phase from path.
-func (e *Env) NewParent(ctx context.Context, name, path string, gen int64) error {
-	return e.newParent(ctx, name, path, gen, true)
+// NewParent creates an auto-synced parent Application rendered by cmp-phase from path,
+// changed by opts (e.g. WithShard).
+func (e *Env) NewParent(ctx context.Context, name, path string, gen int64, opts ...ParentOption) error {
+	return e.newParent(ctx, name, path, gen, true, opts...)
+}
+
+// ParentOption changes a parent NewParent creates.
+type ParentOption func(*v1alpha1.Application)
+
+// WithShard makes the parent render shard k of n of its rollout (plugin env SHARD=k/n).
+func WithShard(k, n int) ParentOption {
+	return func(a *v1alpha1.Application) {
+		p := a.Spec.Source.Plugin
+		p.Env = append(p.Env, &v1alpha1.EnvEntry{Name: contract.EnvShard, Value: fmt.Sprintf("%d/%d", k, n)})
+	}
 }
 
 // NewManualParent is NewParent without automated sync: a person syncs it (after
@@ -98,7 +110,7 @@ func (e *Env) NewManualParent(ctx context.Context, name, path string) error {
 	return e.newParent(ctx, name, path, 0, false)
 }
 
-func (e *Env) newParent(ctx context.Context, name, path string, gen int64, automated bool) error {
+func (e *Env) newParent(ctx context.Context, name, path string, gen int64, automated bool, opts ...ParentOption) error {
 	plugin := &v1alpha1.ApplicationSourcePlugin{Name: contract.PluginName}
 	if gen > 0 {
 		plugin.Env = v1alpha1.Env{{Name: contract.EnvPhaseGen, Value: fmt.Sprint(gen)}}
@@ -116,6 +128,9 @@ func (e *Env) newParent(ctx context.Context, name, path string, gen int64, autom
 	}
 	if !automated {
 		parent.Spec.SyncPolicy = nil
+	}
+	for _, o := range opts {
+		o(parent)
 	}
 	if _, err := e.Argo.ArgoprojV1alpha1().Applications(ArgoNamespace).Create(ctx, parent, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("create parent %s: %w", name, err)

@@ -1,0 +1,82 @@
+package agent
+
+import (
+	"context"
+	"time"
+
+	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/state"
+)
+
+// actShards is act for a sharded rollout: the re-render protocol runs per shard, and only
+// for shards whose view the state changed (a shard none of whose children changed is not
+// re-rendered); the agent moves a touched shard's children itself when that shard's
+// parent allows it. Removals and syncs wait until every shard's render has arrived.
+func (a *Agent) actShards(ctx context.Context, p *pass, st *state.State, requeue time.Time) (time.Time, error) {
+	now, confirmed := a.now(), true
+	for _, s := range p.shards {
+		d, err := a.rerenderShard(ctx, p, s, st, now)
+		if err != nil {
+			return requeue, err
+		}
+		if !d.Confirmed {
+			confirmed = false
+			requeue = earliest(requeue, d.Requeue)
+		}
+	}
+	if !confirmed {
+		return requeue, nil
+	}
+	for _, c := range st.Removing {
+		if err := a.deleteChild(ctx, p, c); err != nil {
+			return requeue, err
+		}
+	}
+	return requeue, a.startSyncs(ctx, p, st)
+}
+
+// rerenderShard runs the re-render protocol for one shard: confirmed at once when its plan
+// carries the view the state gives it; otherwise decideRerender with the shard's parent, as
+// if its plan were of an older generation (the shard's render of this view has not arrived).
+func (a *Agent) rerenderShard(ctx context.Context, p *pass, s shardPass, st *state.State, now time.Time) (rerender, error) {
+	key := shardKey(p.plan.Rollout, s.Shard.K)
+	if !touched(s, st) {
+		a.remember(key, named{})
+		return rerender{Confirmed: true}, nil // untouched, or its render arrived
+	}
+	if s.App == nil {
+		return rerender{}, nil // its parent is missing: shardHold holds the rollout
+	}
+	mem := a.remembered(key)
+	d := decideRerender(viewOf(s.App, min(s.PlanGen, st.ViewGeneration-1), st.ViewGeneration, mem), now, a.opts.ConfirmAfter)
+	if d.SetPhaseGen {
+		if err := SetPhaseGen(ctx, a.argo, a.opts.Namespace, s.Parent, st.Generation); err != nil {
+			return d, err
+		}
+		mem.set, mem.before = st.Generation, PhaseGen(s.App)
+		p.log.Info("re-render requested", "parent", s.Parent, "shard", s.Shard.String(), "generation", st.Generation)
+		if a.faults.AfterRerender != nil {
+			a.faults.AfterRerender(p.plan.Rollout, st.Generation)
+		}
+	}
+	if d.AskAgain {
+		if err := a.askAgainOf(ctx, p, s.Parent, st); err != nil {
+			return d, err
+		}
+	}
+	mem.asked = d.Asked
+	a.remember(key, mem)
+	if d.Enact {
+		if err := a.enactOnly(ctx, p, st, s.Shard.Owns); err != nil {
+			return d, err
+		}
+	}
+	return d, nil
+}
+
+// touched reports whether the state changed what shard s renders since its plan: its
+// render of the state has not arrived (a shard without a plan is touched: it renders nothing).
+func touched(s shardPass, st *state.State) bool {
+	want, _ := render.ShardView(st, s.Shard)
+	return !s.Found || s.View != want
+}

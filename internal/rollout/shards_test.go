@@ -1,0 +1,52 @@
+package rollout
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestAShardHoldsThePhaseAndItsReturnResumes: while a shard is not there nothing is
+// admitted and no phase completes, with the reason naming the shard (one Event per reason);
+// when it is back the rollout goes on from where it was and the reason is gone.
+func TestAShardHoldsThePhaseAndItsReturnResumes(t *testing.T) {
+	w := newWorld(threePhases()...)
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1", "dev-2")
+	const why = `shard 2/3: parent "fleet-2" missing`
+	w.obs.ShardHold = why
+	acts := w.step(t, 10)
+	r := w.st.Rollout
+	if r.Phase != 0 || r.Reason != "held: "+why || !slices.Contains(events(acts), EvShardHeld) {
+		t.Fatalf("phase %d reason %q events %v: the shard did not hold dev", r.Phase, r.Reason, events(acts))
+	}
+	if got := r.Phases[1].Admitted; len(got) != 0 {
+		t.Fatalf("staging admitted %v while a shard held", got)
+	}
+	if acts = w.step(t, 20); len(events(acts)) != 0 || w.st.Rollout.Phase != 0 {
+		t.Fatalf("the same hold again: events %v phase %d", events(acts), w.st.Rollout.Phase)
+	}
+	w.obs.ShardHold = `shard 1/3: parent "fleet-1" renders revision r1, shard 0 revision r2`
+	if acts = w.step(t, 25); !slices.Contains(events(acts), EvShardHeld) {
+		t.Fatalf("another reason is not told: %v", events(acts))
+	}
+	w.obs.ShardHold = ""
+	w.step(t, 30)
+	if r = w.st.Rollout; r.Phase != 1 || r.Reason != "" || len(r.Phases[1].Admitted) == 0 {
+		t.Fatalf("back: phase %d reason %q staging admitted %v", r.Phase, r.Reason, r.Phases[1].Admitted)
+	}
+}
+
+// TestAShardHoldsANewRollout: a rollout does not start while a shard is not there (the
+// shards may still be rendering different commits).
+func TestAShardHoldsANewRollout(t *testing.T) {
+	w := newWorld(threePhases()...)
+	w.obs.ShardHold = "shard 0/2: no plan"
+	if w.step(t, 0); w.st.Rollout != nil || w.st.Generation != 1 {
+		t.Fatalf("held, yet rollout %+v at generation %d", w.st.Rollout, w.st.Generation)
+	}
+	w.obs.ShardHold = ""
+	w.step(t, 1)
+	if w.st.Rollout == nil || len(w.st.Rollout.Phases[0].Admitted) == 0 {
+		t.Fatalf("the hold ended but nobody is admitted: %+v", w.st.Rollout)
+	}
+}
