@@ -47,6 +47,8 @@ type compiledRev struct {
 	inv    *inventory.Inventory
 	byName map[string]Params
 
+	memo decisionMemo // Subjects and Changed answers for the last inventory seen (memo.go)
+
 	// What the children deploy for the last inventory and source seen (Deploys).
 	depsInv *inventory.Inventory
 	depsKey string

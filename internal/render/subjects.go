@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
+	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
 )
 
@@ -17,6 +19,19 @@ func (r *Renderer) Subjects(rolloutName, rev string, body []byte, inv *inventory
 	if err != nil {
 		return nil, err
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m := c.memoFor(inv)
+	if m.subjects == nil {
+		if m.subjects, err = c.subjects(rev, inv); err != nil {
+			return nil, err
+		}
+	}
+	return slices.Clone(m.subjects), nil
+}
+
+// subjects computes Subjects for a compiled revision.
+func (c *compiledRev) subjects(rev string, inv *inventory.Inventory) ([]targets.Child, error) {
 	params, err := Generate(c.rev, inv)
 	if err != nil {
 		return nil, fmt.Errorf("revision %s: %w", rev, err)
@@ -84,17 +99,45 @@ func (r *Renderer) Changed(in Input, newRev string, newBody []byte, subjects []t
 		if cur == newRev {
 			continue
 		}
-		a, err := r.renderOne(in, newRev, newBody, s.Key)
+		differs, err := r.differs(in, newRev, newBody, cur, s.Key)
 		if err != nil {
 			return nil, err
 		}
-		b, err := r.renderOne(in, cur, in.State.Revisions[cur], s.Key)
-		if err != nil {
-			return nil, err
-		}
-		out[s.Key] = !bytes.Equal(a, b)
+		out[s.Key] = differs
 	}
 	return out, nil
+}
+
+// differs reports whether child key renders differently at newRev than at cur, remembered
+// per inventory (memo.go).
+func (r *Renderer) differs(in Input, newRev string, newBody []byte, cur, key string) (bool, error) {
+	curBody := in.State.Revisions[cur]
+	c, err := r.compiled(newRev, newBody, in.Spec.Name)
+	if err != nil {
+		return false, err
+	}
+	memoKey := cur + "@" + string(spec.ContentTail(curBody)) + "\x00" + childNamespace(in) + "\x00" + key
+	c.mu.Lock()
+	d, ok := c.memoFor(in.Inventory).changed[memoKey]
+	c.mu.Unlock()
+	if ok {
+		return d, nil
+	}
+	a, err := r.renderOne(in, newRev, newBody, key)
+	if err != nil {
+		return false, err
+	}
+	b, err := r.renderOne(in, cur, curBody, key)
+	if err != nil {
+		return false, err
+	}
+	d = !bytes.Equal(a, b)
+	c.mu.Lock()
+	if m := c.memoFor(in.Inventory); len(m.changed) < maxChanged {
+		m.changed[memoKey] = d
+	}
+	c.mu.Unlock()
+	return d, nil
 }
 
 // renderOne renders one child at a revision with neutral slots (so only the spec counts).
