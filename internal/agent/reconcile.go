@@ -144,7 +144,7 @@ func (a *Agent) decide(p *pass, cur *state.State, c *control.Controls, now time.
 	base, rebuilt := cur, false
 	hold := p.shardConflict
 	if hold == "" {
-		hold = shardHold(p.shards, cur, a.shardsAsked(p.plan.Rollout, p.shards), now, 2*a.opts.ConfirmAfter)
+		hold = shardHold(p.shards, cur, a.shardsSince(p.plan.Rollout, p.shards), now, 2*a.opts.ConfirmAfter)
 	}
 	if hold != "" && cur == nil {
 		p.log.Warn("rollout held by a shard", "reason", hold)

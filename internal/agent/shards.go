@@ -98,18 +98,19 @@ func shardConflict(parent0 string, sh0 shard.Shard, plans []*corev1.ConfigMap) s
 
 // shardHold is why the shards of a rollout hold it, "" when every shard is there: its plan
 // rendered by a live parent of the same N, without a render error, at the revision of shard
-// 0, and a touched shard's render not overdue (asked is when its re-render was asked for,
-// by shard; zero: not asked). Pure; the first shard that holds is named, with the fix.
-func shardHold(shards []shardPass, st *state.State, asked map[int]time.Time, now time.Time, overdue time.Duration) string {
+// 0, and a touched shard's render not overdue (since is when each shard's view first
+// differed from its plan, by shard — asking again does not move it; zero: not known).
+// Pure; the first shard that holds is named, with the fix.
+func shardHold(shards []shardPass, st *state.State, since map[int]time.Time, now time.Time, overdue time.Duration) string {
 	for _, s := range shards {
-		if why := oneShardHolds(s, shards[0], st, asked[s.Shard.K], now, overdue); why != "" {
+		if why := oneShardHolds(s, shards[0], st, since[s.Shard.K], now, overdue); why != "" {
 			return "shard " + s.Shard.String() + ": " + why
 		}
 	}
 	return ""
 }
 
-func oneShardHolds(s, first shardPass, st *state.State, asked, now time.Time, overdue time.Duration) string {
+func oneShardHolds(s, first shardPass, st *state.State, since, now time.Time, overdue time.Duration) string {
 	fix := fmt.Sprintf("a parent with plugin env %s=%s", contract.EnvShard, s.Shard)
 	switch {
 	case !s.Found:
@@ -128,8 +129,8 @@ func oneShardHolds(s, first shardPass, st *state.State, asked, now time.Time, ov
 	if s.Revision != first.Revision {
 		return fmt.Sprintf("parent %q renders revision %s, shard 0 revision %s (waiting for it to render the same commit)", s.Parent, s.Revision, first.Revision)
 	}
-	if want, _ := render.ShardView(st, s.Shard); st != nil && s.View != want && automated(s.App) && !asked.IsZero() && now.Sub(asked) >= overdue {
-		return fmt.Sprintf("parent %q has not rendered state generation %d for %s", s.Parent, st.ViewGeneration, now.Sub(asked).Round(time.Second))
+	if want, _ := render.ShardView(st, s.Shard); st != nil && s.View != want && automated(s.App) && !since.IsZero() && now.Sub(since) >= overdue {
+		return fmt.Sprintf("parent %q has not rendered state generation %d for %s", s.Parent, st.ViewGeneration, now.Sub(since).Round(time.Second))
 	}
 	return ""
 }
@@ -166,11 +167,13 @@ func automated(app *v1alpha1.Application) bool {
 // shardKey is the re-render memory's key of shard k of a rollout.
 func shardKey(rollout string, k int) string { return rollout + "#shard-" + strconv.Itoa(k) }
 
-// shardsAsked is when each shard's re-render was asked for, from the agent's memory.
-func (a *Agent) shardsAsked(rollout string, shards []shardPass) map[int]time.Time {
+// shardsSince is since when each shard's view has differed from its plan, from the agent's
+// memory (not when its re-render was last asked for: asking again every ConfirmAfter would
+// keep the overdue hold from ever firing).
+func (a *Agent) shardsSince(rollout string, shards []shardPass) map[int]time.Time {
 	out := map[int]time.Time{}
 	for _, s := range shards {
-		out[s.Shard.K] = a.remembered(shardKey(rollout, s.Shard.K)).asked
+		out[s.Shard.K] = a.remembered(shardKey(rollout, s.Shard.K)).since
 	}
 	return out
 }
