@@ -164,6 +164,19 @@ func automated(app *v1alpha1.Application) bool {
 	return sp != nil && sp.IsAutomatedSyncEnabled()
 }
 
+// maxPhaseGen is the highest generation a rollout's parents name in PHASE_GEN: gen (shard
+// 0's parent's) or a shard parent's. A lost state is rebuilt above it — a touched shard's
+// parent may name a later generation than shard 0's, and a state below a PHASE_GEN is
+// one its parent's renders refuse as stale.
+func maxPhaseGen(gen int64, shards []shardPass) int64 {
+	for _, s := range shards {
+		if s.App != nil {
+			gen = max(gen, PhaseGen(s.App))
+		}
+	}
+	return gen
+}
+
 // shardKey is the re-render memory's key of shard k of a rollout.
 func shardKey(rollout string, k int) string { return rollout + "#shard-" + strconv.Itoa(k) }
 

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -235,5 +236,38 @@ func TestAnOverdueShardRenderHoldsDespiteAskingAgain(t *testing.T) {
 	shards[0].View = "old" // a later touch counts afresh
 	if got := shardHold(shards, after, f.shardsSince("fleet", shards), now, 2*confirm); got != "" {
 		t.Fatalf("after the render arrived: hold %q", got)
+	}
+}
+
+// TestMaxPhaseGen: a lost state is rebuilt above the highest PHASE_GEN of every shard's
+// parent, not only shard 0's (a touched shard's parent may name a later generation).
+func TestMaxPhaseGen(t *testing.T) {
+	withGens := func(gens ...int64) []shardPass {
+		shards := shardsOf(shardedState())
+		for k, g := range gens {
+			if g < 0 {
+				shards[k].App = nil // its parent is missing
+				continue
+			}
+			shards[k].App.Spec.Source.Plugin.Env = append(shards[k].App.Spec.Source.Plugin.Env,
+				&v1alpha1.EnvEntry{Name: contract.EnvPhaseGen, Value: strconv.FormatInt(g, 10)})
+		}
+		return shards
+	}
+	for _, c := range []struct {
+		name   string
+		gen    int64
+		shards []shardPass
+		want   int64
+	}{
+		{"unsharded", 7, nil, 7},
+		{"shard 0 highest", 9, withGens(9, 7, 8), 9},
+		{"another shard higher", 7, withGens(7, 12, 8), 12},
+		{"shard 0's parent missing", 0, withGens(-1, 5, 11), 11},
+		{"no PHASE_GEN anywhere", 0, shardsOf(shardedState()), 0},
+	} {
+		if got := maxPhaseGen(c.gen, c.shards); got != c.want {
+			t.Errorf("%s: %d, want %d", c.name, got, c.want)
+		}
 	}
 }
