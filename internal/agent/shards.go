@@ -30,6 +30,9 @@ type shardPass struct {
 	View     string // the shard view its render saw (render.ShardView)
 	PlanGen  int64
 	Children int
+	// ChildEnv is how its render renders children (the plan's contract.PlanChildrenKey):
+	// the agent moves every shard's children with shard 0's, so shards must agree on it.
+	ChildEnv string
 }
 
 // readShards reads the shards of a rollout whose shard-0 plan says it is sharded (nil when
@@ -62,6 +65,7 @@ func (a *Agent) readShards(name string, plan0 *corev1.ConfigMap) ([]shardPass, s
 		s.Found, s.Says, s.Parent = true, cm.Annotations[contract.AnnotationShard], cm.Annotations[contract.AnnotationParent]
 		s.Revision, s.View = cm.Data[contract.PlanRevisionKey], cm.Annotations[contract.AnnotationShardView]
 		s.PlanGen = generationOf(cm.Annotations[contract.AnnotationGeneration])
+		s.ChildEnv = cm.Data[contract.PlanChildrenKey]
 		s.Children, _ = strconv.Atoi(cm.Annotations[contract.AnnotationShardChildren])
 		if s.Parent != "" {
 			a.parents.set(s.Parent, name)
@@ -129,10 +133,22 @@ func oneShardHolds(s, first shardPass, st *state.State, since, now time.Time, ov
 	if s.Revision != first.Revision {
 		return fmt.Sprintf("parent %q renders revision %s, shard 0 revision %s (waiting for it to render the same commit)", s.Parent, s.Revision, first.Revision)
 	}
+	if s.ChildEnv != first.ChildEnv {
+		return fmt.Sprintf("parent %q renders children with %s, shard 0's parent %q with %s (fix: the same child namespace and sync options on every parent of the rollout; the agent moves every shard's children with shard 0's)",
+			s.Parent, orNone(s.ChildEnv), first.Parent, orNone(first.ChildEnv))
+	}
 	if want, _ := render.ShardView(st, s.Shard); st != nil && s.View != want && automated(s.App) && !since.IsZero() && now.Sub(since) >= overdue {
 		return fmt.Sprintf("parent %q has not rendered state generation %d for %s", s.Parent, st.ViewGeneration, now.Sub(since).Round(time.Second))
 	}
 	return ""
+}
+
+// orNone is s, or "none" when empty.
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }
 
 // envOf is the value of a parent's plugin env name, "" when unset.

@@ -94,6 +94,17 @@ func TestShardHold(t *testing.T) {
 			s[0].App.Status.Conditions = []v1alpha1.ApplicationCondition{{Type: v1alpha1.ApplicationConditionComparisonError, Message: "rpc error: spec.yaml: bad"}}
 		}, st, `shard 0/3: parent "fleet-0" fails to render: rpc error: spec.yaml: bad`},
 		{"another commit", func(s []shardPass, _ map[int]time.Time) { s[2].Revision = "r3" }, st, `shard 2/3: parent "fleet-2" renders revision r3, shard 0 revision r2`},
+		{"other child settings", func(s []shardPass, _ map[int]time.Time) {
+			for k := range s {
+				s[k].ChildEnv = `{"namespace":"argocd","syncOptions":"Prune=false"}`
+			}
+			s[1].ChildEnv = `{"namespace":"argocd","syncOptions":"Prune=true"}`
+		}, st, `shard 1/3: parent "fleet-1" renders children with {"namespace":"argocd","syncOptions":"Prune=true"}, shard 0's parent "fleet-0" with {"namespace":"argocd","syncOptions":"Prune=false"}`},
+		{"the same child settings", func(s []shardPass, _ map[int]time.Time) {
+			for k := range s {
+				s[k].ChildEnv = `{"namespace":"argocd","syncOptions":"Prune=false"}`
+			}
+		}, st, ""},
 		{"a touched shard's render overdue", func(s []shardPass, since map[int]time.Time) { s[1].View, since[1] = "old", now.Add(-2*time.Minute) }, st,
 			`shard 1/3: parent "fleet-1" has not rendered state generation 7 for 2m0s`},
 		{"a touched shard's render under way", func(s []shardPass, since map[int]time.Time) { s[1].View, since[1] = "old", now.Add(-10*time.Second) }, st, ""},
