@@ -152,11 +152,12 @@ func earliest(a, b time.Time) time.Time {
 	return a
 }
 
-// remember keeps what the agent knows of a rollout's re-render (a zero asked: forget it).
+// remember keeps what the agent knows of a rollout's re-render (a zero asked and since:
+// forget it).
 func (a *Agent) remember(name string, n named) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if n.asked.IsZero() {
+	if n.asked.IsZero() && n.since.IsZero() {
 		delete(a.asked, name)
 		return
 	}

@@ -145,7 +145,7 @@ func New(kube kubernetes.Interface, argo argoclient.Interface, opts Options, log
 		hooks: hooks.New(opts.Hooks), metrics: newMetrics(opts.Metrics),
 		runs: hookRuns{inFlight: map[string]bool{}, results: map[string]map[string]rollout.HookResult{}, jobs: map[string]hooks.JobRef{}, hosts: map[string]chan struct{}{}},
 	}
-	a.hooks.WithJobs(newJobClients(kube, opts.Namespace).reaching(argo, a.clusterSecretName, a.projectClusters, log))
+	a.hooks.WithJobs(newJobClients(kube, opts.Namespace).reaching(argo, a.clusterSecretName, a.projectClusters, log).naming(a.clusterOwnName))
 	return a
 }
 

@@ -26,6 +26,9 @@ type jobClients struct {
 	argo      argoclient.Interface
 	// secretName is the name of the cluster Secret of a server (from the trimmed cache).
 	secretName func(server string) (string, error)
+	// ownName is the name a server's cluster Secret gives the cluster ("" when none), and
+	// whether it has one Secret; nil: the target's cluster name is the Secret's own.
+	ownName func(server string) (string, bool)
 	// projectClusters are the clusters scoped to a project (AppProject's
 	// permitOnlyProjectScopedClusters).
 	projectClusters func(project string) ([]*v1alpha1.Cluster, error)
@@ -61,7 +64,7 @@ func (j jobClients) Cluster(ctx context.Context, t hooks.JobTarget) (kubernetes.
 	if err != nil {
 		return nil, fmt.Errorf("read AppProject %s for the hook's Job in %s: %w", t.Project, t, err)
 	}
-	if err := jobPermitted(proj, t, j.projectClusters); err != nil {
+	if err := jobPermitted(proj, t, j.destName(t), j.projectClusters); err != nil {
 		return nil, err
 	}
 	if t.Server == v1alpha1.KubernetesInternalAPIServerAddr {
@@ -69,6 +72,24 @@ func (j jobClients) Cluster(ctx context.Context, t hooks.JobTarget) (kubernetes.
 		return j.kube, nil
 	}
 	return j.remote(ctx, t)
+}
+
+// destName is the cluster name Argo CD matches t's destination by: its cluster Secret's
+// own name — "" for a nameless Secret, which the inventory calls by its server URL (so a
+// destination name: '*' must not match it) — else (no Secret: in-cluster) t's cluster.
+func (j jobClients) destName(t hooks.JobTarget) string {
+	if j.ownName != nil {
+		if name, ok := j.ownName(t.Server); ok {
+			return name
+		}
+	}
+	return t.Cluster
+}
+
+// naming lets j learn a cluster Secret's own name (destName).
+func (j jobClients) naming(ownName func(string) (string, bool)) jobClients {
+	j.ownName = ownName
+	return j
 }
 
 // remote builds the client of t's cluster from its cluster Secret, read now.

@@ -178,3 +178,35 @@ func TestClusterSecretName(t *testing.T) {
 		t.Fatal("no caches yet")
 	}
 }
+
+// TestJobClientsCheckTheSecretsOwnName: the AppProject check matches a destination's name
+// against the cluster Secret's own name, as Argo CD does: a nameless Secret (the inventory
+// calls it by its server URL) is not matched by a destination name: '*'.
+func TestJobClientsCheckTheSecretsOwnName(t *testing.T) {
+	byName := v1alpha1.AppProjectSpec{Destinations: []v1alpha1.ApplicationDestination{{Name: "*", Namespace: "*"}}}
+	nameless := cachesOf(t, clusterSecret("", prod1.Server, nil))
+	named := cachesOf(t, clusterSecret("prod-1", prod1.Server, nil))
+	for _, tc := range []struct {
+		name    string
+		secrets *caches
+		cluster string // the target's (the inventory's) cluster name
+		want    string // error; "" permitted
+	}{
+		{"named Secret", named, "prod-1", ""},
+		{"nameless Secret", nameless, prod1.Server, "does not permit destination"},
+		{"no Secret cached: the target's name", &caches{}, "prod-1", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var logs bytes.Buffer
+			j, _, _ := clientsFor(t, byName, `{"bearerToken":"`+testToken+`"}`, &logs)
+			a := &Agent{caches: tc.secrets}
+			j = j.naming(a.clusterOwnName)
+			target := prod1
+			target.Cluster = tc.cluster
+			_, err := j.Cluster(context.Background(), target)
+			if (err == nil) != (tc.want == "") || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+				t.Fatalf("got %v, want %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -11,6 +11,31 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 )
 
+// clusterOwnName is the name a server's cluster Secret itself gives the cluster (its data
+// key name; "" when it has none — the inventory then calls the cluster by its server, but
+// Argo CD matches a destination's name against the Secret's own), and whether the one
+// cluster Secret of server was found (not: the in-cluster server without a Secret, or no
+// single Secret, which clusterSecretName refuses).
+func (a *Agent) clusterOwnName(server string) (string, bool) {
+	if a.caches == nil || a.caches.secrets == nil {
+		return "", false
+	}
+	secrets, err := a.caches.secrets.List(labels.Everything())
+	if err != nil {
+		return "", false
+	}
+	var names []string
+	for _, s := range secrets {
+		if s.Labels[contract.LabelSecretType] == contract.SecretTypeCluster && string(s.Data[contract.ClusterSecretServer]) == server {
+			names = append(names, string(s.Data[contract.ClusterSecretName]))
+		}
+	}
+	if len(names) != 1 {
+		return "", false
+	}
+	return names[0], true
+}
+
 // clusterSecretName is the name of the one cluster Secret whose server is server, from the
 // trimmed cache (which holds no credentials): the caller then reads that Secret directly.
 // None, or several (Argo CD would not know which to use either), is an error.

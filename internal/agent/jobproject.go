@@ -13,14 +13,14 @@ import (
 var jobKind = schema.GroupKind{Group: "batch", Kind: "Job"}
 
 // jobPermitted says whether proj lets a per-cluster job hook run its Job at t, as Argo CD
-// would let the child deploy one there: the destination (t's server or cluster name and the
-// Job's namespace, with Argo CD's globs and deny patterns, and project-scoped clusters when
+// would let the child deploy one there: the destination (t's server or name — the cluster
+// Secret's own name, "" when it has none, not the inventory's — and the Job's namespace, with Argo CD's globs and deny patterns, and project-scoped clusters when
 // the project permits only those) and the kind batch/Job (namespaceResourceWhitelist and
 // Blacklist). It asks AppProject's own methods; clusters lists the project's scoped
 // clusters. Nil when permitted; else an error naming the project, the destination and the
 // fix.
-func jobPermitted(proj *v1alpha1.AppProject, t hooks.JobTarget, clusters func(string) ([]*v1alpha1.Cluster, error)) error {
-	ok, err := proj.IsDestinationPermitted(&v1alpha1.Cluster{Name: t.Cluster, Server: t.Server}, t.Namespace, clusters)
+func jobPermitted(proj *v1alpha1.AppProject, t hooks.JobTarget, name string, clusters func(string) ([]*v1alpha1.Cluster, error)) error {
+	ok, err := proj.IsDestinationPermitted(&v1alpha1.Cluster{Name: name, Server: t.Server}, t.Namespace, clusters)
 	if err != nil {
 		return fmt.Errorf("AppProject %s: %w", proj.Name, err)
 	}

@@ -48,7 +48,7 @@ func TestJobPermitted(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			proj := &v1alpha1.AppProject{ObjectMeta: metav1.ObjectMeta{Name: "apps"}, Spec: tc.spec}
-			err := jobPermitted(proj, prod1, tc.clusters)
+			err := jobPermitted(proj, prod1, prod1.Cluster, tc.clusters)
 			if (err == nil) != (tc.want == "") || (err != nil && !strings.Contains(err.Error(), tc.want)) {
 				t.Fatalf("got %v, want %q", err, tc.want)
 			}

@@ -88,6 +88,9 @@ func decideRerender(v parentView, now time.Time, confirmAfter time.Duration) rer
 type named struct {
 	asked       time.Time // when
 	set, before int64     // the PHASE_GEN it set, and the one the parent named before
+	// since is when a shard's view first differed from its plan: kept while the agent
+	// asks again (asked moves on), cleared only when the shard's render arrives.
+	since time.Time
 }
 
 // viewOf reads the protocol's inputs off a parent (nil: missing, nothing is known) and

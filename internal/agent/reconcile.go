@@ -24,8 +24,8 @@ type pass struct {
 	log      *slog.Logger
 	plan     *render.Plan
 	parent   *v1alpha1.Application // nil when missing
-	phaseGen int64
-	planGen  int64 // the state generation the last render of the parent saw
+	phaseGen int64                 // the highest PHASE_GEN of its parents (every shard's)
+	planGen  int64                 // the state generation the last render of the parent saw
 	children map[string]*v1alpha1.Application
 	observed map[string]rollout.Observation
 	shards   []shardPass // a sharded rollout's shards, by K (nil: one parent renders it all)
@@ -120,6 +120,7 @@ func (a *Agent) read(name string) (*pass, error) {
 	if p.shards, p.shardConflict, err = a.readShards(name, cm); err != nil {
 		return nil, err
 	}
+	p.phaseGen = maxPhaseGen(p.phaseGen, p.shards)
 	apps, err := a.caches.apps.List(labels.SelectorFromSet(labels.Set{contract.LabelRollout: name}))
 	if err != nil {
 		return nil, fmt.Errorf("list children of %s: %w", name, err)
@@ -144,7 +145,7 @@ func (a *Agent) decide(p *pass, cur *state.State, c *control.Controls, now time.
 	base, rebuilt := cur, false
 	hold := p.shardConflict
 	if hold == "" {
-		hold = shardHold(p.shards, cur, a.shardsAsked(p.plan.Rollout, p.shards), now, 2*a.opts.ConfirmAfter)
+		hold = shardHold(p.shards, cur, a.shardsSince(p.plan.Rollout, p.shards), now, 2*a.opts.ConfirmAfter)
 	}
 	if hold != "" && cur == nil {
 		p.log.Warn("rollout held by a shard", "reason", hold)

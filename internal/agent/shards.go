@@ -30,6 +30,9 @@ type shardPass struct {
 	View     string // the shard view its render saw (render.ShardView)
 	PlanGen  int64
 	Children int
+	// ChildEnv is how its render renders children (the plan's contract.PlanChildrenKey):
+	// the agent moves every shard's children with shard 0's, so shards must agree on it.
+	ChildEnv string
 }
 
 // readShards reads the shards of a rollout whose shard-0 plan says it is sharded (nil when
@@ -62,6 +65,7 @@ func (a *Agent) readShards(name string, plan0 *corev1.ConfigMap) ([]shardPass, s
 		s.Found, s.Says, s.Parent = true, cm.Annotations[contract.AnnotationShard], cm.Annotations[contract.AnnotationParent]
 		s.Revision, s.View = cm.Data[contract.PlanRevisionKey], cm.Annotations[contract.AnnotationShardView]
 		s.PlanGen = generationOf(cm.Annotations[contract.AnnotationGeneration])
+		s.ChildEnv = cm.Data[contract.PlanChildrenKey]
 		s.Children, _ = strconv.Atoi(cm.Annotations[contract.AnnotationShardChildren])
 		if s.Parent != "" {
 			a.parents.set(s.Parent, name)
@@ -98,18 +102,19 @@ func shardConflict(parent0 string, sh0 shard.Shard, plans []*corev1.ConfigMap) s
 
 // shardHold is why the shards of a rollout hold it, "" when every shard is there: its plan
 // rendered by a live parent of the same N, without a render error, at the revision of shard
-// 0, and a touched shard's render not overdue (asked is when its re-render was asked for,
-// by shard; zero: not asked). Pure; the first shard that holds is named, with the fix.
-func shardHold(shards []shardPass, st *state.State, asked map[int]time.Time, now time.Time, overdue time.Duration) string {
+// 0, and a touched shard's render not overdue (since is when each shard's view first
+// differed from its plan, by shard — asking again does not move it; zero: not known).
+// Pure; the first shard that holds is named, with the fix.
+func shardHold(shards []shardPass, st *state.State, since map[int]time.Time, now time.Time, overdue time.Duration) string {
 	for _, s := range shards {
-		if why := oneShardHolds(s, shards[0], st, asked[s.Shard.K], now, overdue); why != "" {
+		if why := oneShardHolds(s, shards[0], st, since[s.Shard.K], now, overdue); why != "" {
 			return "shard " + s.Shard.String() + ": " + why
 		}
 	}
 	return ""
 }
 
-func oneShardHolds(s, first shardPass, st *state.State, asked, now time.Time, overdue time.Duration) string {
+func oneShardHolds(s, first shardPass, st *state.State, since, now time.Time, overdue time.Duration) string {
 	fix := fmt.Sprintf("a parent with plugin env %s=%s", contract.EnvShard, s.Shard)
 	switch {
 	case !s.Found:
@@ -128,10 +133,22 @@ func oneShardHolds(s, first shardPass, st *state.State, asked, now time.Time, ov
 	if s.Revision != first.Revision {
 		return fmt.Sprintf("parent %q renders revision %s, shard 0 revision %s (waiting for it to render the same commit)", s.Parent, s.Revision, first.Revision)
 	}
-	if want, _ := render.ShardView(st, s.Shard); st != nil && s.View != want && automated(s.App) && !asked.IsZero() && now.Sub(asked) >= overdue {
-		return fmt.Sprintf("parent %q has not rendered state generation %d for %s", s.Parent, st.ViewGeneration, now.Sub(asked).Round(time.Second))
+	if s.ChildEnv != first.ChildEnv {
+		return fmt.Sprintf("parent %q renders children with %s, shard 0's parent %q with %s (fix: the same child namespace and sync options on every parent of the rollout; the agent moves every shard's children with shard 0's)",
+			s.Parent, orNone(s.ChildEnv), first.Parent, orNone(first.ChildEnv))
+	}
+	if want, _ := render.ShardView(st, s.Shard); st != nil && s.View != want && automated(s.App) && !since.IsZero() && now.Sub(since) >= overdue {
+		return fmt.Sprintf("parent %q has not rendered state generation %d for %s", s.Parent, st.ViewGeneration, now.Sub(since).Round(time.Second))
 	}
 	return ""
+}
+
+// orNone is s, or "none" when empty.
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }
 
 // envOf is the value of a parent's plugin env name, "" when unset.
@@ -163,14 +180,29 @@ func automated(app *v1alpha1.Application) bool {
 	return sp != nil && sp.IsAutomatedSyncEnabled()
 }
 
+// maxPhaseGen is the highest generation a rollout's parents name in PHASE_GEN: gen (shard
+// 0's parent's) or a shard parent's. A lost state is rebuilt above it — a touched shard's
+// parent may name a later generation than shard 0's, and a state below a PHASE_GEN is
+// one its parent's renders refuse as stale.
+func maxPhaseGen(gen int64, shards []shardPass) int64 {
+	for _, s := range shards {
+		if s.App != nil {
+			gen = max(gen, PhaseGen(s.App))
+		}
+	}
+	return gen
+}
+
 // shardKey is the re-render memory's key of shard k of a rollout.
 func shardKey(rollout string, k int) string { return rollout + "#shard-" + strconv.Itoa(k) }
 
-// shardsAsked is when each shard's re-render was asked for, from the agent's memory.
-func (a *Agent) shardsAsked(rollout string, shards []shardPass) map[int]time.Time {
+// shardsSince is since when each shard's view has differed from its plan, from the agent's
+// memory (not when its re-render was last asked for: asking again every ConfirmAfter would
+// keep the overdue hold from ever firing).
+func (a *Agent) shardsSince(rollout string, shards []shardPass) map[int]time.Time {
 	out := map[int]time.Time{}
 	for _, s := range shards {
-		out[s.Shard.K] = a.remembered(shardKey(rollout, s.Shard.K)).asked
+		out[s.Shard.K] = a.remembered(shardKey(rollout, s.Shard.K)).since
 	}
 	return out
 }

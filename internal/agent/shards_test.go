@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -93,21 +94,32 @@ func TestShardHold(t *testing.T) {
 			s[0].App.Status.Conditions = []v1alpha1.ApplicationCondition{{Type: v1alpha1.ApplicationConditionComparisonError, Message: "rpc error: spec.yaml: bad"}}
 		}, st, `shard 0/3: parent "fleet-0" fails to render: rpc error: spec.yaml: bad`},
 		{"another commit", func(s []shardPass, _ map[int]time.Time) { s[2].Revision = "r3" }, st, `shard 2/3: parent "fleet-2" renders revision r3, shard 0 revision r2`},
-		{"a touched shard's render overdue", func(s []shardPass, asked map[int]time.Time) { s[1].View, asked[1] = "old", now.Add(-2*time.Minute) }, st,
+		{"other child settings", func(s []shardPass, _ map[int]time.Time) {
+			for k := range s {
+				s[k].ChildEnv = `{"namespace":"argocd","syncOptions":"Prune=false"}`
+			}
+			s[1].ChildEnv = `{"namespace":"argocd","syncOptions":"Prune=true"}`
+		}, st, `shard 1/3: parent "fleet-1" renders children with {"namespace":"argocd","syncOptions":"Prune=true"}, shard 0's parent "fleet-0" with {"namespace":"argocd","syncOptions":"Prune=false"}`},
+		{"the same child settings", func(s []shardPass, _ map[int]time.Time) {
+			for k := range s {
+				s[k].ChildEnv = `{"namespace":"argocd","syncOptions":"Prune=false"}`
+			}
+		}, st, ""},
+		{"a touched shard's render overdue", func(s []shardPass, since map[int]time.Time) { s[1].View, since[1] = "old", now.Add(-2*time.Minute) }, st,
 			`shard 1/3: parent "fleet-1" has not rendered state generation 7 for 2m0s`},
-		{"a touched shard's render under way", func(s []shardPass, asked map[int]time.Time) { s[1].View, asked[1] = "old", now.Add(-10*time.Second) }, st, ""},
+		{"a touched shard's render under way", func(s []shardPass, since map[int]time.Time) { s[1].View, since[1] = "old", now.Add(-10*time.Second) }, st, ""},
 		{"the first shard holding is named", func(s []shardPass, _ map[int]time.Time) { s[1].App, s[2].App = nil, nil }, st, `shard 1/3: parent "fleet-1" missing`},
 		{"unsharded: nothing holds", nil, st, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var shards []shardPass
-			asked := map[int]time.Time{}
+			since := map[int]time.Time{}
 			if c.edit != nil {
 				shards = shardsOf(c.st)
-				c.edit(shards, asked)
+				c.edit(shards, since)
 			}
-			got := shardHold(shards, c.st, asked, now, time.Minute)
+			got := shardHold(shards, c.st, since, now, time.Minute)
 			if (c.wants == "") != (got == "") || !strings.HasPrefix(got, c.wants) {
 				t.Errorf("hold %q, want %q", got, c.wants)
 			}
@@ -178,5 +190,95 @@ func TestActShardsBumpsOnlyTouchedShards(t *testing.T) {
 	}
 	if requeue.IsZero() {
 		t.Error("no requeue for the touched shard's confirmation")
+	}
+}
+
+// TestAnOverdueShardRenderHoldsDespiteAskingAgain: the agent asks a touched shard's parent
+// again every ConfirmAfter; the overdue hold counts from when the shard's view first
+// differed from its plan, so it fires after 2×ConfirmAfter, and its render's arrival clears it.
+func TestAnOverdueShardRenderHoldsDespiteAskingAgain(t *testing.T) {
+	ctx := context.Background()
+	before := shardedState("c-a0")
+	shards := shardsOf(before)
+	var live []runtime.Object
+	for _, s := range shards {
+		s.App.Namespace = testNS
+		s.App.Spec.Source.Plugin.Env = append(s.App.Spec.Source.Plugin.Env, &v1alpha1.EnvEntry{Name: contract.EnvPhaseGen, Value: "7"})
+		live = append(live, s.App)
+	}
+	f := newFakeAgent(t, live)
+	confirm := f.opts.ConfirmAfter
+	t0 := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	after := shardedState("c-a0", "c-b7")
+	after.Generation, after.ViewGeneration = 8, 8
+	p := &pass{log: f.log, plan: &render.Plan{Rollout: "fleet", Parent: shards[0].Parent}, shards: shards,
+		children: map[string]*v1alpha1.Application{}}
+	for _, c := range []struct {
+		at   time.Duration
+		hold bool
+	}{
+		{0, false},
+		{confirm, false},       // asked again
+		{2*confirm - 1, false}, // not overdue yet
+		{2 * confirm, true},    // overdue, though asked again at ConfirmAfter
+		{3 * confirm, true},    // and asked again since: still overdue
+	} {
+		now := t0.Add(c.at)
+		f.now = func() time.Time { return now }
+		got := shardHold(shards, after, f.shardsSince("fleet", shards), now, 2*confirm)
+		if (got != "") != c.hold || (c.hold && !strings.Contains(got, "has not rendered state generation 8")) {
+			t.Fatalf("at %s: hold %q, want hold %v", c.at, got, c.hold)
+		}
+		if _, err := f.actShards(ctx, p, after, time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+		for k := range shards {
+			shards[k].App = getApp(t, f, shards[k].Parent)
+		}
+	}
+	for k := range shards { // the touched shard's render arrives
+		shards[k].View, _ = render.ShardView(after, shards[k].Shard)
+	}
+	now := t0.Add(4 * confirm)
+	f.now = func() time.Time { return now }
+	if _, err := f.actShards(ctx, p, after, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	shards[0].View = "old" // a later touch counts afresh
+	if got := shardHold(shards, after, f.shardsSince("fleet", shards), now, 2*confirm); got != "" {
+		t.Fatalf("after the render arrived: hold %q", got)
+	}
+}
+
+// TestMaxPhaseGen: a lost state is rebuilt above the highest PHASE_GEN of every shard's
+// parent, not only shard 0's (a touched shard's parent may name a later generation).
+func TestMaxPhaseGen(t *testing.T) {
+	withGens := func(gens ...int64) []shardPass {
+		shards := shardsOf(shardedState())
+		for k, g := range gens {
+			if g < 0 {
+				shards[k].App = nil // its parent is missing
+				continue
+			}
+			shards[k].App.Spec.Source.Plugin.Env = append(shards[k].App.Spec.Source.Plugin.Env,
+				&v1alpha1.EnvEntry{Name: contract.EnvPhaseGen, Value: strconv.FormatInt(g, 10)})
+		}
+		return shards
+	}
+	for _, c := range []struct {
+		name   string
+		gen    int64
+		shards []shardPass
+		want   int64
+	}{
+		{"unsharded", 7, nil, 7},
+		{"shard 0 highest", 9, withGens(9, 7, 8), 9},
+		{"another shard higher", 7, withGens(7, 12, 8), 12},
+		{"shard 0's parent missing", 0, withGens(-1, 5, 11), 11},
+		{"no PHASE_GEN anywhere", 0, shardsOf(shardedState()), 0},
+	} {
+		if got := maxPhaseGen(c.gen, c.shards); got != c.want {
+			t.Errorf("%s: %d, want %d", c.name, got, c.want)
+		}
 	}
 }

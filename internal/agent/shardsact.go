@@ -48,6 +48,9 @@ func (a *Agent) rerenderShard(ctx context.Context, p *pass, s shardPass, st *sta
 		return rerender{}, nil // its parent is missing: shardHold holds the rollout
 	}
 	mem := a.remembered(key)
+	if mem.since.IsZero() {
+		mem.since = now // its view differs from its plan from now on, however often asked
+	}
 	d := decideRerender(viewOf(s.App, min(s.PlanGen, st.ViewGeneration-1), st.ViewGeneration, mem), now, a.opts.ConfirmAfter)
 	if d.SetPhaseGen {
 		if err := SetPhaseGen(ctx, a.argo, a.opts.Namespace, s.Parent, st.Generation); err != nil {

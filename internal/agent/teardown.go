@@ -97,6 +97,10 @@ func (a *Agent) keepFinalizer(ctx context.Context, p *pass, ours bool) error {
 // time (each gone before the next), then records that in the state and lets the parent go.
 // Every step is derived from the live children and the state, so a restart goes on.
 func (a *Agent) teardown(ctx context.Context, p *pass) (time.Time, error) {
+	if why := shardTeardownHold(p.shards); why != "" {
+		p.log.Info("teardown held", "reason", why)
+		return a.now().Add(teardownPoll), nil
+	}
 	st, err := a.cachedState(p.plan.Rollout)
 	if err != nil {
 		return time.Time{}, err
@@ -113,6 +117,22 @@ func (a *Agent) teardown(ctx context.Context, p *pass) (time.Time, error) {
 	a.cascading.forget(p.parent.UID)
 	p.log.Info("parent released", "parent", p.parent.Name)
 	return time.Time{}, nil
+}
+
+// shardTeardownHold is why the teardown of a sharded rollout (its shard 0 parent deleted)
+// waits: the other shard parents still there still render their children, and would
+// apply them again (or hold them) behind the teardown; "" once every other one is gone.
+func shardTeardownHold(shards []shardPass) string {
+	var left []string
+	for _, s := range shards {
+		if s.Shard.K > 0 && s.App != nil {
+			left = append(left, s.Parent)
+		}
+	}
+	if len(left) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the children are removed once the other shard parents are gone too: %s still there (fix: delete them)", strings.Join(left, ", "))
 }
 
 // deleteNextGroup deletes the next group of the live children in the deletion order

@@ -16,6 +16,7 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/shard"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
@@ -322,5 +323,39 @@ func TestATeardownWaitsForItsPhasesWithoutAnInventory(t *testing.T) {
 	}
 	if n := deletes(f); n != 0 {
 		t.Fatalf("%d deletes before web-prod-2 has a phase", n)
+	}
+}
+
+// TestAShardedTeardownWaitsForTheOtherShardParents: deleting shard 0's parent removes no
+// child while another shard parent is still there (it still renders its children); once
+// every other one is gone the teardown goes on.
+func TestAShardedTeardownWaitsForTheOtherShardParents(t *testing.T) {
+	other := &v1alpha1.Application{ObjectMeta: metav1.ObjectMeta{Name: "web-parent-1", Namespace: testNS}}
+	for _, tc := range []struct {
+		name   string
+		shard1 *v1alpha1.Application
+		held   bool
+		reason string
+	}{
+		{"another shard parent there", other, true, "web-parent-1 still there"},
+		{"every other shard parent gone", nil, false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			parent := deletableParent(true, contract.FinalizerResources, contract.FinalizerChildren)
+			f := newFakeAgent(t, []runtime.Object{parent, childApp("web-dev-1"), childApp("web-prod-1"), deployedState(t)})
+			p := livePass(t, f, "")
+			p.shards = []shardPass{{Shard: shard.Shard{K: 0, N: 2}, Parent: "web-parent", App: p.parent},
+				{Shard: shard.Shard{K: 1, N: 2}, Parent: "web-parent-1", App: tc.shard1}}
+			if why := shardTeardownHold(p.shards); !strings.Contains(why, tc.reason) || (why != "") != tc.held {
+				t.Fatalf("hold %q, want %q", why, tc.reason)
+			}
+			held, next, err := f.parentLifecycle(context.Background(), p)
+			if err != nil || !held || next.IsZero() {
+				t.Fatalf("held %v next %v err %v", held, next, err)
+			}
+			if n := deletes(f); (n == 0) != tc.held {
+				t.Fatalf("%d deletes, held %v", n, tc.held)
+			}
+		})
 	}
 }

@@ -54,11 +54,13 @@ func shardState(st *state.State, sh shard.Shard) *state.State {
 	return &cp
 }
 
-// ShardView is what the state assigns the children of shard sh — each one's revision and
-// phase — as a digest, and how many they are. Two states with the same view render the
+// ShardView is what the state assigns the children of shard sh — each one's revision,
+// phase and whether its removal is recorded (Removing, Leaving: the render may leave it
+// out) — as a digest, and how many they are. Two states with the same view render the
 // shard's children byte for byte alike: the agent re-renders a shard only when its view
-// changed, and a plan carrying the view confirms the shard's render arrived. nil state:
-// the empty view.
+// changed, and a plan carrying the view confirms the shard's render arrived — so a removal
+// touches its shard, and the child is deleted only after a render that may omit it.
+// nil state: the empty view.
 func ShardView(st *state.State, sh shard.Shard) (string, int) {
 	h := fnv.New64a()
 	n := 0
@@ -69,11 +71,22 @@ func ShardView(st *state.State, sh shard.Shard) (string, int) {
 				continue
 			}
 			rev, phase, _ := assign(k)
-			_, _ = h.Write([]byte(k + "\x00" + rev + "\x00" + phase + "\n")) // a hash never fails
+			_, _ = h.Write([]byte(k + "\x00" + rev + "\x00" + phase + "\x00" + removal(st, k) + "\n")) // a hash never fails
 			n++
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)), n
+}
+
+// removal is the removal st records for child k: "removing", "leaving" or "" (none).
+func removal(st *state.State, k string) string {
+	switch {
+	case slices.Contains(st.Removing, k):
+		return "removing"
+	case slices.Contains(st.Leaving, k):
+		return "leaving"
+	}
+	return ""
 }
 
 // shardPlan makes the plan ConfigMap metadata of a sharded parent's render: shard 0 keeps

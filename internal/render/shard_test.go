@@ -137,3 +137,33 @@ func TestShardViewChangesOnlyForTouchedShards(t *testing.T) {
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// TestShardViewChangesOnRemoval: recording a child's removal (Removing, then Leaving)
+// changes the view of its shard alone, so the agent re-renders that shard and deletes the
+// child only after a render that may leave it out.
+func TestShardViewChangesOnRemoval(t *testing.T) {
+	_, st, _ := midRollout(t)
+	if len(st.Children) == 0 {
+		t.Fatal("the case deploys nobody")
+	}
+	x := st.Children[0]
+	removing, leaving := st.Clone(), st.Clone()
+	removing.Removing = append(removing.Removing, x)
+	leaving.Leaving = append(leaving.Leaving, x)
+	for _, tc := range []struct {
+		name  string
+		moved *state.State
+	}{
+		{"removing", removing},
+		{"leaving", leaving},
+	} {
+		for k := range 3 {
+			sh := shard.Shard{K: k, N: 3}
+			before, _ := render.ShardView(st, sh)
+			after, _ := render.ShardView(tc.moved, sh)
+			if touched := shard.Of(x, 3) == k; (before != after) != touched {
+				t.Errorf("%s %s: shard %d view changed %v, touched %v", tc.name, x, k, before != after, touched)
+			}
+		}
+	}
+}

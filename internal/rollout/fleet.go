@@ -127,6 +127,28 @@ func remove(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action) 
 	return true
 }
 
+// recordLeavers records in Leaving, while a hold keeps remove from running, the deployed
+// children the plan no longer generates, so a render may leave them out: a shard's render
+// fails on a child it cannot generate and no removal names, which would keep the hold
+// forever. Nothing starts to be deleted (Removing is unchanged: remove decides the group
+// once the hold ends); under confirmRemoval the wait is told as remove tells it. Nothing
+// is recorded while the plan generates no child at all.
+func recordLeavers(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action) {
+	if len(o.Subjects) == 0 {
+		return
+	}
+	group, rest := leavingGroup(st, p, o)
+	leaving := slices.DeleteFunc(slices.Sorted(slices.Values(append(group, rest...))), func(c string) bool { return slices.Contains(st.Removing, c) })
+	if p.ConfirmRemoval && len(leaving) > 0 {
+		awaitConfirmation(st, st.Leaving, leaving, now, acts)
+		return
+	}
+	if len(leaving) == 0 {
+		leaving = nil
+	}
+	st.Leaving = leaving
+}
+
 // removing carries on the removal of the group in st.Removing: children deleted are
 // forgotten, children generated again stay; it reports whether some are still to go.
 // Children that leave meanwhile wait their turn, but the render must know of them now.

@@ -50,3 +50,37 @@ func TestAShardHoldsANewRollout(t *testing.T) {
 		t.Fatalf("the hold ended but nobody is admitted: %+v", w.st.Rollout)
 	}
 }
+
+// TestAShardHoldStillRecordsLeavers: a cluster that leaves while a shard holds the rollout
+// is recorded in Leaving (its shard's render may leave it out; otherwise the render fails
+// and the hold never ends), nothing is deleted while held, and the removal goes on once the
+// hold ends.
+func TestAShardHoldStillRecordsLeavers(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		confirm bool
+	}{
+		{"removal", false},
+		{"confirmRemoval", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(threePhases()...)
+			w.plan.ConfirmRemoval = tc.confirm
+			s := w.finish(t, 0, "r2")
+			w.obs.ShardHold = `shard 1/2: parent "fleet-1" fails to render`
+			w.leave("dev-2")
+			acts := w.step(t, s+10)
+			if len(w.st.Removing) != 0 || !slices.Equal(w.st.Leaving, []string{"dev-2"}) {
+				t.Fatalf("held: removing %v leaving %v", w.st.Removing, w.st.Leaving)
+			}
+			if tc.confirm != hasEvent(acts, EvRemovalAwaitsConfirmation) {
+				t.Fatalf("confirmRemoval %v: events %v", tc.confirm, events(acts))
+			}
+			w.obs.ShardHold = ""
+			w.step(t, s+20)
+			if want := !tc.confirm; slices.Equal(w.st.Removing, []string{"dev-2"}) != want {
+				t.Fatalf("the hold ended: removing %v leaving %v", w.st.Removing, w.st.Leaving)
+			}
+		})
+	}
+}

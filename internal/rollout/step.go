@@ -158,7 +158,9 @@ func Step(p Plan, cur *state.State, o Observed, now time.Time) (*state.State, []
 	case st.Paused != nil:
 		// a pause holds everything: phases, new rollouts, removals
 	case shardsHeld(st, o, now, &acts):
-		// a shard that is not there holds everything too: a phase spans every shard
+		// a shard that is not there holds everything too: a phase spans every shard; but
+		// leavers are recorded, or a shard's render fails on them and holds it forever
+		recordLeavers(st, p, o, now, &acts)
 	case p.Revision == st.Deployed && !r.Active():
 		if err := idle(st, p, o, now, &acts); err != nil {
 			return nil, nil, err
