@@ -15,7 +15,7 @@ func progress(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action
 	joiners(st, p, o, now, acts)
 	prevHold := r.Window
 	r.Window = nil // set again below while a window holds
-	if !walk(st, p, o, prevHold, r.Split(), now, acts) || len(r.Tracks) > 0 && !walkTracks(st, p, o, prevHold, now, acts) {
+	if !walk(st, p, o, prevHold, r.Split(), now, acts) || len(r.Tracks) > 0 && !walkTracks(st, p, o, now, acts) {
 		return // waiting; with tracks, the shared phases first, then every track (tracks.go)
 	}
 	complete(st, r, o.Changed, now, acts)

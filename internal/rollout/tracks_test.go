@@ -409,3 +409,37 @@ func TestNobodyAfterTheSplitSplitsNothing(t *testing.T) {
 		t.Fatalf("rollout %s", w.st.Rollout.Status)
 	}
 }
+
+// TestTwoTracksHeldAtDifferentPhasesCostNoWritePerPass: each track keeps its own window
+// hold, so passes that change nothing write nothing and tell nobody again.
+func TestTwoTracksHeldAtDifferentPhasesCostNoWritePerPass(t *testing.T) {
+	w := trackWorld(t, "stop")
+	w.plan.Phases[2].Windows = []spec.Window{win(t, "freeze", spec.WindowDeny, 50, 500, "")}
+	w.obs.ProjectWindows = map[string][]spec.Window{"us-1": {win(t, "appproject/team/0", spec.WindowDeny, 8, 500, "")}}
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1")
+	w.step(t, 10)
+	w.syncs(15, "r2", "eu-1")
+	w.step(t, 20)
+	w.step(t, 80)
+	eu, euAt := w.track(t, "eu")
+	us, usAt := w.track(t, "us")
+	if euAt != "final" || usAt != "prod" || eu.Window == nil || us.Window == nil || eu.Window.Phase != "final" || us.Window.Phase != "prod" || w.st.Rollout.Window == nil {
+		t.Fatalf("eu held at final, us at prod: eu %s %+v us %s %+v", euAt, eu.Window, usAt, us.Window)
+	}
+	written, err := state.Encode(w.st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s := 81; s <= 88; s++ {
+		for _, a := range w.step(t, s) {
+			if a.Kind == ActEvent {
+				t.Fatalf("pass at %ds tells again: %s %s", s, a.Reason, a.Message)
+			}
+		}
+		b, err := state.Encode(w.st)
+		if err != nil || string(b) != string(written) {
+			t.Fatalf("pass at %ds writes the state again (err %v):\n%s\nwas\n%s", s, err, b, written)
+		}
+	}
+}
