@@ -72,10 +72,18 @@ func inconclusive(r *state.Rollout, ph *state.PhaseState, kind string, hooks []s
 func holdInconclusive(st *state.State, ph *state.PhaseState, key string, now time.Time, acts *[]Action) {
 	run := ph.Hooks[key]
 	reason := fmt.Sprintf("phase %s: %s %s Inconclusive: %s (fix: look at the metric; resume runs the check again, skip, rollback or abort end it otherwise)",
-		ph.Name, run.Kind, target(run.Name, run.Cluster), run.Message)
+		phaseLabel(ph), run.Kind, target(run.Name, run.Cluster), run.Message)
 	st.Paused = &state.Pause{Reason: reason, By: pausedBy, Since: now, Check: key}
 	st.Rollout.Record(now, EvMetricInconclusive, "paused: "+reason)
 	*acts = append(*acts, Action{Kind: ActEvent, Reason: EvMetricInconclusive, Warning: true, Message: "paused: " + reason})
+}
+
+// phaseLabel names phase ph as status does: a track's copy as phase@track (prod@us).
+func phaseLabel(ph *state.PhaseState) string {
+	if ph.Track == "" || ph.Track == sharedView {
+		return ph.Name
+	}
+	return ph.Name + "@" + ph.Track
 }
 
 // checkHolds reports whether the pause is the engine's, for an Inconclusive check of a
@@ -84,13 +92,15 @@ func checkHolds(st *state.State) bool {
 	return st.Paused != nil && st.Paused.Check != "" && st.Rollout != nil && st.Rollout.Status == StatusProgressing
 }
 
-// rerunInconclusive forgets the current phase's Inconclusive runs when a person resumes
-// the engine's pause p, so each runs again from scratch (a new ledger entry).
+// rerunInconclusive forgets the current phases' Inconclusive runs (with tracks, each
+// walking track's phase) when a person resumes the engine's pause p, so each runs again
+// from scratch (a new ledger entry).
 func rerunInconclusive(st *state.State, p *state.Pause) {
 	r := st.Rollout
-	if p == nil || p.Check == "" || r == nil || r.Phase >= len(r.Phases) {
+	if p == nil || p.Check == "" || r == nil {
 		return
 	}
-	ph := &r.Phases[r.Phase]
-	maps.DeleteFunc(ph.Hooks, func(_ string, run state.HookRun) bool { return run.Status == state.HookInconclusive })
+	for _, i := range r.Current() {
+		maps.DeleteFunc(r.Phases[i].Hooks, func(_ string, run state.HookRun) bool { return run.Status == state.HookInconclusive })
+	}
 }

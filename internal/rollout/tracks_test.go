@@ -443,3 +443,29 @@ func TestTwoTracksHeldAtDifferentPhasesCostNoWritePerPass(t *testing.T) {
 		}
 	}
 }
+
+// TestResumeRunsATracksInconclusiveCheckAgain: the engine's pause names the track's phase,
+// and resume runs the check again there (the rollout's own phase stays at the split).
+func TestResumeRunsATracksInconclusiveCheckAgain(t *testing.T) {
+	w := trackWorld(t, "stop")
+	w.plan.Phases[1].Checks = []spec.Hook{metricCheck("success-rate", "", 1)}
+	w.edit(map[string]string{})
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1")
+	w.step(t, 10)
+	w.syncs(15, "r2", "us-1")
+	w.step(t, 20)
+	w.obs.TrackHooks = map[string]map[string]HookResult{"us": {"check/success-rate": {Status: state.HookInconclusive, Attempts: 1, FinishedAt: at(21), Message: "no data"}}}
+	w.step(t, 22)
+	w.obs.TrackHooks = nil
+	if p := w.st.Paused; p == nil || !strings.Contains(p.Reason, "phase prod@us:") {
+		t.Fatalf("the pause names the track's phase: %+v", p)
+	}
+	w.edit(map[string]string{"resume": "yes"})
+	acts := w.step(t, 30)
+	us, _ := w.track(t, "us")
+	run := w.st.Rollout.Phases[us.Phase].Hooks["check/success-rate"]
+	if w.st.Paused != nil || run.Status != state.HookRunning || !run.StartedAt.Equal(at(30)) || fmt.Sprint(runs(acts)) != "[check/success-rate]" {
+		t.Fatalf("resume runs the check again from scratch: paused %+v, run %+v, runs %v", w.st.Paused, run, runs(acts))
+	}
+}
