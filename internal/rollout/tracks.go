@@ -100,6 +100,9 @@ func withTracks(r *state.Rollout, p Plan) Plan {
 func walkTracks(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action) bool {
 	r := st.Rollout
 	for i := range r.Tracks {
+		if st.Paused != nil {
+			break // the engine paused the rollout (an Inconclusive check): every track waits
+		}
 		t := &r.Tracks[i]
 		prevHold := t.Window
 		t.Window = nil // set again by the walk while a window holds the track
@@ -108,6 +111,9 @@ func walkTracks(st *state.State, p Plan, o Observed, now time.Time, acts *[]Acti
 		}
 	}
 	r.Window = tracksHold(r)
+	if st.Paused != nil {
+		return false
+	}
 	var ended []string
 	for _, t := range r.Tracks {
 		switch {

@@ -469,3 +469,28 @@ func TestResumeRunsATracksInconclusiveCheckAgain(t *testing.T) {
 		t.Fatalf("resume runs the check again from scratch: paused %+v, run %+v, runs %v", w.st.Paused, run, runs(acts))
 	}
 }
+
+// TestTheEnginesPauseHoldsTheOtherTracksInTheSamePass: once one track's Inconclusive check
+// pauses the rollout, the other tracks do not walk on in that pass (one pause, one Event).
+func TestTheEnginesPauseHoldsTheOtherTracksInTheSamePass(t *testing.T) {
+	w := trackWorld(t, "stop")
+	w.plan.Phases[1].Checks = []spec.Hook{metricCheck("success-rate", "", 1)}
+	w.edit(map[string]string{})
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1")
+	w.step(t, 10)
+	w.syncs(15, "r2", "eu-1", "us-1")
+	w.step(t, 20)
+	inconclusive := map[string]HookResult{"check/success-rate": {Status: state.HookInconclusive, Attempts: 1, FinishedAt: at(21), Message: "no data"}}
+	w.obs.TrackHooks = map[string]map[string]HookResult{"eu": inconclusive, "us": inconclusive}
+	acts := w.step(t, 22)
+	n := 0
+	for _, a := range acts {
+		if a.Kind == ActEvent && a.Reason == EvMetricInconclusive {
+			n++
+		}
+	}
+	if p := w.st.Paused; p == nil || !strings.Contains(p.Reason, "phase prod@eu:") || n != 1 {
+		t.Fatalf("one pause, on the first track, one Event: %d Events, %+v", n, p)
+	}
+}
