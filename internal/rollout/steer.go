@@ -171,6 +171,10 @@ func jump(r *state.Rollout, p Plan, c *control.Controls, now time.Time, acts *[]
 		reject(contract.JumpKey, c.Jump, "jumps go forward only; the rollout is at %s (fix: rollback to go back)", r.Phases[r.Phase].Name)
 		return
 	}
+	if k := r.Split(); to >= k {
+		reject(contract.JumpKey, c.Jump, "phase %s is walked per track (the tracks split at %s); jumps do not cross the split (fix: jump to a phase before %s, or remove it)", c.Jump, r.Phases[k].Name, r.Phases[k].Name)
+		return
+	}
 	for i := r.Phase; i < to; i++ {
 		if ph := r.Phases[i]; spec.ApprovalOf(p.Phases[i]) != nil && ph.ApprovedBy == "" && !c.Force {
 			reject(contract.JumpKey, c.Jump, "it passes the unfinished gate of phase %s (fix: approve %s first, or add force: \"true\")", ph.Name, ph.Name)

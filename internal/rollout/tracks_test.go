@@ -494,3 +494,19 @@ func TestTheEnginesPauseHoldsTheOtherTracksInTheSamePass(t *testing.T) {
 		t.Fatalf("one pause, on the first track, one Event: %d Events, %+v", n, p)
 	}
 }
+
+// TestAJumpFromASharedPhaseDoesNotCrossTheSplit: a jump from a shared phase to a phase
+// walked per track is refused, saying why.
+func TestAJumpFromASharedPhaseDoesNotCrossTheSplit(t *testing.T) {
+	for _, to := range []string{"prod", "final"} {
+		t.Run(to, func(t *testing.T) {
+			w := trackWorld(t, "stop")
+			w.step(t, 0)
+			w.edit(map[string]string{"jump": to, "by": "alice"})
+			w.step(t, 1)
+			if r := w.st.Rollout; r.Phase != 0 || r.Phases[0].Status == PhaseSucceeded || !strings.Contains(w.st.Rejected["jump"], "jumps do not cross the split") {
+				t.Fatalf("phase %d %s, rejected %v", r.Phase, r.Phases[0].Status, w.st.Rejected)
+			}
+		})
+	}
+}
