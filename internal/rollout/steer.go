@@ -118,8 +118,8 @@ func endRollout(st *state.State, c *control.Controls, now time.Time, acts *[]Act
 		reject(key, why, "no rollout in progress (fix: remove it)")
 	case key == contract.AbortKey:
 		r.Status, r.Reason = StatusStopped, fmt.Sprintf("aborted by %s: %s", who(c), why)
-		if r.Phase < len(r.Phases) {
-			r.Phases[r.Phase].Status = PhaseFailed
+		for _, i := range walkingPhases(r) {
+			r.Phases[i].Status = PhaseFailed
 		}
 		emit(r, acts, now, EvRolloutAborted, r.Reason)
 		consume(acts, key)
@@ -140,6 +140,21 @@ func endRollout(st *state.State, c *control.Controls, now time.Time, acts *[]Act
 		emit(r, acts, now, EvRollingBack, "rolling back: "+r.Reason)
 		consume(acts, key)
 	}
+}
+
+// walkingPhases are the phases an abort stops: the current one, or with tracks, each
+// still-walking track's (a track that completed or stopped keeps its phases as they are).
+func walkingPhases(r *state.Rollout) []int {
+	if len(r.Tracks) == 0 || r.Phase < r.Split() {
+		return r.Current()
+	}
+	var out []int
+	for _, t := range r.Tracks {
+		if from, to := r.Span(t.Name); !t.Status.IsTerminal() && t.Phase >= from && t.Phase < to {
+			out = append(out, t.Phase)
+		}
+	}
+	return out
 }
 
 // phaseEdits applies approve, promote and jump to the running rollout.

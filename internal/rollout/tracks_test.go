@@ -510,3 +510,25 @@ func TestAJumpFromASharedPhaseDoesNotCrossTheSplit(t *testing.T) {
 		})
 	}
 }
+
+// TestAbortStopsOnlyTheWalkingTracksPhases: abort marks each still-walking track's phase
+// Failed, not a phase a track has already passed.
+func TestAbortStopsOnlyTheWalkingTracksPhases(t *testing.T) {
+	w := trackWorld(t, "stop")
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1")
+	w.step(t, 10)
+	w.syncs(15, "r2", "eu-1")
+	w.step(t, 20)
+	w.step(t, 80) // eu at final, us at prod
+	w.edit(map[string]string{"abort": "bad", "by": "alice"})
+	w.step(t, 81)
+	var got []string
+	for _, ph := range w.st.Rollout.Phases {
+		got = append(got, fmt.Sprintf("%s@%s %s", ph.Name, ph.Track, ph.Status))
+	}
+	want := fmt.Sprintf("[dev@ %s prod@eu %s final@eu %s prod@us %s final@us %s]", PhaseSucceeded, PhaseSucceeded, PhaseFailed, PhaseFailed, PhasePending)
+	if w.st.Rollout.Status != StatusStopped || fmt.Sprint(got) != want {
+		t.Fatalf("rollout %s, phases %v, want %s", w.st.Rollout.Status, got, want)
+	}
+}
