@@ -67,15 +67,24 @@ func inconclusive(r *state.Rollout, ph *state.PhaseState, kind string, hooks []s
 }
 
 // holdInconclusive pauses the rollout on the Inconclusive run key of ph: an engine pause
-// (Pause.Check) that only resume lifts, which runs the check again from scratch; skip,
-// rollback and abort work as on any pause.
+// (Pause.Check) that only resume lifts, which runs the check again from scratch (skip of a
+// per-cluster run's cluster needs a resume too); rollback and abort work as on any pause.
 func holdInconclusive(st *state.State, ph *state.PhaseState, key string, now time.Time, acts *[]Action) {
 	run := ph.Hooks[key]
-	reason := fmt.Sprintf("phase %s: %s %s Inconclusive: %s (fix: look at the metric; resume runs the check again, skip, rollback or abort end it otherwise)",
-		phaseLabel(ph), run.Kind, target(run.Name, run.Cluster), run.Message)
+	reason := fmt.Sprintf("phase %s: %s %s Inconclusive: %s (fix: look at the metric, then resume to run the check again; %srollback or abort)",
+		phaseLabel(ph), run.Kind, target(run.Name, run.Cluster), run.Message, skipFix(run.Cluster))
 	st.Paused = &state.Pause{Reason: reason, By: pausedBy, Since: now, Check: key}
 	st.Rollout.Record(now, EvMetricInconclusive, "paused: "+reason)
 	*acts = append(*acts, Action{Kind: ActEvent, Reason: EvMetricInconclusive, Warning: true, Message: "paused: " + reason})
+}
+
+// skipFix is the pause reason's way past a per-cluster run: skip alone does not lift the
+// pause (only resume does), so it says both.
+func skipFix(cluster string) string {
+	if cluster == "" {
+		return ""
+	}
+	return "or skip " + cluster + ", then resume; or "
 }
 
 // phaseLabel names phase ph as status does: a track's copy as phase@track (prod@us).
