@@ -128,10 +128,24 @@ func injectedHeaders(c Call) map[string]string {
 	return h
 }
 
-// describeErr says why a call could not be made, naming a timeout as one.
+// describeErr says why a call could not be made, naming a timeout as one. A *url.Error is
+// told by its host only: its URL may carry a query-escaped secret the redactor would miss.
 func describeErr(ctx context.Context, err error) string {
+	msg := withoutURL(err)
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return "timed out: " + err.Error()
+		return "timed out: " + msg
 	}
-	return err.Error()
+	return msg
+}
+
+// withoutURL is err's text without the request URL a *url.Error adds, naming the host.
+func withoutURL(err error) string {
+	var ue *url.Error
+	if !errors.As(err, &ue) {
+		return err.Error()
+	}
+	if u, perr := url.Parse(ue.URL); perr == nil && u.Host != "" {
+		return fmt.Sprintf("%s %s: %v", ue.Op, u.Host, ue.Err)
+	}
+	return fmt.Sprintf("%s: %v", ue.Op, ue.Err)
 }

@@ -2,11 +2,13 @@ package hooks
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -216,5 +218,37 @@ func TestAnEmptyBodyLeavesNoDanglingColon(t *testing.T) {
 	}
 	if got := withBody("status 200", []byte("ok")); got != "status 200: ok" {
 		t.Fatalf("%q", got)
+	}
+}
+
+func TestARequestErrorNamesTheHostNotTheURL(t *testing.T) {
+	secret := "s3cr/t +&="
+	q := url.QueryEscape(secret)
+	cases := []struct {
+		name      string
+		err       error
+		want, not string
+	}{
+		{"a url.Error with the secret in the query", &url.Error{Op: "Get", URL: "http://prom:9090/api/v1/query?query=" + q, Err: errors.New("connection refused")}, "Get prom:9090: connection refused", q},
+		{"a wrapped url.Error", fmt.Errorf("asking: %w", &url.Error{Op: "Get", URL: "http://h/" + url.PathEscape(secret), Err: errors.New("EOF")}), "Get h: EOF", url.PathEscape(secret)},
+		{"another error as it is", errors.New("boom"), "boom", "http"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := describeErr(context.Background(), c.err)
+			if got != c.want || strings.Contains(got, c.not) {
+				t.Fatalf("got %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+func TestASecretIsRedactedInItsEscapedForms(t *testing.T) {
+	secret := "s3cr/t +&="
+	r := newRedactor([]string{secret})
+	for _, form := range []string{secret, url.QueryEscape(secret), url.PathEscape(secret)} {
+		if got := r.apply("query=" + form + " end"); got != "query=[redacted] end" {
+			t.Errorf("%q: got %q", form, got)
+		}
 	}
 }

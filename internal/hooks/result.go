@@ -1,6 +1,8 @@
 package hooks
 
 import (
+	"net/url"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -42,8 +44,14 @@ type redactor []string
 func newRedactor(secrets []string) redactor {
 	var r redactor
 	for _, s := range secrets {
-		if len(s) >= 3 { // shorter values would redact ordinary text, and are not secrets
-			r = append(r, s)
+		if len(s) < 3 { // shorter values would redact ordinary text, and are not secrets
+			continue
+		}
+		// a secret may show escaped too, e.g. in a URL a client quotes back
+		for _, form := range []string{s, url.QueryEscape(s), url.PathEscape(s)} {
+			if !slices.Contains(r, form) {
+				r = append(r, form)
+			}
 		}
 	}
 	for i := range r { // insertion sort by length, longest first (a handful of values)

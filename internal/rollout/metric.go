@@ -67,15 +67,32 @@ func inconclusive(r *state.Rollout, ph *state.PhaseState, kind string, hooks []s
 }
 
 // holdInconclusive pauses the rollout on the Inconclusive run key of ph: an engine pause
-// (Pause.Check) that only resume lifts, which runs the check again from scratch; skip,
-// rollback and abort work as on any pause.
+// (Pause.Check) that only resume lifts, which runs the check again from scratch (skip of a
+// per-cluster run's cluster needs a resume too); rollback and abort work as on any pause.
 func holdInconclusive(st *state.State, ph *state.PhaseState, key string, now time.Time, acts *[]Action) {
 	run := ph.Hooks[key]
-	reason := fmt.Sprintf("phase %s: %s %s Inconclusive: %s (fix: look at the metric; resume runs the check again, skip, rollback or abort end it otherwise)",
-		ph.Name, run.Kind, target(run.Name, run.Cluster), run.Message)
+	reason := fmt.Sprintf("phase %s: %s %s Inconclusive: %s (fix: look at the metric, then resume to run the check again; %srollback or abort)",
+		phaseLabel(ph), run.Kind, target(run.Name, run.Cluster), run.Message, skipFix(run.Cluster))
 	st.Paused = &state.Pause{Reason: reason, By: pausedBy, Since: now, Check: key}
 	st.Rollout.Record(now, EvMetricInconclusive, "paused: "+reason)
 	*acts = append(*acts, Action{Kind: ActEvent, Reason: EvMetricInconclusive, Warning: true, Message: "paused: " + reason})
+}
+
+// skipFix is the pause reason's way past a per-cluster run: skip alone does not lift the
+// pause (only resume does), so it says both.
+func skipFix(cluster string) string {
+	if cluster == "" {
+		return ""
+	}
+	return "or skip " + cluster + ", then resume; or "
+}
+
+// phaseLabel names phase ph as status does: a track's copy as phase@track (prod@us).
+func phaseLabel(ph *state.PhaseState) string {
+	if ph.Track == "" || ph.Track == sharedView {
+		return ph.Name
+	}
+	return ph.Name + "@" + ph.Track
 }
 
 // checkHolds reports whether the pause is the engine's, for an Inconclusive check of a
@@ -84,13 +101,15 @@ func checkHolds(st *state.State) bool {
 	return st.Paused != nil && st.Paused.Check != "" && st.Rollout != nil && st.Rollout.Status == StatusProgressing
 }
 
-// rerunInconclusive forgets the current phase's Inconclusive runs when a person resumes
-// the engine's pause p, so each runs again from scratch (a new ledger entry).
+// rerunInconclusive forgets the current phases' Inconclusive runs (with tracks, each
+// walking track's phase) when a person resumes the engine's pause p, so each runs again
+// from scratch (a new ledger entry).
 func rerunInconclusive(st *state.State, p *state.Pause) {
 	r := st.Rollout
-	if p == nil || p.Check == "" || r == nil || r.Phase >= len(r.Phases) {
+	if p == nil || p.Check == "" || r == nil {
 		return
 	}
-	ph := &r.Phases[r.Phase]
-	maps.DeleteFunc(ph.Hooks, func(_ string, run state.HookRun) bool { return run.Status == state.HookInconclusive })
+	for _, i := range r.Current() {
+		maps.DeleteFunc(r.Phases[i].Hooks, func(_ string, run state.HookRun) bool { return run.Status == state.HookInconclusive })
+	}
 }

@@ -227,3 +227,32 @@ func TestASkippedClustersInconclusiveCheckDoesNotPause(t *testing.T) {
 		t.Fatalf("a skipped cluster is not judged: paused %+v, phase %d", w.st.Paused, w.st.Rollout.Phase)
 	}
 }
+
+// TestTheInconclusivePauseSaysSkipNeedsAResume: skip alone does not lift the engine's
+// pause, so the reason of a per-cluster run says to skip, then resume; a per-phase run's
+// names no skip.
+func TestTheInconclusivePauseSaysSkipNeedsAResume(t *testing.T) {
+	cases := []struct {
+		name, query, key, want, not string
+	}{
+		{"per cluster", `up{cluster="{{name}}"}`, "check/success-rate/dev-2", "or skip dev-2, then resume; or rollback or abort", "resume runs the check again, skip"},
+		{"per phase", "up", "check/success-rate", "then resume to run the check again; rollback or abort", "skip"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			phases := threePhases()
+			h := metricCheck("success-rate", "", 1)
+			h.Block.(*spec.MetricHook).Prometheus.Query = c.query
+			phases[0].Checks = []spec.Hook{h}
+			w := newWorld(phases...)
+			w.step(t, 0)
+			w.syncs(5, "r2", "dev-1", "dev-2")
+			w.step(t, 10)
+			w.ends(11, state.HookInconclusive, c.key)
+			w.step(t, 12)
+			if p := w.st.Paused; p == nil || !strings.Contains(p.Reason, c.want) || strings.Contains(p.Reason, c.not) {
+				t.Fatalf("reason %+v, want %q", p, c.want)
+			}
+		})
+	}
+}

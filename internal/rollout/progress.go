@@ -15,7 +15,7 @@ func progress(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action
 	joiners(st, p, o, now, acts)
 	prevHold := r.Window
 	r.Window = nil // set again below while a window holds
-	if !walk(st, p, o, prevHold, r.Split(), now, acts) || len(r.Tracks) > 0 && !walkTracks(st, p, o, prevHold, now, acts) {
+	if !walk(st, p, o, prevHold, r.Split(), now, acts) || len(r.Tracks) > 0 && !walkTracks(st, p, o, now, acts) {
 		return // waiting; with tracks, the shared phases first, then every track (tracks.go)
 	}
 	complete(st, r, o.Changed, now, acts)
@@ -25,7 +25,7 @@ func progress(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action
 // whether it got there (false: it waits, or it stopped or started rolling back).
 func walk(st *state.State, p Plan, o Observed, prevHold *state.WindowHold, end int, now time.Time, acts *[]Action) bool {
 	r := st.Rollout
-	for r.Phase < end {
+	for r.Phase < end && st.Paused == nil { // the engine's pause holds the rest of the pass
 		ph, sp := &r.Phases[r.Phase], p.Phases[r.Phase]
 		if ph.Status == PhasePending && budgetSpent(st, p, ph, sp, o, now, acts) {
 			return false // the earlier phases' tolerated failures spent the budget: this one never starts
@@ -80,7 +80,7 @@ func walk(st *state.State, p Plan, o Observed, prevHold *state.WindowHold, end i
 		emit(r, acts, now, EvPhaseSucceeded, "phase "+ph.Name+" succeeded")
 		r.Phase++
 	}
-	return true
+	return st.Paused == nil
 }
 
 func startPhase(r *state.Rollout, ph *state.PhaseState, sp spec.Phase, now time.Time, acts *[]Action) {

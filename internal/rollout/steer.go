@@ -118,8 +118,8 @@ func endRollout(st *state.State, c *control.Controls, now time.Time, acts *[]Act
 		reject(key, why, "no rollout in progress (fix: remove it)")
 	case key == contract.AbortKey:
 		r.Status, r.Reason = StatusStopped, fmt.Sprintf("aborted by %s: %s", who(c), why)
-		if r.Phase < len(r.Phases) {
-			r.Phases[r.Phase].Status = PhaseFailed
+		for _, i := range walkingPhases(r) {
+			r.Phases[i].Status = PhaseFailed
 		}
 		emit(r, acts, now, EvRolloutAborted, r.Reason)
 		consume(acts, key)
@@ -140,6 +140,21 @@ func endRollout(st *state.State, c *control.Controls, now time.Time, acts *[]Act
 		emit(r, acts, now, EvRollingBack, "rolling back: "+r.Reason)
 		consume(acts, key)
 	}
+}
+
+// walkingPhases are the phases an abort stops: the current one, or with tracks, each
+// still-walking track's (a track that completed or stopped keeps its phases as they are).
+func walkingPhases(r *state.Rollout) []int {
+	if len(r.Tracks) == 0 || r.Phase < r.Split() {
+		return r.Current()
+	}
+	var out []int
+	for _, t := range r.Tracks {
+		if from, to := r.Span(t.Name); !t.Status.IsTerminal() && t.Phase >= from && t.Phase < to {
+			out = append(out, t.Phase)
+		}
+	}
+	return out
 }
 
 // phaseEdits applies approve, promote and jump to the running rollout.
@@ -169,6 +184,10 @@ func jump(r *state.Rollout, p Plan, c *control.Controls, now time.Time, acts *[]
 	to := slices.IndexFunc(r.Phases, func(p state.PhaseState) bool { return p.Name == c.Jump })
 	if to <= r.Phase {
 		reject(contract.JumpKey, c.Jump, "jumps go forward only; the rollout is at %s (fix: rollback to go back)", r.Phases[r.Phase].Name)
+		return
+	}
+	if k := r.Split(); to >= k {
+		reject(contract.JumpKey, c.Jump, "phase %s is walked per track (the tracks split at %s); jumps do not cross the split (fix: jump to a phase before %s, or remove it)", c.Jump, r.Phases[k].Name, r.Phases[k].Name)
 		return
 	}
 	for i := r.Phase; i < to; i++ {

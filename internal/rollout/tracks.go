@@ -97,12 +97,22 @@ func withTracks(r *state.Rollout, p Plan) Plan {
 // whether every track completed; once all have ended and one did not complete, the rollout
 // is Stopped: its revision is not the deployed one, the completed tracks keep it, and a
 // person decides (a new commit, or rollback for every track).
-func walkTracks(st *state.State, p Plan, o Observed, prevHold *state.WindowHold, now time.Time, acts *[]Action) bool {
+func walkTracks(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action) bool {
 	r := st.Rollout
 	for i := range r.Tracks {
-		if t := &r.Tracks[i]; !t.Status.IsTerminal() {
+		if st.Paused != nil {
+			break // the engine paused the rollout (an Inconclusive check): every track waits
+		}
+		t := &r.Tracks[i]
+		prevHold := t.Window
+		t.Window = nil // set again by the walk while a window holds the track
+		if !t.Status.IsTerminal() {
 			walkTrack(st, p, o, prevHold, t, now, acts)
 		}
+	}
+	r.Window = tracksHold(r)
+	if st.Paused != nil {
+		return false
 	}
 	var ended []string
 	for _, t := range r.Tracks {
@@ -122,6 +132,17 @@ func walkTracks(st *state.State, p Plan, o Observed, prevHold *state.WindowHold,
 		strings.Join(ended, "; "), r.Revision)
 	emit(r, acts, now, EvRolloutStopped, "rollout stopped: "+r.Reason)
 	return false
+}
+
+// tracksHold is the hold status shows for the whole rollout: the first held track's (each
+// track keeps its own in Track.Window), or the shared phases' when no track is held.
+func tracksHold(r *state.Rollout) *state.WindowHold {
+	for _, t := range r.Tracks {
+		if t.Window != nil {
+			return t.Window.Clone()
+		}
+	}
+	return r.Window
 }
 
 // walkTrack moves track t as far as it goes on this pass: the engine's own walk (or
@@ -156,7 +177,7 @@ func inTrack(st *state.State, p Plan, t *state.Track, now time.Time, acts *[]Act
 }
 
 // trackView is the rollout as track t's walk sees it: the shared phases (copies, marked
-// sharedView), then t's, its place and status, no history, and what is left of the
+// sharedView), then t's, its place, status and window hold, no history, and what is left of the
 // rollout-wide failure budget once the other tracks' failures are counted.
 func trackView(r *state.Rollout, t *state.Track, k, from, to int) *state.Rollout {
 	v := *r
@@ -166,7 +187,7 @@ func trackView(r *state.Rollout, t *state.Track, k, from, to int) *state.Rollout
 		v.Phases = append(v.Phases, ph)
 	}
 	v.Phases = append(v.Phases, r.Phases[from:to]...)
-	v.Phase, v.Status, v.Reason, v.History, v.Tracks, v.Window = k+t.Phase-from, t.Status, t.Reason, nil, nil, nil
+	v.Phase, v.Status, v.Reason, v.History, v.Tracks, v.Window = k+t.Phase-from, t.Status, t.Reason, nil, nil, t.Window
 	if r.MaxFailures != nil {
 		left := *r.MaxFailures - (len(r.Failures()) - len(v.Failures()))
 		v.MaxFailures = &left
@@ -183,9 +204,7 @@ func fromView(r *state.Rollout, t *state.Track, v *state.Rollout, k, from int, m
 		t.EndedAt = now
 	}
 	t.Status = v.Status
-	if v.Window != nil {
-		r.Window = v.Window
-	}
+	t.Window = v.Window
 	for _, e := range v.History {
 		r.Record(e.At, trackEvent(e.Event), "track "+t.Name+": "+e.Message)
 	}

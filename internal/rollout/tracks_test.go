@@ -409,3 +409,126 @@ func TestNobodyAfterTheSplitSplitsNothing(t *testing.T) {
 		t.Fatalf("rollout %s", w.st.Rollout.Status)
 	}
 }
+
+// TestTwoTracksHeldAtDifferentPhasesCostNoWritePerPass: each track keeps its own window
+// hold, so passes that change nothing write nothing and tell nobody again.
+func TestTwoTracksHeldAtDifferentPhasesCostNoWritePerPass(t *testing.T) {
+	w := trackWorld(t, "stop")
+	w.plan.Phases[2].Windows = []spec.Window{win(t, "freeze", spec.WindowDeny, 50, 500, "")}
+	w.obs.ProjectWindows = map[string][]spec.Window{"us-1": {win(t, "appproject/team/0", spec.WindowDeny, 8, 500, "")}}
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1")
+	w.step(t, 10)
+	w.syncs(15, "r2", "eu-1")
+	w.step(t, 20)
+	w.step(t, 80)
+	eu, euAt := w.track(t, "eu")
+	us, usAt := w.track(t, "us")
+	if euAt != "final" || usAt != "prod" || eu.Window == nil || us.Window == nil || eu.Window.Phase != "final" || us.Window.Phase != "prod" || w.st.Rollout.Window == nil {
+		t.Fatalf("eu held at final, us at prod: eu %s %+v us %s %+v", euAt, eu.Window, usAt, us.Window)
+	}
+	written, err := state.Encode(w.st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s := 81; s <= 88; s++ {
+		for _, a := range w.step(t, s) {
+			if a.Kind == ActEvent {
+				t.Fatalf("pass at %ds tells again: %s %s", s, a.Reason, a.Message)
+			}
+		}
+		b, err := state.Encode(w.st)
+		if err != nil || string(b) != string(written) {
+			t.Fatalf("pass at %ds writes the state again (err %v):\n%s\nwas\n%s", s, err, b, written)
+		}
+	}
+}
+
+// TestResumeRunsATracksInconclusiveCheckAgain: the engine's pause names the track's phase,
+// and resume runs the check again there (the rollout's own phase stays at the split).
+func TestResumeRunsATracksInconclusiveCheckAgain(t *testing.T) {
+	w := trackWorld(t, "stop")
+	w.plan.Phases[1].Checks = []spec.Hook{metricCheck("success-rate", "", 1)}
+	w.edit(map[string]string{})
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1")
+	w.step(t, 10)
+	w.syncs(15, "r2", "us-1")
+	w.step(t, 20)
+	w.obs.TrackHooks = map[string]map[string]HookResult{"us": {"check/success-rate": {Status: state.HookInconclusive, Attempts: 1, FinishedAt: at(21), Message: "no data"}}}
+	w.step(t, 22)
+	w.obs.TrackHooks = nil
+	if p := w.st.Paused; p == nil || !strings.Contains(p.Reason, "phase prod@us:") {
+		t.Fatalf("the pause names the track's phase: %+v", p)
+	}
+	w.edit(map[string]string{"resume": "yes"})
+	acts := w.step(t, 30)
+	us, _ := w.track(t, "us")
+	run := w.st.Rollout.Phases[us.Phase].Hooks["check/success-rate"]
+	if w.st.Paused != nil || run.Status != state.HookRunning || !run.StartedAt.Equal(at(30)) || fmt.Sprint(runs(acts)) != "[check/success-rate]" {
+		t.Fatalf("resume runs the check again from scratch: paused %+v, run %+v, runs %v", w.st.Paused, run, runs(acts))
+	}
+}
+
+// TestTheEnginesPauseHoldsTheOtherTracksInTheSamePass: once one track's Inconclusive check
+// pauses the rollout, the other tracks do not walk on in that pass (one pause, one Event).
+func TestTheEnginesPauseHoldsTheOtherTracksInTheSamePass(t *testing.T) {
+	w := trackWorld(t, "stop")
+	w.plan.Phases[1].Checks = []spec.Hook{metricCheck("success-rate", "", 1)}
+	w.edit(map[string]string{})
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1")
+	w.step(t, 10)
+	w.syncs(15, "r2", "eu-1", "us-1")
+	w.step(t, 20)
+	inconclusive := map[string]HookResult{"check/success-rate": {Status: state.HookInconclusive, Attempts: 1, FinishedAt: at(21), Message: "no data"}}
+	w.obs.TrackHooks = map[string]map[string]HookResult{"eu": inconclusive, "us": inconclusive}
+	acts := w.step(t, 22)
+	n := 0
+	for _, a := range acts {
+		if a.Kind == ActEvent && a.Reason == EvMetricInconclusive {
+			n++
+		}
+	}
+	if p := w.st.Paused; p == nil || !strings.Contains(p.Reason, "phase prod@eu:") || n != 1 {
+		t.Fatalf("one pause, on the first track, one Event: %d Events, %+v", n, p)
+	}
+}
+
+// TestAJumpFromASharedPhaseDoesNotCrossTheSplit: a jump from a shared phase to a phase
+// walked per track is refused, saying why.
+func TestAJumpFromASharedPhaseDoesNotCrossTheSplit(t *testing.T) {
+	for _, to := range []string{"prod", "final"} {
+		t.Run(to, func(t *testing.T) {
+			w := trackWorld(t, "stop")
+			w.step(t, 0)
+			w.edit(map[string]string{"jump": to, "by": "alice"})
+			w.step(t, 1)
+			if r := w.st.Rollout; r.Phase != 0 || r.Phases[0].Status == PhaseSucceeded || !strings.Contains(w.st.Rejected["jump"], "jumps do not cross the split") {
+				t.Fatalf("phase %d %s, rejected %v", r.Phase, r.Phases[0].Status, w.st.Rejected)
+			}
+		})
+	}
+}
+
+// TestAbortStopsOnlyTheWalkingTracksPhases: abort marks each still-walking track's phase
+// Failed, not a phase a track has already passed.
+func TestAbortStopsOnlyTheWalkingTracksPhases(t *testing.T) {
+	w := trackWorld(t, "stop")
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1")
+	w.step(t, 10)
+	w.syncs(15, "r2", "eu-1")
+	w.step(t, 20)
+	w.step(t, 80) // eu at final, us at prod
+	w.edit(map[string]string{"abort": "bad", "by": "alice"})
+	w.step(t, 81)
+	var got []string
+	for _, ph := range w.st.Rollout.Phases {
+		got = append(got, fmt.Sprintf("%s@%s %s", ph.Name, ph.Track, ph.Status))
+	}
+	want := fmt.Sprintf("[dev@ %s prod@eu %s final@eu %s prod@us %s final@us %s]", PhaseSucceeded, PhaseSucceeded, PhaseFailed, PhaseFailed, PhasePending)
+	if w.st.Rollout.Status != StatusStopped || fmt.Sprint(got) != want {
+		t.Fatalf("rollout %s, phases %v, want %s", w.st.Rollout.Status, got, want)
+	}
+}

@@ -114,11 +114,22 @@ func (d *dec) prometheus(f map[string]*yaml.Node, parent *yaml.Node, path string
 		d.fail(pf["address"], path+".address", "write an absolute http:// or https:// URL, e.g. http://prometheus.monitoring:9090", "invalid URL %q", q.Address)
 	}
 	for field, v := range map[string]string{"address": q.Address, "query": q.Query} {
-		if strings.Contains(v, "{{.secrets.") || strings.Contains(v, "{{ .secrets.") {
+		if refersToSecret(v) {
 			d.fail(pf[field], path+"."+field, "pass a secret in headers (e.g. Authorization: Bearer {{.secrets.prom.token}})", "a secret may not be part of the %s: it would show in messages", field)
 		}
 	}
 	return q
+}
+
+// refersToSecret reports whether s has a placeholder naming a secret, read by the same
+// matcher the templating uses (so {{  .secrets.p.k}} and {{\t.secrets.p.k}} count too).
+func refersToSecret(s string) bool {
+	for _, m := range HookPlaceholder.FindAllStringSubmatch(s, -1) {
+		if strings.HasPrefix(strings.TrimSpace(m[1]), ".secrets.") {
+			return true
+		}
+	}
+	return false
 }
 
 // metricCount reads count: at least 1 (default 1); a check measured through the soak

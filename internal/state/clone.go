@@ -32,6 +32,9 @@ func (s *State) Clone() *State {
 		r.MaxFailures = clonePtr(r.MaxFailures)
 		r.Window = r.Window.Clone()
 		r.Tracks = slices.Clone(r.Tracks)
+		for i := range r.Tracks {
+			r.Tracks[i].Window = r.Tracks[i].Window.Clone()
+		}
 		r.Phases = make([]PhaseState, len(s.Rollout.Phases))
 		for i, p := range s.Rollout.Phases {
 			p.Members = slices.Clone(p.Members)

@@ -19,6 +19,9 @@ type Track struct {
 	Reason string        `json:"reason,omitempty"`
 	// EndedAt is when the track reached a terminal status (zero while it walks).
 	EndedAt time.Time `json:"endedAt,omitzero"`
+	// Window is the change window holding the track now (nil when none does): each track
+	// keeps its own, so two tracks held at different phases cost no write per pass.
+	Window *WindowHold `json:"window,omitempty"`
 }
 
 // Span is where the phases of track name lie in r.Phases: [from, to); from == to when the
