@@ -71,7 +71,9 @@ func TestPreviewEachPhaseWithArgoCDAppDiff(t *testing.T) {
 
 func (r *phased) sync(ctx context.Context) {
 	r.t.Helper()
-	if out, err := env.ArgoCDCLI(ctx, "app", "sync", r.name, "--timeout", "60"); err != nil {
+	// The wait is generous: with the whole suite running in parallel on two cores the
+	// application controller can take over a minute to end a sync of the fleet's parent.
+	if out, err := env.ArgoCDCLI(ctx, "app", "sync", r.name, "--timeout", "180"); err != nil {
 		r.t.Fatalf("argocd app sync: %v\n%s", err, out)
 	}
 }
