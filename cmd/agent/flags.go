@@ -137,10 +137,12 @@ func (e *election) validate() error {
 type observability struct {
 	logLevel    string
 	metricsAddr string
+	profiling   bool
 }
 
-// BindFlags registers --log-level and --metrics-addr.
+// BindFlags registers --log-level, --metrics-addr and --profiling.
 func (o *observability) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&o.metricsAddr, "metrics-addr", ":9402", "serve Prometheus metrics on this address at /metrics (empty: off)")
+	fs.BoolVar(&o.profiling, "profiling", false, "also serve Go's /debug/pprof on --metrics-addr (heap and CPU profiles; keep that address private)")
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"sync/atomic"
 	"time"
@@ -57,7 +58,7 @@ func start(ctx context.Context, o options, log *slog.Logger) error {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	o.agent.Metrics = reg
 	if o.obs.metricsAddr != "" {
-		stop, err := serveMetrics(o.obs.metricsAddr, reg, log)
+		stop, err := serveMetrics(o.obs.metricsAddr, reg, o.obs.profiling, log)
 		if err != nil {
 			return err
 		}
@@ -122,14 +123,19 @@ func lead(ctx context.Context, o options, kube kubernetes.Interface, rec record.
 	return nil
 }
 
-// serveMetrics serves /metrics until the returned stop is called.
-func serveMetrics(addr string, reg *prometheus.Registry, log *slog.Logger) (func(), error) {
+// serveMetrics serves /metrics, and /debug/pprof when profiling, until the returned stop is
+// called.
+func serveMetrics(addr string, reg *prometheus.Registry, profiling bool, log *slog.Logger) (func(), error) {
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("metrics on %s: %w", addr, err)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	if profiling {
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {

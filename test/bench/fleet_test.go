@@ -89,10 +89,12 @@ func BenchmarkFleet(b *testing.B) {
 	f := startFleet(ctx, b, n, shards)
 	f.rollout(ctx, b, 0) // the first deployment: every child created, phase by phase
 	b.ResetTimer()
+	go f.profile(ctx, b, "cpu.pprof", "profile?seconds=60")
 	for i := range b.N {
 		f.rollout(ctx, b, i+1)
 	}
 	b.StopTimer()
+	f.profile(ctx, b, "heap.pprof", "heap")
 	decisions, mean, p99, err := decideTimes(ctx, f.metricsURL)
 	if err != nil {
 		b.Fatal(err)
@@ -174,8 +176,8 @@ func startFleet(ctx context.Context, b *testing.B, n, shards int) *fleetStack {
 	f.metricsURL = "http://127.0.0.1:" + strconv.Itoa(port) + "/metrics"
 	agent, err := env.Start(framework.ProcSpec{Name: "agent", Path: bins.Agent, Args: []string{
 		"--namespace", framework.ArgoNamespace, "--kubeconfig", env.Kubeconfig, "--log-level", "info",
-		"--metrics-addr", "127.0.0.1:" + strconv.Itoa(port), "--kube-api-qps", "300", "--kube-api-burst", "600",
-	}})
+		"--metrics-addr", "127.0.0.1:" + strconv.Itoa(port), "--kube-api-qps", "300", "--kube-api-burst", "600", "--profiling",
+	}, Env: goDebug()})
 	if err != nil {
 		b.Fatal(err)
 	}

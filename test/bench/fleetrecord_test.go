@@ -6,12 +6,15 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
@@ -172,4 +175,40 @@ func bucketQuantile(h *dto.Histogram, q float64) time.Duration {
 		}
 	}
 	return time.Duration(math.MaxInt64) // beyond the last bucket
+}
+
+// goDebug passes CMP_PHASE_FLEET_GODEBUG to the agent as GODEBUG (e.g. gctrace=1: the live
+// heap after each collection, in the agent's log).
+func goDebug() []string {
+	if v := os.Getenv("CMP_PHASE_FLEET_GODEBUG"); v != "" {
+		return []string{"GODEBUG=" + v}
+	}
+	return nil
+}
+
+// profile saves the agent's pprof profile at path under CMP_PHASE_FLEET_PROFILES, when set.
+func (f *fleetStack) profile(ctx context.Context, b *testing.B, name, path string) {
+	dir := os.Getenv("CMP_PHASE_FLEET_PROFILES")
+	if dir == "" {
+		return
+	}
+	url := strings.TrimSuffix(f.metricsURL, "/metrics") + "/debug/pprof/" + path
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		b.Logf("profile %s: %v", name, err)
+		return
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		b.Logf("profile %s: %v", name, err)
+		return
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, name), body, 0o644)
+	}
+	if err != nil {
+		b.Logf("profile %s: %v", name, err)
+	}
 }
