@@ -20,6 +20,7 @@ type Store struct {
 	Namespace  string
 	Name       string
 	OnConflict func() // called when a write met a concurrent change (optional)
+	Memo       *Memo  // skips decoding a ConfigMap read unchanged (optional)
 }
 
 // Decide computes the next state from the current one (nil when there is none). Returning
@@ -70,9 +71,12 @@ func (s *Store) UpdateCM(ctx context.Context, decide DecideCM) (next *State, wro
 			}
 		}
 		next, wrote = e.Next, true
-		err = s.write(ctx, cm)
+		written, err := s.write(ctx, cm)
 		if apierrors.IsConflict(err) && s.OnConflict != nil {
 			s.OnConflict()
+		}
+		if err == nil && e.Next != nil {
+			s.Memo.keep(written, e.Next)
 		}
 		return err
 	})
@@ -102,17 +106,17 @@ func applyData(cm *corev1.ConfigMap, edits map[string]*string) bool {
 	return changed
 }
 
-func (s *Store) write(ctx context.Context, cm *corev1.ConfigMap) error {
+// write updates (or creates) the ConfigMap; it returns what the API server stored.
+func (s *Store) write(ctx context.Context, cm *corev1.ConfigMap) (*corev1.ConfigMap, error) {
 	cms := s.ConfigMaps.ConfigMaps(s.Namespace)
 	if cm.ResourceVersion != "" {
-		_, err := cms.Update(ctx, cm, metav1.UpdateOptions{})
-		return err
+		return cms.Update(ctx, cm, metav1.UpdateOptions{})
 	}
-	_, err := cms.Create(ctx, cm, metav1.CreateOptions{})
+	made, err := cms.Create(ctx, cm, metav1.CreateOptions{})
 	if apierrors.IsAlreadyExists(err) {
-		return apierrors.NewConflict(corev1.Resource("configmaps"), s.Name, err)
+		return nil, apierrors.NewConflict(corev1.Resource("configmaps"), s.Name, err)
 	}
-	return err
+	return made, err
 }
 
 // read returns the ConfigMap (a new one when missing) and its decoded state (nil when
@@ -129,9 +133,13 @@ func (s *Store) read(ctx context.Context) (*corev1.ConfigMap, *State, error) {
 	if len(cm.BinaryData[contract.StateKey]) == 0 {
 		return cm, nil, nil
 	}
+	if st := s.Memo.lookup(cm); st != nil {
+		return cm, st, nil
+	}
 	st, err := FromConfigMap(cm)
 	if err != nil {
 		return nil, nil, err // never overwrite a state we cannot read; it must be rebuilt
 	}
+	s.Memo.keep(cm, st)
 	return cm, st, nil
 }
