@@ -128,6 +128,7 @@ type Agent struct {
 	inv      *inventory.Inventory // last published
 	invBytes []byte               // its encoding, to tell a change
 	asked    map[string]named     // rollout → the re-render it last asked for
+	memories map[string]*memory   // rollout → what its last pass read (memory.go)
 }
 
 // New makes an agent. events may be nil (no Kubernetes Events).
@@ -141,7 +142,7 @@ func New(kube kubernetes.Interface, argo argoclient.Interface, opts Options, log
 		renderer: render.New(64), exprs: targets.NewCache(1024), now: time.Now,
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "cmp-phase-agent"}),
-		asked: map[string]named{},
+		asked: map[string]named{}, memories: map[string]*memory{},
 		hooks: hooks.New(opts.Hooks), metrics: newMetrics(opts.Metrics),
 		runs: hookRuns{inFlight: map[string]bool{}, results: map[string]map[string]rollout.HookResult{}, jobs: map[string]hooks.JobRef{}, hosts: map[string]chan struct{}{}},
 	}

@@ -80,7 +80,10 @@ func cachesOf(t *testing.T, objs ...runtime.Object) *caches {
 			t.Fatal(err)
 		}
 	}
-	return &caches{apps: argolisters.NewApplicationLister(apps).Applications(testNS), plans: corelisters.NewConfigMapLister(plans).ConfigMaps(testNS),
+	if err := apps.AddIndexers(cache.Indexers{byRollout: childIndex}); err != nil {
+		t.Fatal(err)
+	}
+	return &caches{children: childrenOf(apps), apps: argolisters.NewApplicationLister(apps).Applications(testNS), plans: corelisters.NewConfigMapLister(plans).ConfigMaps(testNS),
 		states: corelisters.NewConfigMapLister(states).ConfigMaps(testNS), secrets: corelisters.NewSecretLister(secrets).Secrets(testNS),
 		fleet: corelisters.NewConfigMapLister(fleet).ConfigMaps(testNS)}
 }

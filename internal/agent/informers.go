@@ -28,6 +28,37 @@ type caches struct {
 
 	// projects are the AppProjects, for their sync windows.
 	projects argolisters.AppProjectNamespaceLister
+	// children lists a rollout's children by an index of their rollout label (a label
+	// selector over the lister walks every Application of the namespace).
+	children func(rollout string) ([]*v1alpha1.Application, error)
+}
+
+// byRollout is the Application index of the rollout label.
+const byRollout = "rollout"
+
+// childIndex indexes an Application by its rollout label.
+func childIndex(obj any) ([]string, error) {
+	if m, ok := obj.(metav1.Object); ok && m.GetLabels()[contract.LabelRollout] != "" {
+		return []string{m.GetLabels()[contract.LabelRollout]}, nil
+	}
+	return nil, nil
+}
+
+// childrenOf is the lookup of an Applications indexer that has childIndex.
+func childrenOf(idx cache.Indexer) func(string) ([]*v1alpha1.Application, error) {
+	return func(rollout string) ([]*v1alpha1.Application, error) {
+		objs, err := idx.ByIndex(byRollout, rollout)
+		if err != nil {
+			return nil, fmt.Errorf("list children of %s: %w", rollout, err)
+		}
+		out := make([]*v1alpha1.Application, 0, len(objs))
+		for _, o := range objs {
+			if app, ok := o.(*v1alpha1.Application); ok {
+				out = append(out, app)
+			}
+		}
+		return out, nil
+	}
 }
 
 func (a *Agent) newCaches(resync time.Duration) (*caches, error) {
@@ -52,6 +83,10 @@ func (a *Agent) newCaches(resync time.Duration) (*caches, error) {
 	}
 	projInf := af.Argoproj().V1alpha1().AppProjects()
 	c.projects = projInf.Lister().AppProjects(ns)
+	if err := appInf.Informer().AddIndexers(cache.Indexers{byRollout: childIndex}); err != nil {
+		return nil, fmt.Errorf("index children: %w", err)
+	}
+	c.children = childrenOf(appInf.Informer().GetIndexer())
 	for _, inf := range []cache.SharedIndexInformer{appInf.Informer(), planInf.Informer(), stateInf.Informer(), secInf.Informer(), fleetInf.Informer(), projInf.Informer()} {
 		if _, err := inf.AddEventHandler(a.handler()); err != nil {
 			return nil, fmt.Errorf("watch: %w", err)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/control"
@@ -31,6 +30,9 @@ type pass struct {
 	shards   []shardPass // a sharded rollout's shards, by K (nil: one parent renders it all)
 	// shardConflict: why the rollout's plans disagree on its shards (holds it; "": agree)
 	shardConflict string
+	// moreMoves: the state moves more children than this pass moved (movesPerPass);
+	// the next pass comes at once
+	moreMoves bool
 }
 
 // Reconcile runs one engine step for a rollout: observe (from the caches), decide
@@ -100,6 +102,7 @@ func (a *Agent) reconcile(ctx context.Context, name string, log *slog.Logger) (t
 func (a *Agent) read(name string) (*pass, error) {
 	cm, err := a.caches.plans.Get(contract.PlanConfigMap(name))
 	if apierrors.IsNotFound(err) {
+		a.forget(name)
 		return nil, nil
 	}
 	if err != nil {
@@ -110,7 +113,7 @@ func (a *Agent) read(name string) (*pass, error) {
 		return nil, invalid(err, "let the parent render the plan again, with the sidecar and the agent at the same version")
 	}
 	p := &pass{plan: plan, planGen: generationOf(cm.Annotations[contract.AnnotationGeneration]),
-		children: map[string]*v1alpha1.Application{}, observed: map[string]rollout.Observation{}}
+		children: map[string]*v1alpha1.Application{}}
 	if plan.Parent != "" {
 		a.parents.set(plan.Parent, name)
 		if parent, err := a.caches.apps.Get(plan.Parent); err == nil {
@@ -121,13 +124,14 @@ func (a *Agent) read(name string) (*pass, error) {
 		return nil, err
 	}
 	p.phaseGen = maxPhaseGen(p.phaseGen, p.shards)
-	apps, err := a.caches.apps.List(labels.SelectorFromSet(labels.Set{contract.LabelRollout: name}))
+	apps, err := a.caches.children(name)
 	if err != nil {
-		return nil, fmt.Errorf("list children of %s: %w", name, err)
+		return nil, err
 	}
 	for _, app := range apps {
-		p.children[app.Name], p.observed[app.Name] = app, Observe(app)
+		p.children[app.Name] = app
 	}
+	p.observed = a.memoryOf(name).observe(apps)
 	return p, nil
 }
 

@@ -35,7 +35,7 @@ type stateTrace struct {
 func (a *Agent) stateStore(name string) (*state.Store, *stateTrace) {
 	t := &stateTrace{cms: a.kube.CoreV1()}
 	return &state.Store{ConfigMaps: t, Namespace: a.opts.Namespace, Name: contract.StateConfigMap(name),
-		OnConflict: func() { a.metrics.conflicts.WithLabelValues(name).Inc() }}, t
+		OnConflict: func() { a.metrics.conflicts.WithLabelValues(name).Inc() }, Memo: a.memoryOf(name).state}, t
 }
 
 // decide wraps a decision: it marks the steps before and after it.
