@@ -71,6 +71,9 @@ func (a *Agent) act(ctx context.Context, p *pass, st *state.State, acts []rollou
 		if err := a.enact(ctx, p, st); err != nil {
 			return requeue, err
 		}
+		if p.moreMoves {
+			requeue = earliest(requeue, now)
+		}
 	}
 	if !d.Confirmed {
 		return earliest(requeue, d.Requeue), nil

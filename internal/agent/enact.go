@@ -45,6 +45,10 @@ func (a *Agent) enactOnly(ctx context.Context, p *pass, st *state.State, keep fu
 	if keep != nil {
 		moves = slices.DeleteFunc(moves, func(m rollout.Move) bool { return !keep(m.Child) })
 	}
+	moves = a.memoryOf(p.plan.Rollout).unmoved(moves, p.children)
+	if len(moves) > movesPerPass {
+		moves, p.moreMoves = moves[:movesPerPass], true
+	}
 	if len(moves) == 0 {
 		return nil
 	}
@@ -60,9 +64,14 @@ func (a *Agent) enactOnly(ctx context.Context, p *pass, st *state.State, keep fu
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(movesAtOnce)
+	mem := a.memoryOf(p.plan.Rollout)
 	for _, m := range moves {
 		g.Go(func() error {
-			err := a.move(gctx, p.children[m.Child], docs[m.Child], rollout.Marker(m.Revision, m.Since))
+			live := p.children[m.Child]
+			err := a.move(gctx, live, docs[m.Child], rollout.Marker(m.Revision, m.Since))
+			if err == nil {
+				mem.moved(live)
+			}
 			if errors.Is(err, errMoved) {
 				return nil
 			}
@@ -78,6 +87,11 @@ func (a *Agent) enactOnly(ctx context.Context, p *pass, st *state.State, keep fu
 	}
 	return g.Wait()
 }
+
+// movesPerPass bounds the moves of one pass: a phase of thousands of children moved in one
+// pass held the rollout's worker for a minute, and no child moved early could be counted
+// done before the last was moved; the rest are moved on the passes that follow at once.
+const movesPerPass = 256
 
 // movesAtOnce bounds the moves in flight: one at a time, a phase of 1,000 children held
 // the rollout's worker for ≈ 20 s of round trips before the next decision could count

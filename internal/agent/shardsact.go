@@ -24,6 +24,9 @@ func (a *Agent) actShards(ctx context.Context, p *pass, st *state.State, requeue
 			requeue = earliest(requeue, d.Requeue)
 		}
 	}
+	if p.moreMoves {
+		requeue = earliest(requeue, now)
+	}
 	if !confirmed {
 		return requeue, nil
 	}
