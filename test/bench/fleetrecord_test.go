@@ -4,6 +4,7 @@ package bench
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,6 +35,7 @@ type fleetRecord struct {
 	counted  map[string]bool      // children whose latency this rollout counted
 	latency  []time.Duration      // status written → the state says done
 	slowest  []string             // the slowest few, for the log
+	slowDur  []time.Duration      // their latencies
 	renders  []time.Duration      // one shard's render over the socket
 }
 
@@ -75,11 +78,20 @@ func (r *fleetRecord) onState(st *state.State, at time.Time) {
 			}
 			r.counted[c] = true
 			r.latency = append(r.latency, at.Sub(written))
-			if d := at.Sub(written); d > time.Second && len(r.slowest) < 10 {
-				r.slowest = append(r.slowest, fmt.Sprintf("%s: status %s, state gen %d at %s (%s, admitted %s)", c,
+			if d := at.Sub(written); d > time.Second {
+				r.slow(d, fmt.Sprintf("%s (%s): status %s, state gen %d at %s (%s, admitted %s)", c, ph.Name,
 					written.Format("15:04:05.000"), st.Generation, at.Format("15:04:05.000"), d.Round(time.Millisecond), cs.AdmittedAt.Format("15:04:05")))
 			}
 		}
+	}
+}
+
+// slow keeps the ten slowest children for the log, the slowest first.
+func (r *fleetRecord) slow(d time.Duration, line string) {
+	i, _ := slices.BinarySearchFunc(r.slowDur, d, func(a, b time.Duration) int { return cmp.Compare(b, a) })
+	r.slowDur, r.slowest = slices.Insert(r.slowDur, i, d), slices.Insert(r.slowest, i, line)
+	if len(r.slowest) > 10 {
+		r.slowDur, r.slowest = r.slowDur[:10], r.slowest[:10]
 	}
 }
 
