@@ -122,7 +122,7 @@ func secretValues(ctx context.Context, kube kubernetes.Interface, pod *corev1.Po
 	for name, keys := range secretKeys(&pod.Spec) {
 		s, err := kube.CoreV1().Secrets(pod.Namespace).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
-			return nil, fmt.Errorf("Secret %s, which the pod references, could not be read to redact the log: %s", name, logErr(ctx, err))
+			return nil, fmt.Errorf("Secret %s, which the pod references, could not be read to redact the log: %s", name, shortErr(ctx, err))
 		}
 		if changedSince(s, pod.CreationTimestamp.Time) {
 			return nil, fmt.Errorf("Secret %s, which the pod references, changed after the pod started", name)

@@ -15,6 +15,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 )
 
 // The tail of a finished Job's pod log read for its message: at most podLogLines lines and
@@ -65,14 +67,21 @@ func podLogNote(ctx context.Context, kube kubernetes.Interface, job *batchv1.Job
 }
 
 // lastPod is the Job's newest pod (its last attempt): by the job-name label in the Job's
-// namespace, the Job's own (its UID as controller) when the Job has a UID.
+// namespace (batch.kubernetes.io/job-name, else the legacy job-name of clusters before
+// Kubernetes 1.27), the Job's own (its UID as controller) when the Job has a UID.
 func lastPod(ctx context.Context, kube kubernetes.Interface, job *batchv1.Job) (*corev1.Pod, error) {
-	sel := labels.SelectorFromSet(labels.Set{batchv1.JobNameLabel: job.Name}).String()
-	list, err := kube.CoreV1().Pods(job.Namespace).List(ctx, metav1.ListOptions{LabelSelector: sel})
-	if err != nil {
-		return nil, err
+	var pods []corev1.Pod
+	for _, label := range []string{batchv1.JobNameLabel, contract.LabelLegacyJobName} {
+		sel := labels.SelectorFromSet(labels.Set{label: job.Name}).String()
+		list, err := kube.CoreV1().Pods(job.Namespace).List(ctx, metav1.ListOptions{LabelSelector: sel})
+		if err != nil {
+			return nil, err
+		}
+		if pods = list.Items; len(pods) > 0 {
+			break
+		}
 	}
-	pods := slices.DeleteFunc(list.Items, func(p corev1.Pod) bool {
+	pods = slices.DeleteFunc(pods, func(p corev1.Pod) bool {
 		owner := metav1.GetControllerOf(&p)
 		return job.UID != "" && (owner == nil || owner.UID != job.UID)
 	})
@@ -116,12 +125,24 @@ func logErr(ctx context.Context, err error) string {
 	switch {
 	case errors.Is(err, errNoPod):
 		return "no pod"
+	case ctx.Err() == nil && apierrors.IsForbidden(err):
+		return "forbidden (the agent needs list pods and get pods/log in the Job's namespace)"
+	case ctx.Err() == nil && apierrors.IsNotFound(err):
+		return "the pod is gone"
+	}
+	return shortErr(ctx, err)
+}
+
+// shortErr is err in a few words: timed out, not found, forbidden, else its text cut to
+// 120 bytes.
+func shortErr(ctx context.Context, err error) string {
+	switch {
 	case ctx.Err() != nil:
 		return "timed out"
-	case apierrors.IsForbidden(err):
-		return "forbidden (the agent needs list pods and get pods/log in the Job's namespace)"
 	case apierrors.IsNotFound(err):
-		return "the pod is gone"
+		return "not found"
+	case apierrors.IsForbidden(err):
+		return "forbidden"
 	}
 	return (redactor{}).message(err.Error(), 120)
 }

@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 )
 
 // jobPod is a pod of the Job named job (the job controller's label and owner), made at
@@ -51,6 +53,8 @@ func TestPodLogNote(t *testing.T) {
 	forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "", errors.New("RBAC: no"))
 	rotated := hookSecret("db", "true")
 	rotated.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl", Time: &metav1.Time{Time: time.Unix(300, 0)}}}
+	legacy := jobPod("migrate", "job-uid", "migrate-b", "new", 200)
+	legacy.Labels = map[string]string{contract.LabelLegacyJobName: "migrate"}
 	short := hookSecret("db", "true")
 	short.Data["password"] = []byte("pw")
 	for _, tc := range []struct {
@@ -65,6 +69,8 @@ func TestPodLogNote(t *testing.T) {
 		{"another Job's pod of the name is not read", []runtime.Object{hookSecret("db", "true"), jobPod("migrate", "old-uid", "migrate-a", "old", 100)},
 			nil, 1000, " (pod log unavailable: no pod)"},
 		{"no pod", []runtime.Object{hookSecret("db", "true")}, nil, 1000, " (pod log unavailable: no pod)"},
+		{"a cluster before 1.27 labels job-name only", []runtime.Object{hookSecret("db", "true"), legacy}, nil, 1000,
+			"; last lines of its pod's log: starting | PGPASSWORD=[redacted] | failed: boom"},
 		{"pods may not be listed", []runtime.Object{hookSecret("db", "true"), jobPod("migrate", "job-uid", "migrate-b", "new", 200)},
 			func(cs *fake.Clientset) {
 				cs.PrependReactor("list", "pods", func(k8stesting.Action) (bool, runtime.Object, error) { return true, nil, forbidden })
@@ -74,7 +80,7 @@ func TestPodLogNote(t *testing.T) {
 				cs.PrependReactor("get", "pods", func(k8stesting.Action) (bool, runtime.Object, error) { return true, nil, forbidden })
 			}, 1000, " (pod log unavailable: forbidden"},
 		{"a Secret gone", []runtime.Object{jobPod("migrate", "job-uid", "migrate-b", "new", 200)}, nil, 1000,
-			" (pod log withheld: Secret db, which the pod references, could not be read to redact the log: the pod is gone)"},
+			" (pod log withheld: Secret db, which the pod references, could not be read to redact the log: not found)"},
 		{"a Secret changed after the pod started", []runtime.Object{rotated, jobPod("migrate", "job-uid", "migrate-b", "new", 200)}, nil, 1000,
 			" (pod log withheld: Secret db, which the pod references, changed after the pod started)"},
 		{"a value too short to redact", []runtime.Object{short, jobPod("migrate", "job-uid", "migrate-b", "new", 200)}, nil, 1000,
