@@ -21,4 +21,8 @@ const (
 	// DefaultJobServiceAccount is the service account job hook pods run as unless the
 	// agent's --job-service-account says otherwise.
 	DefaultJobServiceAccount = "default"
+	// LabelLegacyJobName is the job controller's unprefixed label naming a Job on its pods,
+	// the only one before Kubernetes 1.27 (batchv1.JobNameLabel since); the agent finds a
+	// finished Job's pods by it when the prefixed one finds none, to read their log.
+	LabelLegacyJobName = "job-name"
 )

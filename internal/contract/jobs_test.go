@@ -8,7 +8,7 @@ func TestJobValues(t *testing.T) {
 		{LabelJobRollout, "cmp-phase.io/rollout"}, {LabelJobHook, "cmp-phase.io/hook"},
 		{LabelJobPlace, "cmp-phase.io/hook-place"}, {AnnotationJobKey, "cmp-phase.io/idempotency-key"},
 		{AnnotationJobRun, "cmp-phase.io/hook-run"}, {LabelHookSecret, "cmp-phase.io/hook-secret"},
-		{DefaultJobServiceAccount, "default"},
+		{DefaultJobServiceAccount, "default"}, {LabelLegacyJobName, "job-name"},
 	} {
 		if c[0] != c[1] {
 			t.Errorf("got %q, want %q", c[0], c[1])

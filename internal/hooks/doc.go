@@ -63,10 +63,15 @@
 // the namespace is job.namespace or the child's destination's), named from the rollout,
 // revision and ledger key and annotated with the run, so another agent or attempt adopts
 // it rather than making a second; run as the agent's job service account without a token;
-// a referenced Secret must carry contract.LabelHookSecret (its labels are read, never its
-// data); transient read errors while waiting are retried; the Job is never deleted by Run
-// but named in Result.Cleanup, for the agent to delete once the ledger has the outcome.
-// The pod's log is not read: the message says how to read it.
+// a referenced Secret must carry contract.LabelHookSecret (its labels are checked before
+// the Job is made); transient read errors while waiting are retried; the Job is never
+// deleted by Run but named in Result.Cleanup, for the agent to delete once the ledger has
+// the outcome. Once the Job ended, the message carries the tail of its newest pod's log
+// (podlog.go), read through the same client, redacted of every value of the Secrets the pod
+// references (read again for that one redaction, never kept or logged) and capped; it fails
+// closed (logredact.go): a value too short to redact, a Secret it cannot read or that
+// changed since the pod started withholds the tail, and a log it cannot read is said so;
+// neither changes the outcome.
 //
 // Metric checks (metric.go, metric_prom.go, metric_judge.go): a Prometheus instant query
 // through the http hooks' guarded client (and so their address checks, redirect rules and

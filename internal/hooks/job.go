@@ -49,7 +49,9 @@ func (jobKind) Reach(spec.HookBlock) Reach { return Reach{} }
 // Run creates the call's Job (or adopts the one an earlier agent or attempt created for the
 // same run) once every Secret it references is labelled for hooks, and waits for its
 // Complete (Succeeded) or Failed (Failed) condition; anything that keeps us from creating
-// it or telling its outcome is Errored. It deletes nothing after the outcome: the Result
+// it or telling its outcome is Errored. Once it ended, the message carries the last lines
+// of its newest pod's log, redacted of the Secrets the pod references (podLogNote); a log
+// that cannot be read is said so and changes nothing. It deletes nothing after the outcome: the Result
 // names the Job to delete (Cleanup) once the ledger has the outcome.
 func (jobKind) Run(ctx context.Context, r *Runner, c Call) Result {
 	h, ok := c.Hook.Block.(*spec.JobHook)
@@ -84,7 +86,8 @@ func (jobKind) Run(ctx context.Context, r *Runner, c Call) Result {
 	if !succeeded {
 		res = Result{Outcome: Failed, Message: fmt.Sprintf("Job %s Failed (%s)", where, why)}
 	}
-	res.Message += fmt.Sprintf(" (its pod's log: kubectl logs -n %s job/%s)", ns, job.Name)
+	hint := fmt.Sprintf(" (its pod's log: kubectl logs -n %s job/%s)", ns, job.Name)
+	res.Message += podLogNote(ctx, kube, job, r.limits.MaxMessage-len(res.Message)-len(hint)) + hint
 	if (succeeded && h.Deletes(spec.HookSucceeded)) || (!succeeded && h.Deletes(spec.HookFailed)) {
 		res.Cleanup = &JobRef{Namespace: ns, Name: job.Name, UID: job.UID, Target: target}
 	}

@@ -63,6 +63,18 @@ func ending(cs *fake.Clientset, cond batchv1.JobConditionType, reason string) {
 	})
 }
 
+// withPod gives the Job named job in namespace ns a pod (as the job controller would) once
+// it is created, whose container prints log.
+func withPod(cs *fake.Clientset, ns, job, log string) {
+	cs.PrependReactor("create", "jobs", func(k8stesting.Action) (bool, runtime.Object, error) {
+		pod := jobPod(job, "", job+"-x", "c", 100)
+		pod.Namespace = ns
+		return false, nil, cs.Tracker().Add(pod)
+	})
+	var asked []corev1.PodLogOptions
+	logs(cs, map[string]string{"c": log}, &asked)
+}
+
 func jobCall(policy string) Call {
 	return Call{
 		Rollout: "guestbook", Namespace: "argocd", Phase: "canary", Revision: "r1", Place: "check",
@@ -106,10 +118,12 @@ func TestJobOutcomes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFakeClusters()
 			ending(f.control, tc.cond, tc.reason)
-			res := jobRunner(f).Run(context.Background(), jobCall(spec.BeforeHookCreation))
 			name := JobName(jobCall(""))
+			withPod(f.control, "argocd", name, "migrating\nPGPASSWORD=s3cr3t-value\nthe end\n")
+			res := jobRunner(f).Run(context.Background(), jobCall(spec.BeforeHookCreation))
 			if res.Outcome != tc.want || !strings.Contains(res.Message, tc.message) || res.Cleanup != nil ||
-				!strings.HasSuffix(res.Message, "(its pod's log: kubectl logs -n argocd job/"+name+")") {
+				!strings.HasSuffix(res.Message, "; last lines of its pod's log: migrating | PGPASSWORD=[redacted] | the end (its pod's log: kubectl logs -n argocd job/"+name+")") ||
+				strings.Contains(res.Message, "s3cr3t") {
 				t.Fatalf("got %+v", res)
 			}
 			if creates(f.control) != 1 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -108,4 +109,62 @@ func volumeSecrets(v corev1.VolumeSource, add func(string)) {
 			add(r.Name)
 		}
 	}
+}
+
+// secretValues are the values the pod may have read from Secrets, to redact from its log:
+// of a Secret referenced only by env secretKeyRef the keys named, of any other (envFrom,
+// volumes, image pull secrets) every key. They are read from the pod's namespace for this
+// one redaction, never kept or logged. A Secret that cannot be read, or that changed after
+// the pod was made (its values then may not be the ones the pod printed), is an error: the
+// log is withheld.
+func secretValues(ctx context.Context, kube kubernetes.Interface, pod *corev1.Pod) ([][]byte, error) {
+	var values [][]byte
+	for name, keys := range secretKeys(&pod.Spec) {
+		s, err := kube.CoreV1().Secrets(pod.Namespace).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("Secret %s, which the pod references, could not be read to redact the log: %s", name, shortErr(ctx, err))
+		}
+		if changedSince(s, pod.CreationTimestamp.Time) {
+			return nil, fmt.Errorf("Secret %s, which the pod references, changed after the pod started", name)
+		}
+		for k, v := range s.Data {
+			if keys == nil || slices.Contains(keys, k) {
+				values = append(values, v)
+			}
+		}
+		for k, v := range s.StringData {
+			if keys == nil || slices.Contains(keys, k) {
+				values = append(values, []byte(v))
+			}
+		}
+	}
+	return values, nil
+}
+
+// secretKeys maps each Secret the pod references to the keys it reads: those of its env
+// secretKeyRefs, or nil (every key) when it is referenced any other way.
+func secretKeys(pod *corev1.PodSpec) map[string][]string {
+	whole := &corev1.PodSpec{Volumes: pod.Volumes, ImagePullSecrets: pod.ImagePullSecrets}
+	keys := map[string][]string{}
+	for _, c := range slices.Concat(pod.InitContainers, pod.Containers) {
+		whole.Containers = append(whole.Containers, corev1.Container{EnvFrom: c.EnvFrom})
+		for _, e := range c.Env {
+			if e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil && e.ValueFrom.SecretKeyRef.Name != "" {
+				ref := e.ValueFrom.SecretKeyRef
+				keys[ref.Name] = append(keys[ref.Name], ref.Key)
+			}
+		}
+	}
+	for _, name := range secretRefs(whole) {
+		keys[name] = nil
+	}
+	return keys
+}
+
+// changedSince reports whether a manager wrote s after t (by its managed fields; a Secret
+// without them cannot tell and counts as unchanged).
+func changedSince(s *corev1.Secret, t time.Time) bool {
+	return slices.ContainsFunc(s.ManagedFields, func(f metav1.ManagedFieldsEntry) bool {
+		return f.Time != nil && f.Time.After(t)
+	})
 }

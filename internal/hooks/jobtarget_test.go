@@ -49,10 +49,12 @@ func TestJobPerClusterRunsInItsCluster(t *testing.T) {
 			remote := withRemote(f, tc.wantNS)
 			ending(remote, batchv1.JobComplete, "")
 			c := clusterCall(spec.HookSucceeded)
+			withPod(remote, tc.wantNS, JobName(c), "smoke ok in prod-1\n")
 			c.Hook.Block.(*spec.JobHook).Namespace = tc.jobNS
 			r := jobRunner(f)
 			res := r.Run(context.Background(), c)
-			if res.Outcome != Succeeded || !strings.Contains(res.Message, "Job "+tc.wantNS+"/guestbook-migrate-") || !strings.Contains(res.Message, "in cluster prod-1") {
+			if res.Outcome != Succeeded || !strings.Contains(res.Message, "Job "+tc.wantNS+"/guestbook-migrate-") || !strings.Contains(res.Message, "in cluster prod-1") ||
+				!strings.Contains(res.Message, "last lines of its pod's log: smoke ok in prod-1") {
 				t.Fatalf("got %+v", res)
 			}
 			want := JobTarget{Cluster: "prod-1", Server: "https://prod-1", Project: "apps", Namespace: tc.wantNS}

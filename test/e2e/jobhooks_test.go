@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"strings"
 	"testing"
@@ -27,9 +28,13 @@ const kwokFail = "kwok.cmp-phase.test/fail"
 // jobHookedSpec is a 2-phase rollout (dev and staging, then prod, onFailure stop), each
 // phase with a `migrate` pre-hook Job and a `smoke` check Job (seed 002's shape) whose pod
 // reads a password from the Secret token-<name> by reference; prod's check fails when
-// failProd.
+// failProd, its container then printing what env.KwokLog wrote.
 func jobHookedSpec(name string, failProd bool) string {
 	block := func(fail bool) string {
+		container := "smoke"
+		if fail {
+			container = framework.KwokLogContainer
+		}
 		return fmt.Sprintf(`        preHooks:
         - name: migrate
           type: job
@@ -64,13 +69,13 @@ func jobHookedSpec(name string, failProd bool) string {
                     %[2]s: "%[3]t"
                 spec:
                   containers:
-                  - name: smoke
+                  - name: %[4]s
                     image: busybox
                     env:
                     - name: DB_PASSWORD
                       valueFrom:
                         secretKeyRef: {name: token-%[1]s, key: token}
-`, name, kwokFail, fail)
+`, name, kwokFail, fail, container)
 	}
 	return twoPhaseSpec(name, block(false), block(failProd))
 }
@@ -99,14 +104,19 @@ func phaseJobs(jobs []batchv1.Job, phase string) []batchv1.Job {
 
 // TestAFailingCheckJobAppliesOnFailure (issue 13 (a), and (c)): prod's check Job fails
 // (its pod fails under kwok, backoffLimit 0), so the phase fails and onFailure: stop stops
-// the rollout with the Job's failure as the reason; early's Jobs succeeded. The Secret its
-// pods reference never shows in the state, the agent's log or Events.
+// the rollout with the Job's failure as the reason; early's Jobs succeeded. The failed
+// Job's pod prints the Secret it references (plain and in base64, through kwok's log
+// server): the check's message carries the last lines of that log with both [redacted],
+// and the value never shows in the state, the agent's log or Events.
 func TestAFailingCheckJobAppliesOnFailure(t *testing.T) {
 	env.Pods(t)
 	t.Parallel()
 	ctx := context.Background()
 	r := newPhased(t, "jobgate", "stop")
 	secret := putJobSecret(ctx, t, r.name)
+	encoded := base64.StdEncoding.EncodeToString([]byte(secret))
+	env.KwokLog(t, "smoke: connecting", "smoke: DB_PASSWORD="+secret, "smoke: token "+encoded,
+		"smoke: \x1b[31mFAILED\x1b[0m: connection refused")
 	spec := jobHookedSpec(r.name, true)
 	if _, err := env.Git.Commit(r.name+": v1", map[string]string{r.name + "/app/appset.yaml": spec,
 		r.name + "/v1/cm.yaml": framework.Workload(r.name, "v1")}); err != nil {
@@ -126,7 +136,12 @@ func TestAFailingCheckJobAppliesOnFailure(t *testing.T) {
 	if n := len(phaseJobs(hookJobs(ctx, t, r.name, "smoke"), "prod")); n != 1 {
 		t.Fatalf("prod's check made %d Jobs, want 1", n)
 	}
+	tail := "last lines of its pod's log: smoke: connecting | smoke: DB_PASSWORD=[redacted] | smoke: token [redacted] | smoke: FAILED: connection refused ("
+	if run := st.Rollout.Phases[1].Hooks["check/smoke"]; run.Status != state.HookFailed || !strings.Contains(run.Message, tail) {
+		t.Fatalf("prod's check Job carries its pod's redacted log: %+v", run)
+	}
 	r.neverShows(ctx, secret)
+	r.neverShows(ctx, encoded)
 }
 
 // putJobSecret is putHookSecret's Secret labelled for job hooks (a Job may reference only

@@ -172,8 +172,9 @@ func TestManifestsGrantEachIdentityOnlyWhatItNeeds(t *testing.T) {
 			{"create", "", "secrets", ns, false}, {"delete", "", "configmaps", ns, false}, {"create", "", "pods", ns, false},
 			{"patch", "argoproj.io", "appprojects", ns, false}, {"watch", "argoproj.io", "appprojects", ns, true},
 			{"get", "batch", "jobs", ns, true}, {"create", "batch", "jobs", ns, true}, {"delete", "batch", "jobs", ns, true},
-			{"watch", "batch", "jobs", ns, false}, {"list", "batch", "jobs", ns, false}, {"list", "", "pods", ns, false},
-			{"get", "", "pods/log", ns, false}, {"create", "batch", "jobs", "default", false}, {"update", "batch", "jobs", ns, false},
+			{"watch", "batch", "jobs", ns, false}, {"list", "batch", "jobs", ns, false}, {"list", "", "pods", ns, true},
+			{"get", "", "pods/log", ns, true}, {"get", "", "pods", ns, false}, {"create", "", "pods/exec", ns, false},
+			{"list", "", "pods", "default", false}, {"get", "", "pods/log", "default", false}, {"create", "batch", "jobs", "default", false}, {"update", "batch", "jobs", ns, false},
 		},
 	} {
 		for _, a := range asks {

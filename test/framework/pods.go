@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -21,6 +22,13 @@ const KwokNode = "kwok-node-0"
 // KwokFailAnnotation on a pod template makes its pods fail; without it a Job's pod
 // succeeds about a second after it runs.
 const KwokFailAnnotation = "kwok.cmp-phase.test/fail"
+
+// KwokLogContainer is the container name whose log kwok serves, in every pod on its node,
+// from the file Env.KwokLog writes (kwok's ClusterLogs): `kubectl logs` of such a container
+// reads that file through the API server and kwok's kubelet endpoint. Other containers
+// have no log (the API server answers an error). One file for the whole run: one test at a
+// time may print through it.
+const KwokLogContainer = "prints-log"
 
 // jobPodStages end a Job's pod, as its containers would: Succeeded, or Failed when the pod
 // carries KwokFailAnnotation "true". kwok's own stages (copied into the tools cache by
@@ -85,19 +93,64 @@ func (e *Env) startPods() error {
 	if err != nil {
 		return err
 	}
+	// The node's address and kubelet port are kwok's server (its node-initialize stage
+	// writes them into the node's status), so the API server reaches it for pod logs; kwok
+	// serves TLS with its own certificate, which the API server does not verify (no
+	// --kubelet-certificate-authority). The address is the Hostname (the API server's first
+	// preferred type) and the InternalIP.
 	if _, err := e.Start(ProcSpec{Name: "kwok", Path: e.Tools.Kwok, Args: []string{
 		"--kubeconfig", e.Kubeconfig, "--config", config,
 		"--manage-all-nodes=false", "--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake",
 		"--server-address", "127.0.0.1:" + strconv.Itoa(port),
+		"--node-ip", "127.0.0.1", "--node-name", "127.0.0.1", "--node-port", strconv.Itoa(port),
 	}}); err != nil {
 		return err
 	}
 	return e.kwokNode()
 }
 
-// kwokConfig writes kwok's stages and ours into one config file.
+// kwokLogFile is the file kwok serves KwokLogContainer's log from.
+func (e *Env) kwokLogFile() string { return filepath.Join(e.Dir, "kwok-"+KwokLogContainer+".log") }
+
+// KwokLog makes KwokLogContainer's log, in every pod on kwok's node, these lines (as a
+// container runtime writes them, one CRI log entry per line on stdout). Write it before
+// the pod's log is read.
+func (e *Env) KwokLog(t testing.TB, lines ...string) {
+	t.Helper()
+	var b strings.Builder
+	now := time.Now().UTC()
+	for i, l := range lines {
+		fmt.Fprintf(&b, "%s stdout F %s\n", now.Add(time.Duration(i)*time.Millisecond).Format(time.RFC3339Nano), l)
+	}
+	tmp := e.kwokLogFile() + ".tmp"
+	if err := os.WriteFile(tmp, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, e.kwokLogFile()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// kwokLogs is a kwok ClusterLogs serving KwokLogContainer's log from file.
+func kwokLogs(file string) string {
+	return fmt.Sprintf(`
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: ClusterLogs
+metadata:
+  name: %s
+spec:
+  logs:
+  - containers: [%s]
+    logsFile: %q
+`, KwokLogContainer, KwokLogContainer, file)
+}
+
+// kwokConfig writes kwok's stages and ours, and the ClusterLogs, into one config file.
 func (e *Env) kwokConfig() (string, error) {
-	docs := jobPodStages
+	if err := os.WriteFile(e.kwokLogFile(), nil, 0o644); err != nil {
+		return "", fmt.Errorf("kwok log: %w", err)
+	}
+	docs := jobPodStages + "---" + kwokLogs(e.kwokLogFile())
 	for _, f := range []string{"node-initialize.yaml", "pod-ready.yaml", "pod-delete.yaml"} {
 		b, err := os.ReadFile(filepath.Join(e.Tools.KwokStages, f))
 		if err != nil {
