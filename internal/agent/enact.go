@@ -46,9 +46,10 @@ func (a *Agent) enactOnly(ctx context.Context, p *pass, st *state.State, keep fu
 		moves = slices.DeleteFunc(moves, func(m rollout.Move) bool { return !keep(m.Child) })
 	}
 	moves = a.memoryOf(p.plan.Rollout).unmoved(moves, p.children)
-	if len(moves) > movesPerPass {
-		moves, p.moreMoves = moves[:movesPerPass], true
+	if left := movesPerPass - p.moves; len(moves) > left {
+		moves, p.moreMoves = moves[:max(left, 0)], true
 	}
+	p.moves += len(moves)
 	if len(moves) == 0 {
 		return nil
 	}
@@ -88,7 +89,7 @@ func (a *Agent) enactOnly(ctx context.Context, p *pass, st *state.State, keep fu
 	return g.Wait()
 }
 
-// movesPerPass bounds the moves of one pass: a phase of thousands of children moved in one
+// movesPerPass bounds the moves of one pass (of all its shards): a phase of thousands of children moved in one
 // pass held the rollout's worker for a minute, and no child moved early could be counted
 // done before the last was moved; the rest are moved on the passes that follow at once.
 const movesPerPass = 256

@@ -30,8 +30,9 @@ type pass struct {
 	shards   []shardPass // a sharded rollout's shards, by K (nil: one parent renders it all)
 	// shardConflict: why the rollout's plans disagree on its shards (holds it; "": agree)
 	shardConflict string
-	// moreMoves: the state moves more children than this pass moved (movesPerPass);
-	// the next pass comes at once
+	// moves: the children this pass moved; moreMoves: the state moves more than this pass
+	// may (movesPerPass), the next pass comes at once
+	moves     int
 	moreMoves bool
 }
 
