@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"golang.org/x/sync/errgroup"
@@ -49,7 +50,6 @@ func (a *Agent) enactOnly(ctx context.Context, p *pass, st *state.State, keep fu
 	if left := movesPerPass - p.moves; len(moves) > left {
 		moves, p.moreMoves = moves[:max(left, 0)], true
 	}
-	p.moves += len(moves)
 	if len(moves) == 0 {
 		return nil
 	}
@@ -66,7 +66,15 @@ func (a *Agent) enactOnly(ctx context.Context, p *pass, st *state.State, keep fu
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(movesAtOnce)
 	mem := a.memoryOf(p.plan.Rollout)
+	if p.movingSince.IsZero() {
+		p.movingSince = time.Now()
+	}
 	for _, m := range moves {
+		if time.Since(p.movingSince) > moveTime {
+			p.moreMoves = true
+			break
+		}
+		p.moves++
 		g.Go(func() error {
 			live := p.children[m.Child]
 			err := a.move(gctx, live, docs[m.Child], rollout.Marker(m.Revision, m.Since))
@@ -93,6 +101,10 @@ func (a *Agent) enactOnly(ctx context.Context, p *pass, st *state.State, keep fu
 // pass held the rollout's worker for a minute, and no child moved early could be counted
 // done before the last was moved; the rest are moved on the passes that follow at once.
 const movesPerPass = 256
+
+// moveTime bounds the time a pass spends starting moves: on a loaded API server 256 moves
+// took six seconds, each a second more before any of them could count as done.
+const moveTime = 500 * time.Millisecond
 
 // movesAtOnce bounds the moves in flight: one at a time, a phase of 1,000 children held
 // the rollout's worker for ≈ 20 s of round trips before the next decision could count

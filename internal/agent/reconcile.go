@@ -32,8 +32,9 @@ type pass struct {
 	shardConflict string
 	// moves: the children this pass moved; moreMoves: the state moves more than this pass
 	// may (movesPerPass), the next pass comes at once
-	moves     int
-	moreMoves bool
+	moves       int
+	moreMoves   bool
+	movingSince time.Time // when this pass started moving children
 }
 
 // Reconcile runs one engine step for a rollout: observe (from the caches), decide
