@@ -31,12 +31,24 @@ func (a *Agent) projectWindows(children map[string]*v1alpha1.Application) map[st
 		return nil
 	}
 	out := map[string][]spec.Window{}
+	type project struct {
+		proj     *v1alpha1.AppProject // nil: none, or without windows
+		compiled []spec.Window
+	}
+	projects := map[string]project{} // each project read and compiled once a pass
 	for name, app := range children {
-		proj, err := a.caches.projects.Get(app.Spec.GetProject())
-		if err != nil || !proj.Spec.SyncWindows.HasWindows() {
+		p, read := projects[app.Spec.GetProject()]
+		if !read {
+			proj, err := a.caches.projects.Get(app.Spec.GetProject())
+			if err == nil && proj.Spec.SyncWindows.HasWindows() {
+				p = project{proj: proj, compiled: compileProject(proj)}
+			}
+			projects[app.Spec.GetProject()] = p
+		}
+		if p.proj == nil {
 			continue
 		}
-		if ws := ProjectWindows(proj, app); len(ws) > 0 {
+		if ws := matching(p.proj, p.compiled, app); len(ws) > 0 {
 			out[name] = ws
 		}
 	}
@@ -47,11 +59,13 @@ func (a *Agent) projectWindows(children map[string]*v1alpha1.Application) map[st
 // named appproject/<project>/<index>. A window Argo CD could not evaluate (a bad schedule,
 // duration or time zone) denies: Argo CD refuses syncs under it as well.
 func ProjectWindows(proj *v1alpha1.AppProject, app *v1alpha1.Application) []spec.Window {
-	var out []spec.Window
+	return matching(proj, compileProject(proj), app)
+}
+
+// compileProject compiles every sync window of proj, in order.
+func compileProject(proj *v1alpha1.AppProject) []spec.Window {
+	out := make([]spec.Window, len(proj.Spec.SyncWindows))
 	for i, sw := range proj.Spec.SyncWindows {
-		if (&v1alpha1.SyncWindows{sw}).Matches(app) == nil {
-			continue
-		}
 		name := fmt.Sprintf("appproject/%s/%d", proj.Name, i)
 		w := spec.Window{Name: name, Kind: sw.Kind, Schedule: sw.Schedule, Duration: sw.Duration, TimeZone: sw.TimeZone}
 		if w.TimeZone == "" {
@@ -60,7 +74,18 @@ func ProjectWindows(proj *v1alpha1.AppProject, app *v1alpha1.Application) []spec
 		if w.Compile() != nil {
 			w = control.ClosedWindow(name)
 		}
-		out = append(out, w)
+		out[i] = w
+	}
+	return out
+}
+
+// matching is the compiled windows of proj (compileProject) whose sync window matches app.
+func matching(proj *v1alpha1.AppProject, compiled []spec.Window, app *v1alpha1.Application) []spec.Window {
+	var out []spec.Window
+	for i, sw := range proj.Spec.SyncWindows {
+		if (&v1alpha1.SyncWindows{sw}).Matches(app) != nil {
+			out = append(out, compiled[i])
+		}
 	}
 	return out
 }
