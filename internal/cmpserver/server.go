@@ -94,12 +94,18 @@ func (s *Server) GenerateManifest(stream apiclient.ConfigManagementPluginService
 		s.log.Warn("render failed", "app", env[contract.EnvAppName], "error", oneLine(err), "duration", time.Since(start))
 		return status.Error(codeOf(err), oneLine(err))
 	}
+	manifests := manifestsOf(docs)
+	s.log.Info("rendered", "app", env[contract.EnvAppName], "documents", len(docs), "duration", time.Since(start))
+	return stream.SendAndClose(&apiclient.ManifestResponse{Manifests: manifests})
+}
+
+// manifestsOf is the response's manifests: one string per document.
+func manifestsOf(docs [][]byte) []string {
 	manifests := make([]string, len(docs))
 	for i, d := range docs {
 		manifests[i] = string(d)
 	}
-	s.log.Info("rendered", "app", env[contract.EnvAppName], "documents", len(docs), "duration", time.Since(start))
-	return stream.SendAndClose(&apiclient.ManifestResponse{Manifests: manifests})
+	return manifests
 }
 
 // render loads the spec (cached by content) and renders; a stale state is retried until the
