@@ -340,3 +340,57 @@ func benchStore(idx cache.Indexer) *InformerStore {
 	l := listers.NewConfigMapLister(idx).ConfigMaps(contract.DefaultNamespace)
 	return newStore(contract.DefaultNamespace, l, l, l)
 }
+
+// renderAll renders every shard of 5 with srv, joined.
+func (f *fleetBench) renderAll(t *testing.T, srv *Server) []string {
+	t.Helper()
+	var out []string
+	for k := range 5 {
+		docs, err := srv.render(context.Background(), f.root, filepath.Join(f.root, "fleet", "app"), f.env(k, 5))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, manifestsOf(docs)...)
+	}
+	return out
+}
+
+// TestMemoisedRenderIsTheColdOne: a sidecar that keeps decoded states, inventories,
+// compiled revisions and parameters across renders answers byte for byte as one that
+// starts cold for each render — again after the state changes and after the inventory
+// changes (both change the output, so nothing stale is served).
+func TestMemoisedRenderIsTheColdOne(t *testing.T) {
+	f := newFleetBench(t, 300)
+	warm := f.srv
+	cold := func() *Server {
+		return New(warm.opts, newStore(contract.DefaultNamespace, f.lister(), f.lister(), f.lister()), warm.log)
+	}
+	check := func(step string) []string {
+		t.Helper()
+		got := f.renderAll(t, warm)
+		if again := f.renderAll(t, warm); !slices.Equal(got, again) {
+			t.Fatalf("%s: two warm renders differ", step)
+		}
+		if want := f.renderAll(t, cold()); !slices.Equal(got, want) {
+			t.Fatalf("%s: the warm render differs from the cold one", step)
+		}
+		return got
+	}
+	first := check("first")
+	f.putState(t, 1, 2) // the next generation admits more children
+	second := check("a new state")
+	if slices.Equal(first, second) {
+		t.Fatal("the new state changed nothing: the test proves nothing")
+	}
+	inv := fleetInventory(300)
+	inv.Clusters[0].Server = "https://moved.k8s.example.com"
+	f.putInventory(t, inv, "2")
+	third := check("a new inventory")
+	if slices.Equal(second, third) {
+		t.Fatal("the new inventory changed nothing: the test proves nothing")
+	}
+}
+
+func (f *fleetBench) lister() listers.ConfigMapNamespaceLister {
+	return listers.NewConfigMapLister(f.idx).ConfigMaps(contract.DefaultNamespace)
+}
