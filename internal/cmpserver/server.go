@@ -58,13 +58,18 @@ type Server struct {
 	digests  *content.Digester
 }
 
+// paramSets is how many revisions keep their generated parameters between renders: a
+// render uses the deployed revision, the rollout's and a few pinned ones; at 10,000
+// clusters each set is ≈ 6 MiB, so the others generate theirs again when next used.
+const paramSets = 4
+
 // New makes a server.
 func New(opts Options, store Store, log *slog.Logger) *Server {
 	if opts.StaleWait == 0 {
 		opts.StaleWait = 10 * time.Second
 	}
 	specs, _ := lru.New[string, *spec.Spec](64)
-	return &Server{opts: opts, store: store, log: log, renderer: render.New(64), exprs: targets.NewCache(1024), specs: specs,
+	return &Server{opts: opts, store: store, log: log, renderer: render.NewBounded(64, paramSets), exprs: targets.NewCache(1024), specs: specs,
 		digests: content.NewDigester(256, content.Limits{})}
 }
 
@@ -94,12 +99,18 @@ func (s *Server) GenerateManifest(stream apiclient.ConfigManagementPluginService
 		s.log.Warn("render failed", "app", env[contract.EnvAppName], "error", oneLine(err), "duration", time.Since(start))
 		return status.Error(codeOf(err), oneLine(err))
 	}
+	manifests := manifestsOf(docs)
+	s.log.Info("rendered", "app", env[contract.EnvAppName], "documents", len(docs), "duration", time.Since(start))
+	return stream.SendAndClose(&apiclient.ManifestResponse{Manifests: manifests})
+}
+
+// manifestsOf is the response's manifests: one string per document.
+func manifestsOf(docs [][]byte) []string {
 	manifests := make([]string, len(docs))
 	for i, d := range docs {
 		manifests[i] = string(d)
 	}
-	s.log.Info("rendered", "app", env[contract.EnvAppName], "documents", len(docs), "duration", time.Since(start))
-	return stream.SendAndClose(&apiclient.ManifestResponse{Manifests: manifests})
+	return manifests
 }
 
 // render loads the spec (cached by content) and renders; a stale state is retried until the

@@ -14,7 +14,7 @@ func (r *Renderer) ChildAt(in Input, rev string, body []byte, key, phase string)
 		return nil, fmt.Errorf("render child %s: no state", key)
 	}
 	out := map[string][]byte{}
-	if err := r.renderRevision(out, in, rev, body, []string{key}, map[string]string{key: phase}); err != nil {
+	if err := r.renderRevision(out, in, rev, body, []assigned{{key: key, rev: rev, phase: phase}}); err != nil {
 		return nil, err
 	}
 	doc, ok := out[key]

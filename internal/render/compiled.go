@@ -25,12 +25,25 @@ const (
 // concurrent use.
 type Renderer struct {
 	cache *lru.Cache[string, *compiledRev]
+	// params are the compiled revisions that keep their parameters (and what their
+	// children deploy) for an inventory, most recently used last: the parameters of
+	// 10,000 clusters are ≈ 6 MiB a revision, and a revision no render uses any more
+	// should not keep them as long as its compiled template stays cached.
+	params *lru.Cache[*compiledRev, struct{}]
 }
 
-// New makes a renderer caching up to size compiled revisions.
+// New makes a renderer caching up to size compiled revisions, each with its parameters.
 func New(size int) *Renderer {
+	return NewBounded(size, size)
+}
+
+// NewBounded makes a renderer caching up to size compiled revisions, of which the
+// paramSets most recently used keep their parameters; the others generate them again
+// when next used.
+func NewBounded(size, paramSets int) *Renderer {
 	c, _ := lru.New[string, *compiledRev](max(size, 1))
-	return &Renderer{cache: c}
+	p, _ := lru.NewWithEvict[*compiledRev, struct{}](max(paramSets, 1), func(c *compiledRev, _ struct{}) { c.dropParams() })
+	return &Renderer{cache: c, params: p}
 }
 
 type compiledRev struct {
@@ -40,6 +53,7 @@ type compiledRev struct {
 	// (a templated repoURL or targetRevision, or a templatePatch), so each rendered child
 	// is pinned; otherwise the compiled template already is.
 	pinEach bool
+	owner   *Renderer // whose params bound it counts in
 
 	// The parameters of the last inventory seen, by child name: Generate is pure in
 	// (revision, inventory), and serve reuses an inventory object until it changes.
@@ -55,8 +69,25 @@ type compiledRev struct {
 	deps    *Deploys
 }
 
-// paramsFor returns the revision's parameter sets by child name for inv.
+// paramsFor returns the revision's parameter sets by child name for inv, and marks the
+// revision as one that keeps them (outside c.mu: keeping one may drop another's).
 func (c *compiledRev) paramsFor(inv *inventory.Inventory) (map[string]Params, error) {
+	byName, err := c.lockedParams(inv)
+	if err == nil && c.owner != nil {
+		c.owner.params.Add(c, struct{}{})
+	}
+	return byName, err
+}
+
+// dropParams forgets the parameters and what the children deploy (both per inventory).
+func (c *compiledRev) dropParams() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.inv, c.byName = nil, nil
+	c.deps, c.depsInv, c.depsKey = nil, nil, ""
+}
+
+func (c *compiledRev) lockedParams(inv *inventory.Inventory) (map[string]Params, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.inv == inv && c.byName != nil {
@@ -97,7 +128,7 @@ func (r *Renderer) compiled(id string, body []byte, rollout string) (*compiledRe
 	if err != nil {
 		return nil, fmt.Errorf("revision %s: %w", id, err)
 	}
-	c := &compiledRev{rev: rev, tmpl: t, pinEach: pinEach}
+	c := &compiledRev{rev: rev, tmpl: t, pinEach: pinEach, owner: r}
 	r.cache.Add(key, c)
 	return c, nil
 }

@@ -2,7 +2,6 @@ package render
 
 import (
 	"fmt"
-	"maps"
 
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
@@ -87,16 +86,17 @@ func clusterParams(g *spec.ClustersGenerator, inv *inventory.Inventory, o tmpl.O
 		}
 		values[k] = s
 	}
-	var out []Params
+	out := make([]Params, 0, len(inv.Clusters)+1)
 	hasInCluster := false
+	in := newInterner()
 	for i := range inv.Clusters {
 		c := &inv.Clusters[i]
 		hasInCluster = hasInCluster || c.Server == inClusterServer
 		if !g.Selector.Matches(c.Labels) {
 			continue
 		}
-		p := clusterValues(c, o.GoTemplate)
-		if err := addValues(p, values, o.GoTemplate); err != nil {
+		p := clusterValues(c, o.GoTemplate, in)
+		if err := addValues(p, values, o.GoTemplate, in); err != nil {
 			return nil, err
 		}
 		out = append(out, Params{Values: p, Cluster: c})
@@ -105,7 +105,7 @@ func clusterParams(g *spec.ClustersGenerator, inv *inventory.Inventory, o tmpl.O
 	// describes it.
 	if len(g.Selector.MatchLabels) == 0 && len(g.Selector.MatchExpressions) == 0 && !hasInCluster {
 		p := map[string]any{"name": inClusterName, "nameNormalized": inClusterName, "server": inClusterServer, "project": ""}
-		if err := addValues(p, values, o.GoTemplate); err != nil {
+		if err := addValues(p, values, o.GoTemplate, in); err != nil {
 			return nil, err
 		}
 		out = append(out, Params{Values: p, Cluster: &inventory.Cluster{Name: inClusterName, Server: inClusterServer}})
@@ -113,10 +113,50 @@ func clusterParams(g *spec.ClustersGenerator, inv *inventory.Inventory, o tmpl.O
 	return out, nil
 }
 
-func clusterValues(c *inventory.Cluster, goTemplate bool) map[string]any {
-	p := map[string]any{
-		"name": c.Name, "nameNormalized": tmpl.SanitizeName(c.Name), "server": c.Server, "project": c.Project,
+// interner shares the strings every cluster's parameters repeat — the flat keys
+// (metadata.labels.<k>, values.<k>) and the rendered values, mostly alike — so the
+// parameters of a large fleet hold one copy of each, not one per cluster.
+type interner struct {
+	keys map[string]map[string]string // prefix → k → prefix+k
+	vals map[string]string
+}
+
+func newInterner() *interner {
+	return &interner{keys: map[string]map[string]string{}, vals: map[string]string{}}
+}
+
+// key is prefix+k, allocated once.
+func (in *interner) key(prefix, k string) string {
+	m := in.keys[prefix]
+	if m == nil {
+		m = map[string]string{}
+		in.keys[prefix] = m
 	}
+	s, ok := m[k]
+	if !ok {
+		s = prefix + k
+		m[k] = s
+	}
+	return s
+}
+
+// val is v, one copy per distinct value (bounded: a value per cluster is kept as is).
+func (in *interner) val(v string) string {
+	if s, ok := in.vals[v]; ok {
+		return s
+	}
+	if len(in.vals) < maxInterned {
+		in.vals[v] = v
+	}
+	return v
+}
+
+// maxInterned bounds the distinct values an interner shares.
+const maxInterned = 1024
+
+func clusterValues(c *inventory.Cluster, goTemplate bool, in *interner) map[string]any {
+	p := make(map[string]any, 4+len(c.Annotations)+len(c.Labels)+1)
+	p["name"], p["nameNormalized"], p["server"], p["project"] = c.Name, tmpl.SanitizeName(c.Name), c.Server, c.Project
 	if goTemplate {
 		meta := map[string]any{}
 		if len(c.Annotations) > 0 {
@@ -129,36 +169,35 @@ func clusterValues(c *inventory.Cluster, goTemplate bool) map[string]any {
 		return p
 	}
 	for k, v := range c.Annotations {
-		p["metadata.annotations."+k] = v
+		p[in.key("metadata.annotations.", k)] = v
 	}
 	for k, v := range c.Labels {
-		p["metadata.labels."+k] = v
+		p[in.key("metadata.labels.", k)] = v
 	}
 	return p
 }
 
 // addValues renders the generator's values against the cluster's parameters and adds them
 // (values.<k> flat, or a values map with goTemplate), as Argo CD does.
-func addValues(p map[string]any, values map[string]*tmpl.String, goTemplate bool) error {
+func addValues(p map[string]any, values map[string]*tmpl.String, goTemplate bool, in *interner) error {
 	if len(values) == 0 {
 		return nil
 	}
-	rendered := map[string]string{}
+	rendered := make(map[string]string, len(values))
 	for k, s := range values {
 		v, err := s.Render(p)
 		if err != nil {
 			return fmt.Errorf("values.%s: %w", k, err)
 		}
-		rendered[k] = v
+		rendered[k] = in.val(v)
 	}
 	if goTemplate {
 		p["values"] = rendered
 		return nil
 	}
-	tmp := map[string]any{}
+	// every value renders against the cluster's parameters alone, then all are added
 	for k, v := range rendered {
-		tmp["values."+k] = v
+		p[in.key("values.", k)] = v
 	}
-	maps.Copy(p, tmp)
 	return nil
 }

@@ -142,16 +142,17 @@ func checkState(in Input) error {
 
 // children renders every deployed or admitted child at the revision it runs, sorted by name.
 func (r *Renderer) children(docs [][]byte, in Input, body []byte, id string) ([][]byte, error) {
-	keys := stateKeys(in.State)
+	var own func(string) bool
 	if in.Env.Shard.Sharded() {
-		keys = slices.DeleteFunc(keys, func(k string) bool { return !in.Env.Shard.Owns(k) })
+		own = in.Env.Shard.Owns
 	}
-	rendered, err := r.renderKeys(in, keys, body, id)
+	children := assignedChildren(in.State, own)
+	rendered, err := r.renderAssigned(in, children, body, id)
 	if err != nil {
 		return nil, err
 	}
-	for _, k := range keys {
-		if b, ok := rendered[k]; ok {
+	for _, c := range children {
+		if b, ok := rendered[c.key]; ok {
 			docs = append(docs, b)
 		}
 	}
@@ -168,24 +169,22 @@ func (r *Renderer) Children(in Input, keys []string) (map[string][]byte, error) 
 	if in.State == nil {
 		return nil, fmt.Errorf("render children: no state")
 	}
-	return r.renderKeys(in, keys, nil, "")
-}
-
-// renderKeys renders keys, each at the revision the state assigns it (body is revision
-// id's spec when the state does not store it yet).
-func (r *Renderer) renderKeys(in Input, keys []string, body []byte, id string) (map[string][]byte, error) {
-	st := in.State
-	byRev := map[string][]string{}
-	phaseOf := map[string]string{}
-	revisionOf := st.Assignments()
+	revisionOf := in.State.Assignments()
+	children := make([]assigned, 0, len(keys))
 	for _, k := range keys {
 		rev, phase, _ := revisionOf(k)
-		byRev[rev] = append(byRev[rev], k)
-		phaseOf[k] = phase
+		children = append(children, assigned{key: k, rev: rev, phase: phase})
 	}
-	rendered := make(map[string][]byte, len(keys))
-	for rev, ks := range byRev {
-		if err := r.renderRevision(rendered, in, rev, revisionBody(st, rev, id, body), ks, phaseOf); err != nil {
+	return r.renderAssigned(in, children, nil, "")
+}
+
+// renderAssigned renders children, each at the revision the state assigns it (body is
+// revision id's spec when the state does not store it yet).
+func (r *Renderer) renderAssigned(in Input, children []assigned, body []byte, id string) (map[string][]byte, error) {
+	rendered := make(map[string][]byte, len(children))
+	for _, group := range byRevision(children) {
+		rev := group[0].rev
+		if err := r.renderRevision(rendered, in, rev, revisionBody(in.State, rev, id, body), group); err != nil {
 			return nil, err
 		}
 	}
@@ -200,7 +199,7 @@ func revisionBody(st *state.State, rev, id string, body []byte) []byte {
 }
 
 // renderRevision renders the children in keys with revision rev into rendered.
-func (r *Renderer) renderRevision(rendered map[string][]byte, in Input, rev string, body []byte, keys []string, phaseOf map[string]string) error {
+func (r *Renderer) renderRevision(rendered map[string][]byte, in Input, rev string, body []byte, children []assigned) error {
 	if body == nil {
 		return fmt.Errorf("state names revision %q but stores no spec for it (fix: let the agent rebuild the state)", rev)
 	}
@@ -209,7 +208,7 @@ func (r *Renderer) renderRevision(rendered map[string][]byte, in Input, rev stri
 		return err
 	}
 	if len(in.Inventory.Clusters) == 0 && c.usesInventory() {
-		return fmt.Errorf("the cluster inventory is empty but the state deploys %d children (fix: check the agent publishes the inventory)", len(keys))
+		return fmt.Errorf("the cluster inventory is empty but the state deploys %d children (fix: check the agent publishes the inventory)", len(children))
 	}
 	byName, err := c.paramsFor(in.Inventory)
 	if err != nil {
@@ -220,7 +219,8 @@ func (r *Renderer) renderRevision(rendered map[string][]byte, in Input, rev stri
 	slots := map[string]string{slotRollout: in.Spec.Name, slotRevision: rev, slotSyncOpts: syncOpts, slotNS: childNamespace(in)}
 	// One buffer for every child of the revision: children are sub-slices of it.
 	var arena bytes.Buffer
-	for i, k := range keys {
+	for i, child := range children {
+		k := child.key
 		p, ok := byName[k]
 		if !ok {
 			if !slices.Contains(in.State.Removing, k) && !slices.Contains(in.State.Leaving, k) {
@@ -228,13 +228,13 @@ func (r *Renderer) renderRevision(rendered map[string][]byte, in Input, rev stri
 			}
 			continue
 		}
-		slots[slotCluster], slots[slotPhase] = p.clusterName(k), phaseOf[k]
+		slots[slotCluster], slots[slotPhase] = p.clusterName(k), child.phase
 		start := arena.Len()
 		if err := c.tmpl.Render(&arena, p.Values, slots); err != nil {
 			return fmt.Errorf("render %s at revision %s: %w", k, rev, err)
 		}
 		if i == 0 {
-			arena.Grow((arena.Len() + 64) * len(keys))
+			arena.Grow((arena.Len() + 64) * len(children))
 		}
 		end := arena.Len()
 		rendered[k] = arena.Bytes()[start:end:end]

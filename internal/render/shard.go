@@ -2,27 +2,14 @@ package render
 
 import (
 	"encoding/hex"
+	"hash"
 	"hash/fnv"
-	"slices"
 	"strconv"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/shard"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
-
-// stateKeys are the children a state has rendered: every deployed child and, while a
-// rollout runs, every admitted one; sorted, unique.
-func stateKeys(st *state.State) []string {
-	keys := slices.Clone(st.Children)
-	if st.Rollout.Active() {
-		for c := range st.Rollout.AdmittedPhases() {
-			keys = append(keys, c)
-		}
-	}
-	slices.Sort(keys)
-	return slices.Compact(keys)
-}
 
 // shardState is st as shard sh sees it: the same state with only the shard's children
 // (deployed, admitted, removing, leaving), so a shard's render does the work of its own
@@ -60,33 +47,57 @@ func shardState(st *state.State, sh shard.Shard) *state.State {
 // shard's children byte for byte alike: the agent re-renders a shard only when its view
 // changed, and a plan carrying the view confirms the shard's render arrived — so a removal
 // touches its shard, and the child is deleted only after a render that may omit it.
-// nil state: the empty view.
+// nil state: the empty view. An unsharded sh views every child.
 func ShardView(st *state.State, sh shard.Shard) (string, int) {
-	h := fnv.New64a()
-	n := 0
-	if st != nil {
-		assign := st.Assignments()
-		for _, k := range stateKeys(st) {
-			if !sh.Owns(k) {
-				continue
-			}
-			rev, phase, _ := assign(k)
-			_, _ = h.Write([]byte(k + "\x00" + rev + "\x00" + phase + "\x00" + removal(st, k) + "\n")) // a hash never fails
-			n++
-		}
+	n := max(sh.N, 1)
+	if sh.K < 0 || sh.K >= n { // owns no child
+		st = nil
 	}
-	return hex.EncodeToString(h.Sum(nil)), n
+	v := views(st, n, sh.K)[min(max(sh.K, 0), n-1)]
+	return v.Digest, v.Children
 }
 
-// removal is the removal st records for child k: "removing", "leaving" or "" (none).
-func removal(st *state.State, k string) string {
-	switch {
-	case slices.Contains(st.Removing, k):
-		return "removing"
-	case slices.Contains(st.Leaving, k):
-		return "leaving"
+// View is one shard's ShardView: the digest and how many children it renders.
+type View struct {
+	Digest   string
+	Children int
+}
+
+// ShardViews is ShardView of every shard k/n (n ≥ 1), in one walk of the state: for the
+// agent, which asks about every shard of a rollout on each pass. ShardViews(st, n)[k] is
+// ShardView(st, shard.Shard{K: k, N: n}).
+func ShardViews(st *state.State, n int) []View {
+	return views(st, max(n, 1), -1)
+}
+
+// views digests the shards of n; only ≥ 0 digests that shard alone (the others stay empty).
+func views(st *state.State, n, only int) []View {
+	hs := make([]hash.Hash64, n)
+	counts := make([]int, n)
+	for k := range hs {
+		hs[k] = fnv.New64a()
 	}
-	return ""
+	if st != nil {
+		removal := removals(st)
+		var rec []byte
+		for _, a := range assignedChildren(st, nil) {
+			k := shard.Of(a.key, n)
+			if only >= 0 && k != only {
+				continue
+			}
+			rec = append(rec[:0], a.key...)
+			rec = append(append(rec, 0), a.rev...)
+			rec = append(append(rec, 0), a.phase...)
+			rec = append(append(rec, 0), removal(a.key)...)
+			_, _ = hs[k].Write(append(rec, '\n')) // a hash never fails
+			counts[k]++
+		}
+	}
+	out := make([]View, n)
+	for k, h := range hs {
+		out[k] = View{Digest: hex.EncodeToString(h.Sum(nil)), Children: counts[k]}
+	}
+	return out
 }
 
 // shardPlan makes the plan ConfigMap metadata of a sharded parent's render: shard 0 keeps

@@ -167,3 +167,24 @@ func TestShardViewChangesOnRemoval(t *testing.T) {
 		}
 	}
 }
+
+// TestBoundedParamsRenderTheSame: a renderer that keeps one revision's parameters, so
+// that a render of two revisions generates them again each time, renders byte for byte
+// as one that keeps them all, render after render.
+func TestBoundedParamsRenderTheSame(t *testing.T) {
+	_, _, in := midRollout(t)
+	want, err := render.New(8).Render(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := render.NewBounded(8, 1)
+	for i := range 3 {
+		got, err := r.Render(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.EqualFunc(got, want, func(a, b []byte) bool { return string(a) == string(b) }) {
+			t.Fatalf("render %d differs from the unbounded renderer's", i+1)
+		}
+	}
+}

@@ -2,7 +2,6 @@ package shard
 
 import (
 	"fmt"
-	"hash/fnv"
 	"strconv"
 	"strings"
 )
@@ -38,9 +37,24 @@ func Of(child string, n int) int {
 	if n <= 1 {
 		return 0
 	}
-	h := fnv.New64a()
-	_, _ = h.Write([]byte(child)) // a hash.Hash never fails to write
-	return int(h.Sum64() % uint64(n))
+	return int(fnv64a(child) % uint64(n))
+}
+
+// FNV-1a's 64-bit parameters (hash/fnv's).
+const (
+	fnvOffset64 = 14695981039346656037
+	fnvPrime64  = 1099511628211
+)
+
+// fnv64a is hash/fnv's New64a sum of s, without its allocations: renders and the agent
+// ask for the shard of every child of a fleet.
+func fnv64a(s string) uint64 {
+	h := uint64(fnvOffset64)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= fnvPrime64
+	}
+	return h
 }
 
 // Parse reads "k/N" (0 ≤ k < N ≤ Max); "" is unsharded. The error says what is wrong,

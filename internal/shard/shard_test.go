@@ -2,6 +2,7 @@ package shard
 
 import (
 	"fmt"
+	"hash/fnv"
 	"testing"
 )
 
@@ -98,5 +99,25 @@ func TestOwnsIsDisjointAndCovering(t *testing.T) {
 		if !(Shard{}).Owns(name) {
 			t.Fatalf("unsharded does not own %s", name)
 		}
+	}
+}
+
+// TestOfIsFNV64a: the shard is hash/fnv's 64-bit FNV-1a of the name mod N, as it always
+// was (a child never changes shard with a new cmp-phase).
+func TestOfIsFNV64a(t *testing.T) {
+	for _, name := range []string{"", "a", "guestbook-prod-1", "fleet-prod-eu-west-1-00042", "ünïcode-名前", string([]byte{0, 255, 128})} {
+		h := fnv.New64a()
+		_, _ = h.Write([]byte(name))
+		for _, n := range []int{2, 3, 5, 7, Max} {
+			if got, want := Of(name, n), int(h.Sum64()%uint64(n)); got != want {
+				t.Errorf("Of(%q, %d) = %d, hash/fnv says %d", name, n, got, want)
+			}
+		}
+	}
+}
+
+func BenchmarkOf(b *testing.B) {
+	for b.Loop() {
+		_ = Of("fleet-prod-eu-west-1-00042", 5)
 	}
 }

@@ -3,6 +3,7 @@ package state
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -60,37 +61,69 @@ func Decode(b []byte) (*State, error) {
 	if err != nil {
 		return nil, fmt.Errorf("decode state: not gzip: %w", err)
 	}
-	raw, err := io.ReadAll(io.LimitReader(zr, maxInflated+1))
-	if err != nil {
+	// sized once from gzip's trailer (the inflated size, a hint: never past the limit)
+	buf := bytes.NewBuffer(make([]byte, 0, min(inflatedSize(b), maxInflated)+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(zr, maxInflated+1)); err != nil {
 		return nil, fmt.Errorf("decode state: corrupt gzip: %w", err)
 	}
+	raw := buf.Bytes()
 	if len(raw) > maxInflated {
 		return nil, fmt.Errorf("decode state: inflates past %d bytes", maxInflated)
 	}
 	return DecodeJSON(raw)
 }
 
+// inflatedSize is the size gzip's trailer gives for the inflated data (modulo 2^32).
+func inflatedSize(b []byte) int {
+	if len(b) < 4 {
+		return 0
+	}
+	return int(binary.LittleEndian.Uint32(b[len(b)-4:]))
+}
+
 // DecodeJSON parses and validates an uncompressed state document (as in a --state-file).
+// A valid document is read once, strictly; only one that fails is read again for its
+// schema, so a document of another schema says so rather than naming a field it has.
 func DecodeJSON(raw []byte) (*State, error) {
-	var head struct {
-		Schema int `json:"schema"`
-	}
-	if err := json.Unmarshal(raw, &head); err != nil {
-		return nil, fmt.Errorf("decode state: corrupt json: %w", err)
-	}
-	if head.Schema != Schema {
-		return nil, fmt.Errorf("decode state: schema %d, this cmp-phase reads %d (fix: upgrade cmp-phase)", head.Schema, Schema)
-	}
 	var s State
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.DisallowUnknownFields()
-	if err := d.Decode(&s); err != nil {
-		return nil, fmt.Errorf("decode state: %w", err)
+	err := d.Decode(&s)
+	if err != nil || s.Schema != Schema || !onlySpace(raw[d.InputOffset():]) {
+		return nil, refused(raw, err)
 	}
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("decode state: %w", err)
 	}
 	return &s, nil
+}
+
+// refused is why raw is no state document this build reads: not JSON (or more than one
+// value), another schema, or strictErr (an unknown field, a wrong type).
+func refused(raw []byte, strictErr error) error {
+	var head struct {
+		Schema int `json:"schema"`
+	}
+	if err := json.Unmarshal(raw, &head); err != nil {
+		return fmt.Errorf("decode state: corrupt json: %w", err)
+	}
+	if head.Schema != Schema {
+		return fmt.Errorf("decode state: schema %d, this cmp-phase reads %d (fix: upgrade cmp-phase)", head.Schema, Schema)
+	}
+	if strictErr == nil { // unreachable: a valid single value of this schema decodes strictly or fails with strictErr
+		return errors.New("decode state: not a state document")
+	}
+	return fmt.Errorf("decode state: %w", strictErr)
+}
+
+// onlySpace reports whether b is JSON whitespace only.
+func onlySpace(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return false
+		}
+	}
+	return true
 }
 
 // FromConfigMap decodes the state held by a ConfigMap and checks the plain generation key

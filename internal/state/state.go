@@ -158,10 +158,14 @@ func (r *Rollout) Record(at time.Time, event, message string) {
 
 // AdmittedPhases maps every child the rollout admitted to the phase that admitted it.
 func (r *Rollout) AdmittedPhases() map[string]string {
-	out := map[string]string{}
 	if r == nil {
-		return out
+		return map[string]string{}
 	}
+	n := 0
+	for _, p := range r.Phases {
+		n += len(p.Admitted)
+	}
+	out := make(map[string]string, n) // sized once: no growth over a fleet's admissions
 	for _, p := range r.Phases {
 		for _, c := range p.Admitted {
 			if _, seen := out[c]; !seen {

@@ -174,3 +174,13 @@ func TestCloneIsDeep(t *testing.T) {
 		t.Fatal("mutating the clone changed the original")
 	}
 }
+
+// BenchmarkAdmittedPhases: every render of a state and every pass of the agent index the
+// admitted children (Assignments).
+func BenchmarkAdmittedPhases(b *testing.B) {
+	r := bigState(10000).Rollout
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = r.AdmittedPhases()
+	}
+}

@@ -51,9 +51,11 @@ func (e *Env) Inventory() *inventory.Inventory {
 	return inv
 }
 
-// PutState writes a rollout's state ConfigMap.
+// PutState writes a rollout's state ConfigMap, labelled as the agent's store labels it
+// (the agent and the sidecar watch state ConfigMaps by that label).
 func (e *Env) PutState(ctx context.Context, rollout string, st *state.State) error {
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: contract.StateConfigMap(rollout), Namespace: ArgoNamespace}}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: contract.StateConfigMap(rollout), Namespace: ArgoNamespace,
+		Labels: map[string]string{contract.LabelState: contract.MarkerValue}}}
 	if err := state.ToConfigMap(st, cm); err != nil {
 		return err
 	}
