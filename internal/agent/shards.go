@@ -106,15 +106,16 @@ func shardConflict(parent0 string, sh0 shard.Shard, plans []*corev1.ConfigMap) s
 // differed from its plan, by shard — asking again does not move it; zero: not known).
 // Pure; the first shard that holds is named, with the fix.
 func shardHold(shards []shardPass, st *state.State, since map[int]time.Time, now time.Time, overdue time.Duration) string {
+	views := viewsOf(st, shards)
 	for _, s := range shards {
-		if why := oneShardHolds(s, shards[0], st, since[s.Shard.K], now, overdue); why != "" {
+		if why := oneShardHolds(s, shards[0], st, views, since[s.Shard.K], now, overdue); why != "" {
 			return "shard " + s.Shard.String() + ": " + why
 		}
 	}
 	return ""
 }
 
-func oneShardHolds(s, first shardPass, st *state.State, since, now time.Time, overdue time.Duration) string {
+func oneShardHolds(s, first shardPass, st *state.State, views []render.View, since, now time.Time, overdue time.Duration) string {
 	fix := fmt.Sprintf("a parent with plugin env %s=%s", contract.EnvShard, s.Shard)
 	switch {
 	case !s.Found:
@@ -137,7 +138,7 @@ func oneShardHolds(s, first shardPass, st *state.State, since, now time.Time, ov
 		return fmt.Sprintf("parent %q renders children with %s, shard 0's parent %q with %s (fix: the same child namespace and sync options on every parent of the rollout; the agent moves every shard's children with shard 0's)",
 			s.Parent, orNone(s.ChildEnv), first.Parent, orNone(first.ChildEnv))
 	}
-	if want, _ := render.ShardView(st, s.Shard); st != nil && s.View != want && automated(s.App) && !since.IsZero() && now.Sub(since) >= overdue {
+	if st != nil && s.View != digestOf(views, st, s) && automated(s.App) && !since.IsZero() && now.Sub(since) >= overdue {
 		return fmt.Sprintf("parent %q has not rendered state generation %d for %s", s.Parent, st.ViewGeneration, now.Sub(since).Round(time.Second))
 	}
 	return ""
@@ -205,4 +206,27 @@ func (a *Agent) shardsSince(rollout string, shards []shardPass) map[int]time.Tim
 		out[s.Shard.K] = a.remembered(shardKey(rollout, s.Shard.K)).since
 	}
 	return out
+}
+
+// viewsOf is render.ShardViews of the rollout's shards: one walk of the state for every
+// shard, on each pass (nil without a state, or when the shards disagree on N).
+func viewsOf(st *state.State, shards []shardPass) []render.View {
+	if st == nil || len(shards) == 0 {
+		return nil
+	}
+	for _, s := range shards {
+		if s.Shard.N != shards[0].Shard.N {
+			return nil
+		}
+	}
+	return render.ShardViews(st, shards[0].Shard.N)
+}
+
+// digestOf is shard s's view of st: from views when they have it.
+func digestOf(views []render.View, st *state.State, s shardPass) string {
+	if s.Shard.K >= 0 && s.Shard.K < len(views) {
+		return views[s.Shard.K].Digest
+	}
+	d, _ := render.ShardView(st, s.Shard)
+	return d
 }

@@ -14,8 +14,9 @@ import (
 // parent allows it. Removals and syncs wait until every shard's render has arrived.
 func (a *Agent) actShards(ctx context.Context, p *pass, st *state.State, requeue time.Time) (time.Time, error) {
 	now, confirmed := a.now(), true
+	views := viewsOf(st, p.shards)
 	for _, s := range p.shards {
-		d, err := a.rerenderShard(ctx, p, s, st, now)
+		d, err := a.rerenderShard(ctx, p, s, st, digestOf(views, st, s), now)
 		if err != nil {
 			return requeue, err
 		}
@@ -39,11 +40,12 @@ func (a *Agent) actShards(ctx context.Context, p *pass, st *state.State, requeue
 }
 
 // rerenderShard runs the re-render protocol for one shard: confirmed at once when its plan
-// carries the view the state gives it; otherwise decideRerender with the shard's parent, as
+// carries the view the state gives it (view: its digest, render.ShardViews); otherwise
+// decideRerender with the shard's parent, as
 // if its plan were of an older generation (the shard's render of this view has not arrived).
-func (a *Agent) rerenderShard(ctx context.Context, p *pass, s shardPass, st *state.State, now time.Time) (rerender, error) {
+func (a *Agent) rerenderShard(ctx context.Context, p *pass, s shardPass, st *state.State, view string, now time.Time) (rerender, error) {
 	key := shardKey(p.plan.Rollout, s.Shard.K)
-	if !touched(s, st) {
+	if !touchedBy(s, view) {
 		a.remember(key, named{})
 		return rerender{Confirmed: true}, nil // untouched, or its render arrived
 	}
@@ -84,5 +86,10 @@ func (a *Agent) rerenderShard(ctx context.Context, p *pass, s shardPass, st *sta
 // render of the state has not arrived (a shard without a plan is touched: it renders nothing).
 func touched(s shardPass, st *state.State) bool {
 	want, _ := render.ShardView(st, s.Shard)
-	return !s.Found || s.View != want
+	return touchedBy(s, want)
+}
+
+// touchedBy is touched, given the view the state gives shard s.
+func touchedBy(s shardPass, view string) bool {
+	return !s.Found || s.View != view
 }
