@@ -131,6 +131,11 @@ type Agent struct {
 	memories map[string]*memory   // rollout → what its last pass read (memory.go)
 }
 
+// utcNow is the agent's clock: wall time in UTC, without the monotonic reading, exactly as
+// a decoded state holds it — the state a Store remembers (state.Memo) and one decoded from
+// its bytes compare and measure time alike.
+func utcNow() time.Time { return time.Now().UTC() }
+
 // New makes an agent. events may be nil (no Kubernetes Events).
 func New(kube kubernetes.Interface, argo argoclient.Interface, opts Options, log *slog.Logger, events record.EventRecorder, faults Faults) *Agent {
 	opts = opts.withDefaults()
@@ -139,7 +144,7 @@ func New(kube kubernetes.Interface, argo argoclient.Interface, opts Options, log
 	}
 	a := &Agent{
 		kube: kube, argo: argo, opts: opts, log: log, events: events, faults: faults,
-		renderer: render.New(64), exprs: targets.NewCache(1024), now: time.Now,
+		renderer: render.New(64), exprs: targets.NewCache(1024), now: utcNow,
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "cmp-phase-agent"}),
 		asked: map[string]named{}, memories: map[string]*memory{},

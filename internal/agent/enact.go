@@ -78,7 +78,9 @@ func (a *Agent) enactOnly(ctx context.Context, p *pass, st *state.State, keep fu
 		g.Go(func() error {
 			live := p.children[m.Child]
 			err := a.move(gctx, live, docs[m.Child], rollout.Marker(m.Revision, m.Since))
-			if err == nil {
+			if err == nil || errors.Is(err, errMoved) {
+				// a conflict proves the server is past the cached version: moving it again
+				// from that version can only conflict again, until the cache catches up
 				mem.moved(live)
 			}
 			if errors.Is(err, errMoved) {

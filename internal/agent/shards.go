@@ -139,7 +139,9 @@ func oneShardHolds(s, first shardPass, st *state.State, views []render.View, sin
 			s.Parent, orNone(s.ChildEnv), first.Parent, orNone(first.ChildEnv))
 	}
 	if st != nil && s.View != digestOf(views, st, s) && automated(s.App) && !since.IsZero() && now.Sub(since) >= overdue {
-		return fmt.Sprintf("parent %q has not rendered state generation %d for %s", s.Parent, st.ViewGeneration, now.Sub(since).Round(time.Second))
+		// since, not the time elapsed: the reason is recorded in the state and told once per
+		// reason, and a reason changing every second wrote the state and an Event each pass
+		return fmt.Sprintf("parent %q has not rendered state generation %d since %s", s.Parent, st.ViewGeneration, since.UTC().Format(time.RFC3339))
 	}
 	return ""
 }

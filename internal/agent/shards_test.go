@@ -106,7 +106,7 @@ func TestShardHold(t *testing.T) {
 			}
 		}, st, ""},
 		{"a touched shard's render overdue", func(s []shardPass, since map[int]time.Time) { s[1].View, since[1] = "old", now.Add(-2*time.Minute) }, st,
-			`shard 1/3: parent "fleet-1" has not rendered state generation 7 for 2m0s`},
+			`shard 1/3: parent "fleet-1" has not rendered state generation 7 since 2026-11-25T11:58:00Z`},
 		{"a touched shard's render under way", func(s []shardPass, since map[int]time.Time) { s[1].View, since[1] = "old", now.Add(-10*time.Second) }, st, ""},
 		{"the first shard holding is named", func(s []shardPass, _ map[int]time.Time) { s[1].App, s[2].App = nil, nil }, st, `shard 1/3: parent "fleet-1" missing`},
 		{"unsharded: nothing holds", nil, st, ""},
@@ -124,6 +124,21 @@ func TestShardHold(t *testing.T) {
 				t.Errorf("hold %q, want %q", got, c.wants)
 			}
 		})
+	}
+}
+
+// TestAnOverdueHoldReadsTheSameOnEveryPass: the reason is recorded in the state and told
+// once per reason, so it must not change while the hold lasts (it said the time elapsed,
+// and each pass wrote the state and an Event).
+func TestAnOverdueHoldReadsTheSameOnEveryPass(t *testing.T) {
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	st := shardedState("c-a0")
+	shards := shardsOf(st)
+	shards[1].View = "old"
+	since := map[int]time.Time{1: now.Add(-2 * time.Minute)}
+	first, later := shardHold(shards, st, since, now, time.Minute), shardHold(shards, st, since, now.Add(5*time.Second), time.Minute)
+	if first == "" || first != later {
+		t.Fatalf("hold %q, five seconds later %q", first, later)
 	}
 }
 

@@ -62,7 +62,7 @@ func Decode(b []byte) (*State, error) {
 		return nil, fmt.Errorf("decode state: not gzip: %w", err)
 	}
 	// sized once from gzip's trailer (the inflated size, a hint: never past the limit)
-	buf := bytes.NewBuffer(make([]byte, 0, min(inflatedSize(b), maxInflated)+bytes.MinRead))
+	buf := bytes.NewBuffer(make([]byte, 0, inflatedHint(b)+bytes.MinRead))
 	if _, err := buf.ReadFrom(io.LimitReader(zr, maxInflated+1)); err != nil {
 		return nil, fmt.Errorf("decode state: corrupt gzip: %w", err)
 	}
@@ -73,12 +73,15 @@ func Decode(b []byte) (*State, error) {
 	return DecodeJSON(raw)
 }
 
-// inflatedSize is the size gzip's trailer gives for the inflated data (modulo 2^32).
-func inflatedSize(b []byte) int {
+// inflatedHint is the size gzip's trailer gives for the inflated data, bounded by what
+// deflate can inflate b to (≈1032×) and by the limit: a corrupt or hand-made trailer
+// cannot make a decode allocate more than the data could hold.
+func inflatedHint(b []byte) int {
 	if len(b) < 4 {
 		return 0
 	}
-	return int(binary.LittleEndian.Uint32(b[len(b)-4:]))
+	hint := uint64(binary.LittleEndian.Uint32(b[len(b)-4:]))
+	return int(min(hint, uint64(len(b))*1032, maxInflated))
 }
 
 // DecodeJSON parses and validates an uncompressed state document (as in a --state-file).

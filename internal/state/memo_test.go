@@ -82,3 +82,28 @@ func TestMemoSkipsDecodingAnUnchangedConfigMapOnly(t *testing.T) {
 		t.Fatalf("a changed ConfigMap was answered from the memo")
 	}
 }
+
+// TestAStateAReadWouldRefuseIsNeverWritten: the memo answers reads without decoding, so
+// the checks a decode makes run before a write instead; a write labels the ConfigMap.
+func TestAStateAReadWouldRefuseIsNeverWritten(t *testing.T) {
+	ctx := context.Background()
+	api := &oneConfigMap{}
+	s := &Store{ConfigMaps: api, Namespace: "argocd", Name: "r-state", Memo: &Memo{}}
+	bad := bigState(10)
+	bad.Children[0], bad.Children[1] = bad.Children[1], bad.Children[0]
+	if _, _, err := s.Update(ctx, func(*State) (*State, error) { return bad, nil }); err == nil || api.cm != nil {
+		t.Fatalf("an unsorted state was written (err %v)", err)
+	}
+	if _, _, err := s.Update(ctx, func(*State) (*State, error) { return bigState(10), nil }); err != nil {
+		t.Fatal(err)
+	}
+	delete(api.cm.Labels, contract.LabelState) // restored from a backup without it
+	next := bigState(10)
+	next.Generation++
+	if _, _, err := s.Update(ctx, func(*State) (*State, error) { return next, nil }); err != nil {
+		t.Fatal(err)
+	}
+	if api.cm.Labels[contract.LabelState] != contract.MarkerValue {
+		t.Fatalf("the write did not label the state ConfigMap: %v", api.cm.Labels)
+	}
+}

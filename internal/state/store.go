@@ -66,10 +66,16 @@ func (s *Store) UpdateCM(ctx context.Context, decide DecideCM) (next *State, wro
 			return nil
 		}
 		if e.Next != cur {
+			// the state a read would refuse is never written (nor remembered by Memo,
+			// whose reads skip the decode and its checks)
+			if err := e.Next.Validate(); err != nil {
+				return fmt.Errorf("refusing to write an invalid state: %w", err)
+			}
 			if err := ToConfigMap(e.Next, cm); err != nil {
 				return err
 			}
 		}
+		labelled(cm)
 		next, wrote = e.Next, true
 		written, err := s.write(ctx, cm)
 		if apierrors.IsConflict(err) && s.OnConflict != nil {
@@ -84,6 +90,18 @@ func (s *Store) UpdateCM(ctx context.Context, decide DecideCM) (next *State, wro
 		return nil, false, fmt.Errorf("update state %s/%s: %w", s.Namespace, s.Name, err)
 	}
 	return next, wrote, nil
+}
+
+// labelled gives the state ConfigMap its label (a ConfigMap restored without it is
+// labelled again by the next write: the sidecar lists states by it).
+func labelled(cm *corev1.ConfigMap) {
+	if cm.Labels[contract.LabelState] == contract.MarkerValue {
+		return
+	}
+	if cm.Labels == nil {
+		cm.Labels = map[string]string{}
+	}
+	cm.Labels[contract.LabelState] = contract.MarkerValue
 }
 
 // applyData sets and removes data keys; it reports whether anything changed.
