@@ -337,21 +337,32 @@ func TestAPerClusterJobOutsideItsProjectIsErrored(t *testing.T) {
 	}
 	defer r.agent("agent-"+r.name, nil).Stop(5 * time.Second)
 	newParent(ctx, t, r.name, r.name+"/app", 0)
+	// The rollout stops at the first Errored checks (onFailure: stop); a check whose result
+	// came after that decision stays Running in the stopped rollout's ledger (and one not
+	// started yet never starts). Every check recorded as ended is Errored by the project,
+	// and at least one is.
 	early := []string{"dev-1", "dev-2", "staging-1", "staging-2"}
-	env.WaitFor(t, 5*time.Minute, "early's cluster checks are Errored by the project", func(ctx context.Context) (bool, string) {
+	env.WaitFor(t, 5*time.Minute, "early's cluster checks are Errored by the project and the rollout stopped", func(ctx context.Context) (bool, string) {
 		st, err := r.state(ctx)
 		if err != nil {
 			return false, err.Error()
 		}
-		runs := clusterRuns(st, 0, "smoke")
+		if st.Rollout == nil || st.Rollout.Status != state.RolloutStopped {
+			return false, fmt.Sprintf("rollout %+v", st.Rollout)
+		}
+		runs, errored := clusterRuns(st, 0, "smoke"), 0
 		for _, c := range early {
 			run, ok := runs[r.name+"-"+c]
+			if !ok || run.Status == state.HookRunning {
+				continue // not started, or ended after the stop
+			}
 			want := fmt.Sprintf("AppProject %s does not permit destination server", r.name)
-			if !ok || run.Status != state.HookErrored || !strings.Contains(run.Message, want) || !strings.Contains(run.Message, "namespace jobs-"+c) {
+			if run.Status != state.HookErrored || !strings.Contains(run.Message, want) || !strings.Contains(run.Message, "namespace jobs-"+c) {
 				return false, fmt.Sprintf("%s: %+v", c, run)
 			}
+			errored++
 		}
-		return true, ""
+		return errored > 0, fmt.Sprintf("%d of %d Errored", errored, len(early))
 	})
 	sel := contract.LabelJobRollout + "=" + r.name
 	jobs, err := env.Kube.BatchV1().Jobs("").List(ctx, metav1.ListOptions{LabelSelector: sel})
