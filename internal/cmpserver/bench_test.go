@@ -30,55 +30,12 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
+	"github.com/cmp-phase/cmp-phase/test/framework"
 )
 
-// fleetBenchSpec is BenchmarkFleet's spec (test/bench/fleet_test.go): one child per
-// cluster deploying the version's directory of the parent's repository, pinned.
-const fleetBenchSpec = `apiVersion: argoproj.io/v1alpha1
-kind: ApplicationSet
-metadata:
-  name: fleet
-  namespace: argocd
-spec:
-  generators:
-  - clusters:
-      selector:
-        matchLabels:
-          argocd.argoproj.io/secret-type: cluster
-      values:
-        version: VERSION
-    deploymentStrategy:
-      type: phaseDeployment
-      phases:
-      - name: canary
-        maxUpdate: 1%
-        targets:
-        - expr: 'labels.env == "prod"'
-      - name: early
-        maxUpdate: 10%
-        targets:
-        - expr: 'labels.env == "prod"'
-        spread: labels.region
-      - name: all
-        targets:
-        - expr: 'labels.env == "prod"'
-  template:
-    metadata:
-      name: 'fleet-{{name}}'
-    spec:
-      project: default
-      source:
-        repoURL: https://git.example.com/fleet.git
-        targetRevision: HEAD
-        path: 'fleet/workload/{{values.version}}'
-      destination:
-        server: '{{server}}'
-        namespace: fleet
-      syncPolicy:
-        automated: {}
-`
-
-const fleetRepoURL = "https://git.example.com/fleet.git"
+// fleetRepoURL is BenchmarkFleet's repository (test/bench): the sidecar renders its spec,
+// framework.FleetSpec.
+const fleetRepoURL = framework.FleetRepoURL
 
 // fleetBench is a sidecar over a fleet of n clusters: a repository at v1 and v2, the
 // inventory ConfigMap, and states of a rollout of v2 in progress (every cluster deployed at
@@ -115,7 +72,7 @@ func newFleetBench(tb testing.TB, n int) *fleetBench {
 	if err := os.MkdirAll(filepath.Join(root, "fleet", "app"), 0o755); err != nil {
 		tb.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(root, "fleet", "app", "appset.yaml"), []byte(strings.ReplaceAll(fleetBenchSpec, "VERSION", "v2")), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(root, "fleet", "app", "appset.yaml"), []byte(framework.FleetSpec("v2")), 0o644); err != nil {
 		tb.Fatal(err)
 	}
 	idx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
@@ -184,7 +141,7 @@ func (f *fleetBench) revision(tb testing.TB, v string, inv *inventory.Inventory)
 
 func (f *fleetBench) revisionBody(tb testing.TB, v string, inv *inventory.Inventory) ([]byte, string) {
 	tb.Helper()
-	sp, err := spec.Parse("appset.yaml", []byte(strings.ReplaceAll(fleetBenchSpec, "VERSION", v)), targets.NewCache(8))
+	sp, err := spec.Parse("appset.yaml", []byte(framework.FleetSpec(v)), targets.NewCache(8))
 	if err != nil {
 		tb.Fatal(err)
 	}

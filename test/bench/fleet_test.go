@@ -30,51 +30,6 @@ import (
 // fleetName is the benchmark's rollout (and, unsharded, its parent).
 const fleetName = "fleet"
 
-// fleetSpec rolls a version out to every cluster in three phases: 1%, 10%, all.
-const fleetSpec = `apiVersion: argoproj.io/v1alpha1
-kind: ApplicationSet
-metadata:
-  name: fleet
-  namespace: argocd
-spec:
-  generators:
-  - clusters:
-      selector:
-        matchLabels:
-          argocd.argoproj.io/secret-type: cluster
-      values:
-        version: VERSION
-    deploymentStrategy:
-      type: phaseDeployment
-      phases:
-      - name: canary
-        maxUpdate: 1%
-        targets:
-        - expr: 'labels.env == "prod"'
-      - name: early
-        maxUpdate: 10%
-        targets:
-        - expr: 'labels.env == "prod"'
-        spread: labels.region
-      - name: all
-        targets:
-        - expr: 'labels.env == "prod"'
-  template:
-    metadata:
-      name: 'fleet-{{name}}'
-    spec:
-      project: default
-      source:
-        repoURL: https://git.example.com/fleet.git
-        targetRevision: HEAD
-        path: 'fleet/workload/{{values.version}}'
-      destination:
-        server: '{{server}}'
-        namespace: fleet
-      syncPolicy:
-        automated: {}
-`
-
 // BenchmarkFleet is issue 15's measurement at 10,000 clusters: the real agent and the real
 // sidecar against the real API server, 10,000 child Applications whose status the
 // benchmark writes as Argo CD would (fleetargo_test.go), each iteration one rollout of a
@@ -218,7 +173,7 @@ func (f *fleetStack) rollout(ctx context.Context, b *testing.B, v int) {
 	b.Helper()
 	version := "v" + strconv.Itoa(v)
 	files := map[string]string{
-		"fleet/app/appset.yaml":                        strings.ReplaceAll(fleetSpec, "VERSION", version),
+		"fleet/app/appset.yaml":                        framework.FleetSpec(version),
 		"fleet/workload/" + version + "/workload.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fleet\ndata:\n  version: " + version + "\n",
 	}
 	for p, body := range files {
@@ -282,7 +237,7 @@ func (f *fleetStack) parents(ctx context.Context, b *testing.B) {
 			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: framework.ArgoNamespace},
 			Spec: v1alpha1.ApplicationSpec{
 				Project:     "default",
-				Source:      &v1alpha1.ApplicationSource{RepoURL: "https://git.example.com/fleet.git", TargetRevision: "HEAD", Path: "fleet/app", Plugin: plugin},
+				Source:      &v1alpha1.ApplicationSource{RepoURL: framework.FleetRepoURL, TargetRevision: "HEAD", Path: "fleet/app", Plugin: plugin},
 				Destination: v1alpha1.ApplicationDestination{Server: "https://kubernetes.default.svc", Namespace: framework.ArgoNamespace},
 				SyncPolicy:  &v1alpha1.SyncPolicy{Automated: &v1alpha1.SyncPolicyAutomated{}, SyncOptions: v1alpha1.SyncOptions{"ApplyOutOfSyncOnly=true"}},
 			},

@@ -75,3 +75,57 @@ spec:
       syncPolicy:
         automated: {}
 `
+
+// FleetRepoURL is the repository FleetSpec's children deploy from.
+const FleetRepoURL = "https://git.example.com/fleet.git"
+
+// FleetSpec is the fleet benchmarks' spec (test/bench's BenchmarkFleet, the sidecar's
+// BenchmarkShardRender): one child per cluster deploying the version's directory of
+// FleetRepoURL, in three phases of prod — 1%, 10% spread by region, all.
+func FleetSpec(version string) string {
+	return strings.ReplaceAll(fleetSpec, "VERSION", version)
+}
+
+const fleetSpec = `apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata:
+  name: fleet
+  namespace: argocd
+spec:
+  generators:
+  - clusters:
+      selector:
+        matchLabels:
+          argocd.argoproj.io/secret-type: cluster
+      values:
+        version: VERSION
+    deploymentStrategy:
+      type: phaseDeployment
+      phases:
+      - name: canary
+        maxUpdate: 1%
+        targets:
+        - expr: 'labels.env == "prod"'
+      - name: early
+        maxUpdate: 10%
+        targets:
+        - expr: 'labels.env == "prod"'
+        spread: labels.region
+      - name: all
+        targets:
+        - expr: 'labels.env == "prod"'
+  template:
+    metadata:
+      name: 'fleet-{{name}}'
+    spec:
+      project: default
+      source:
+        repoURL: https://git.example.com/fleet.git
+        targetRevision: HEAD
+        path: 'fleet/workload/{{values.version}}'
+      destination:
+        server: '{{server}}'
+        namespace: fleet
+      syncPolicy:
+        automated: {}
+`
