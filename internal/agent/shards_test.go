@@ -56,19 +56,19 @@ func TestOnlyTouchedShardsRerender(t *testing.T) {
 		after := shardedState("c-a0", child)
 		after.Generation, after.ViewGeneration = 8, 8
 		for _, s := range shards {
-			if got, want := touched(s, after), s.Shard.Owns(child); got != want {
+			if got, want := touched(s, digestOf(viewsOf(after, shards), after, s)), s.Shard.Owns(child); got != want {
 				t.Errorf("admit %s (shard %d): shard %s touched %v, want %v", child, shard.Of(child, 3), s.Shard, got, want)
 			}
 		}
 	}
 	for _, s := range shards {
-		if touched(s, before) {
+		if touched(s, digestOf(viewsOf(before, shards), before, s)) {
 			t.Errorf("shard %s touched by the state it rendered", s.Shard)
 		}
 	}
 	missing := shards[1]
 	missing.Found = false
-	if !touched(missing, before) {
+	if !touched(missing, digestOf(viewsOf(before, shards), before, missing)) {
 		t.Error("a shard without a plan is not touched")
 	}
 }

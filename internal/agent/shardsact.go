@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/cmp-phase/cmp-phase/internal/render"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
@@ -45,7 +44,7 @@ func (a *Agent) actShards(ctx context.Context, p *pass, st *state.State, requeue
 // if its plan were of an older generation (the shard's render of this view has not arrived).
 func (a *Agent) rerenderShard(ctx context.Context, p *pass, s shardPass, st *state.State, view string, now time.Time) (rerender, error) {
 	key := shardKey(p.plan.Rollout, s.Shard.K)
-	if !touchedBy(s, view) {
+	if !touched(s, view) {
 		a.remember(key, named{})
 		return rerender{Confirmed: true}, nil // untouched, or its render arrived
 	}
@@ -82,14 +81,9 @@ func (a *Agent) rerenderShard(ctx context.Context, p *pass, s shardPass, st *sta
 	return d, nil
 }
 
-// touched reports whether the state changed what shard s renders since its plan: its
-// render of the state has not arrived (a shard without a plan is touched: it renders nothing).
-func touched(s shardPass, st *state.State) bool {
-	want, _ := render.ShardView(st, s.Shard)
-	return touchedBy(s, want)
-}
-
-// touchedBy is touched, given the view the state gives shard s.
-func touchedBy(s shardPass, view string) bool {
+// touched reports whether the state changed what shard s renders since its plan (view:
+// the shard's view of the state, digestOf): its render of the state has not arrived (a shard
+// without a plan is touched: it renders nothing).
+func touched(s shardPass, view string) bool {
 	return !s.Found || s.View != view
 }
