@@ -34,3 +34,17 @@ func shardsHeld(st *state.State, o Observed, now time.Time, acts *[]Action) bool
 	}
 	return true // without a running rollout there is nothing to record it in: status shows it
 }
+
+// recordSettled judges, while a shard holds the rollout, the members the current phase
+// admitted — a child that synced is recorded Done (or Failed) when it happens, not when the
+// hold ends — and nothing more: no admission, no failure policy, no phase ends. The pass
+// after the hold decides on what was recorded.
+func recordSettled(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action) {
+	r := st.Rollout
+	if r == nil || r.Status != StatusProgressing || r.Revision != p.Revision || r.Phase >= len(r.Phases) || r.Phase >= len(p.Phases) {
+		return
+	}
+	if ph := &r.Phases[r.Phase]; len(ph.Admitted) > 0 {
+		settle(r, ph, p.Phases[r.Phase], o, now, acts)
+	}
+}

@@ -36,6 +36,31 @@ func TestAShardHoldsThePhaseAndItsReturnResumes(t *testing.T) {
 	}
 }
 
+// TestAShardHoldStillRecordsDoneChildren: a member that synced while a shard holds is
+// recorded Done at once (the hold does not delay what the state says), and a failed one
+// Failed; the phase neither ends nor fails until the hold ends.
+func TestAShardHoldStillRecordsDoneChildren(t *testing.T) {
+	w := newWorld(threePhases()...)
+	w.step(t, 0)
+	w.obs.ShardHold = `shard 2/3: parent "fleet-2" missing`
+	w.syncs(5, "r2", "dev-1")
+	w.syncs(5, "r2", "dev-2")
+	w.degrade("dev-2")
+	w.step(t, 10)
+	r := w.st.Rollout
+	if got := r.Phases[0].Clusters; got["dev-1"].Status != ClusterDone || got["dev-2"].Status != ClusterFailed {
+		t.Fatalf("held: dev-1 %s dev-2 %s", got["dev-1"].Status, got["dev-2"].Status)
+	}
+	if r.Phase != 0 || r.Status != StatusProgressing || r.Phases[0].Status == PhaseFailed || len(r.Phases[1].Admitted) != 0 {
+		t.Fatalf("held: phase %d %s %s, staging admitted %v", r.Phase, r.Status, r.Phases[0].Status, r.Phases[1].Admitted)
+	}
+	w.obs.ShardHold = ""
+	w.step(t, 20)
+	if r = w.st.Rollout; r.Status == StatusProgressing {
+		t.Fatalf("the hold ended: the failure decides now, yet %s", r.Status)
+	}
+}
+
 // TestAShardHoldsANewRollout: a rollout does not start while a shard is not there (the
 // shards may still be rendering different commits).
 func TestAShardHoldsANewRollout(t *testing.T) {

@@ -159,8 +159,10 @@ func Step(p Plan, cur *state.State, o Observed, now time.Time) (*state.State, []
 		// a pause holds everything: phases, new rollouts, removals
 	case shardsHeld(st, o, now, &acts):
 		// a shard that is not there holds everything too: a phase spans every shard; but
-		// leavers are recorded, or a shard's render fails on them and holds it forever
+		// leavers are recorded, or a shard's render fails on them and holds it forever, and
+		// so are the admitted children that settled meanwhile
 		recordLeavers(st, p, o, now, &acts)
+		recordSettled(st, p, o, now, &acts)
 	case p.Revision == st.Deployed && !r.Active():
 		if err := idle(st, p, o, now, &acts); err != nil {
 			return nil, nil, err
