@@ -54,7 +54,10 @@ func (s *setup) workload(version string) string {
 
 func (s *setup) phased() bool { return s.kind != "rollingsync" }
 
-// setups are the peer and cmp-phase in both of its dialects.
+// setups are the peer and cmp-phase in both of its dialects. Every setup's Applications
+// carry manifest-generate-paths (RollingSync's children their workload, a parent its spec
+// and its children's workload), as one would in a repository many teams share: a push
+// then refreshes only the setup it concerns, not every Application of the stack.
 func setups() []*setup {
 	return []*setup{
 		{name: "rs", kind: "rollingsync", create: createRollingSync},
@@ -89,6 +92,7 @@ spec:
     metadata:
       name: 'NAME-{{.cluster}}'
       labels: {env: '{{.env}}'}
+      annotations: {argocd.argoproj.io/manifest-generate-paths: .}
     spec:
       project: default
       source: {repoURL: 'REPO', targetRevision: HEAD, path: NAME/workload}
@@ -115,7 +119,7 @@ func createPhased(dialect string) func(ctx context.Context, e *framework.Env, s 
 		if _, err := e.Git.Commit(s.name+": v0", files); err != nil {
 			return err
 		}
-		return e.NewParent(ctx, s.name, s.name+"/app", 0)
+		return e.NewParent(ctx, s.name, s.name+"/app", 0, framework.WithGeneratePaths(".;../workload"))
 	}
 }
 

@@ -106,6 +106,19 @@ func WithShard(k, n int) ParentOption {
 	}
 }
 
+// WithGeneratePaths sets the parent's manifest-generate-paths annotation (paths relative
+// to its path, ';'-separated): a git webhook's push then refreshes the parent only when it
+// touches one of them. They must cover the parent's spec and every path its children
+// deploy from, or a commit to a child's content never reaches the parent's render.
+func WithGeneratePaths(paths string) ParentOption {
+	return func(a *v1alpha1.Application) {
+		if a.Annotations == nil {
+			a.Annotations = map[string]string{}
+		}
+		a.Annotations[contract.AnnotationGeneratePaths] = paths
+	}
+}
+
 // NewManualParent is NewParent without automated sync: a person syncs it (after
 // argocd app diff shows what the next phase changes).
 func (e *Env) NewManualParent(ctx context.Context, name, path string) error {
