@@ -44,17 +44,21 @@ func (a *Agent) act(ctx context.Context, p *pass, st *state.State, acts []rollou
 	name, now := p.plan.Rollout, a.now()
 	mem := a.remembered(name)
 	d := decideRerender(viewOf(p.parent, p.planGen, st.ViewGeneration, mem), now, a.opts.ConfirmAfter)
+	var set, move func() error
 	if d.SetPhaseGen {
-		if err := SetPhaseGen(ctx, a.argo, a.opts.Namespace, p.plan.Parent, st.Generation); err != nil {
-			return requeue, err
-		}
+		set = func() error { return a.setPhaseGen(ctx, p, p.plan.Parent, p.parent, st.Generation) }
+	}
+	if d.Enact {
+		move = func() error { return a.enact(ctx, p, st) }
+	}
+	setErr, moveErr := sideBySide(set, move)
+	if setErr != nil {
+		return requeue, setErr
+	}
+	if d.SetPhaseGen {
 		mem.set, mem.before = st.Generation, -1
 		if p.parent != nil {
 			mem.before = PhaseGen(p.parent)
-		}
-		p.log.Info("re-render requested", "parent", p.plan.Parent, "generation", st.Generation)
-		if a.faults.AfterRerender != nil {
-			a.faults.AfterRerender(name, st.Generation)
 		}
 	}
 	if d.AskAgain {
@@ -67,13 +71,11 @@ func (a *Agent) act(ctx context.Context, p *pass, st *state.State, acts []rollou
 	}
 	mem.asked = d.Asked
 	a.remember(name, mem)
-	if d.Enact {
-		if err := a.enact(ctx, p, st); err != nil {
-			return requeue, err
-		}
-		if p.moreMoves {
-			requeue = earliest(requeue, now)
-		}
+	if moveErr != nil {
+		return requeue, moveErr
+	}
+	if p.moreMoves {
+		requeue = earliest(requeue, now)
 	}
 	if !d.Confirmed {
 		return earliest(requeue, d.Requeue), nil

@@ -56,15 +56,21 @@ func (a *Agent) rerenderShard(ctx context.Context, p *pass, s shardPass, st *sta
 		mem.since = now // its view differs from its plan from now on, however often asked
 	}
 	d := decideRerender(viewOf(s.App, min(s.PlanGen, st.ViewGeneration-1), st.ViewGeneration, mem), now, a.opts.ConfirmAfter)
+	var set, move func() error
 	if d.SetPhaseGen {
-		if err := SetPhaseGen(ctx, a.argo, a.opts.Namespace, s.Parent, st.Generation); err != nil {
-			return d, err
+		set = func() error {
+			return a.setPhaseGen(ctx, p, s.Parent, s.App, st.Generation, "shard", s.Shard.String())
 		}
+	}
+	if d.Enact {
+		move = func() error { return a.enactOnly(ctx, p, st, s.Shard.Owns) }
+	}
+	setErr, moveErr := sideBySide(set, move)
+	if setErr != nil {
+		return d, setErr
+	}
+	if d.SetPhaseGen {
 		mem.set, mem.before = st.Generation, PhaseGen(s.App)
-		p.log.Info("re-render requested", "parent", s.Parent, "shard", s.Shard.String(), "generation", st.Generation)
-		if a.faults.AfterRerender != nil {
-			a.faults.AfterRerender(p.plan.Rollout, st.Generation)
-		}
 	}
 	if d.AskAgain {
 		if err := a.askAgainOf(ctx, p, s.Parent, st); err != nil {
@@ -73,10 +79,8 @@ func (a *Agent) rerenderShard(ctx context.Context, p *pass, s shardPass, st *sta
 	}
 	mem.asked = d.Asked
 	a.remember(key, mem)
-	if d.Enact {
-		if err := a.enactOnly(ctx, p, st, s.Shard.Owns); err != nil {
-			return d, err
-		}
+	if moveErr != nil {
+		return d, moveErr
 	}
 	return d, nil
 }

@@ -1,0 +1,96 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/cmp-phase/cmp-phase/internal/contract"
+)
+
+func verbs(actions []k8stesting.Action) []string {
+	var out []string
+	for _, a := range actions {
+		out = append(out, a.GetVerb())
+	}
+	return out
+}
+
+// TestSetPhaseGenFromTheCachePatchesOnce: the cached parent saves the read — one
+// conditional patch that keeps the other entries and leaves the cached object as it was.
+func TestSetPhaseGenFromTheCachePatchesOnce(t *testing.T) {
+	ctx := context.Background()
+	live := parentApp(&v1alpha1.EnvEntry{Name: "SYNC_OPTIONS", Value: "Prune=false"}, &v1alpha1.EnvEntry{Name: contract.EnvPhaseGen, Value: "3"})
+	live.ResourceVersion = "7"
+	cached := live.DeepCopy()
+	f := newFakeAgent(t, []runtime.Object{live})
+	p := &pass{log: f.log}
+	if err := f.setPhaseGen(ctx, p, "web-parent", cached, 4); err != nil {
+		t.Fatal(err)
+	}
+	if v := verbs(f.argo.Actions()); len(v) != 1 || v[0] != "patch" {
+		t.Fatalf("one patch, no read: %v", v)
+	}
+	env := getApp(t, f, "web-parent").Spec.Source.Plugin.Env
+	if len(env) != 2 || env[0].Value != "Prune=false" || env[1].Name != contract.EnvPhaseGen || env[1].Value != "4" {
+		t.Fatalf("env %v", env)
+	}
+	if cached.Spec.Source.Plugin.Env[1].Value != "3" {
+		t.Fatal("the cached parent was changed")
+	}
+
+	f.argo.ClearActions()
+	cached.Spec.Source.Plugin.Env[1].Value = "4"
+	if err := f.setPhaseGen(ctx, p, "web-parent", cached, 4); err != nil || len(f.argo.Actions()) != 0 {
+		t.Fatalf("already set: no request, got %v (%v)", verbs(f.argo.Actions()), err)
+	}
+}
+
+// TestSetPhaseGenFallsBackWhenTheCacheIsBehind: a conflict, or no cached parent, is
+// SetPhaseGen's read and write.
+func TestSetPhaseGenFallsBackWhenTheCacheIsBehind(t *testing.T) {
+	ctx := context.Background()
+	f := newFakeAgent(t, []runtime.Object{parentApp(&v1alpha1.EnvEntry{Name: contract.EnvPhaseGen, Value: "3"})})
+	f.argo.PrependReactor("patch", "applications", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewConflict(schema.GroupResource{Resource: "applications"}, "web-parent", errors.New("changed"))
+	})
+	p := &pass{log: f.log}
+	if err := f.setPhaseGen(ctx, p, "web-parent", parentApp(&v1alpha1.EnvEntry{Name: contract.EnvPhaseGen, Value: "2"}), 5); err != nil {
+		t.Fatal(err)
+	}
+	if got := getApp(t, f, "web-parent").Spec.Source.Plugin.Env[0].Value; got != "5" {
+		t.Fatalf("after a conflict: %s", got)
+	}
+	f.argo.ClearActions()
+	if err := f.setPhaseGen(ctx, p, "web-parent", nil, 6); err != nil {
+		t.Fatal(err)
+	}
+	if v := verbs(f.argo.Actions()); len(v) != 2 || v[0] != "get" || v[1] != "update" {
+		t.Fatalf("no cached parent: read and write, got %v", v)
+	}
+}
+
+// TestSideBySideRunsBothAndKeepsTheirErrors.
+func TestSideBySideRunsBothAndKeepsTheirErrors(t *testing.T) {
+	boom, bang := errors.New("boom"), errors.New("bang")
+	ran := make(chan string, 2)
+	setErr, moveErr := sideBySide(func() error { ran <- "set"; return boom }, func() error { ran <- "move"; return bang })
+	if setErr != boom || moveErr != bang || len(ran) != 2 {
+		t.Fatalf("%v %v %d", setErr, moveErr, len(ran))
+	}
+	if s, m := sideBySide(nil, nil); s != nil || m != nil {
+		t.Fatal("nothing to run")
+	}
+	if s, m := sideBySide(nil, func() error { return bang }); s != nil || m != bang {
+		t.Fatal("move only")
+	}
+	if s, m := sideBySide(func() error { return boom }, nil); s != boom || m != nil {
+		t.Fatal("set only")
+	}
+}
