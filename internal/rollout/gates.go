@@ -132,6 +132,21 @@ func record(r *state.Rollout, ph *state.PhaseState, run state.HookRun, res HookR
 	return run
 }
 
+// recordLate records, in a rollout that stopped, how the runs of its phase that were still
+// running when it stopped ended: the ledger says so, instead of Running for ever, and an
+// Event tells it. Nothing is decided on them: the rollout stays where it stopped.
+func recordLate(r *state.Rollout, o Observed, now time.Time, acts *[]Action) {
+	if r.Phase >= len(r.Phases) {
+		return
+	}
+	ph := &r.Phases[r.Phase]
+	for _, key := range slices.Sorted(maps.Keys(ph.Hooks)) {
+		if run := ph.Hooks[key]; run.Status == state.HookRunning {
+			ph.Hooks[key] = record(r, ph, run, o.Hooks[key], now, acts)
+		}
+	}
+}
+
 // runWhat names a run and its status: "health on dev-2 Failed".
 func runWhat(run state.HookRun) string {
 	return target(run.Name, run.Cluster) + " " + string(run.Status)

@@ -115,6 +115,28 @@ func TestAFailedCheckOnOneClusterStopsTheRolloutAndNamesIt(t *testing.T) {
 	}
 }
 
+// TestARunEndingAfterTheRolloutStoppedIsRecorded: a check still running when another one
+// stopped the rollout gets its outcome in the ledger when it ends (not Running for ever),
+// with its Event; the rollout stays stopped.
+func TestARunEndingAfterTheRolloutStoppedIsRecorded(t *testing.T) {
+	w := newWorld(hookedPhases("fail")...)
+	w.toChecks(t)
+	w.ends(11, state.HookFailed, "check/health/dev-2")
+	w.step(t, 12)
+	if r := w.st.Rollout; r.Status != StatusStopped || r.Phases[0].Hooks["check/slo"].Status != state.HookRunning {
+		t.Fatalf("setup: %s, slo %s", r.Status, r.Phases[0].Hooks["check/slo"].Status)
+	}
+	w.ends(13, state.HookSucceeded, "check/slo", "check/health/dev-1")
+	acts := w.step(t, 14)
+	r := w.st.Rollout
+	if got := r.Phases[0].Hooks; got["check/slo"].Status != state.HookSucceeded || got["check/health/dev-1"].Status != state.HookSucceeded {
+		t.Fatalf("late outcomes not recorded: %+v", got)
+	}
+	if r.Status != StatusStopped || !hasEvent(acts, EvHookSucceeded) || len(runs(acts)) != 0 {
+		t.Fatalf("status %s, events %v, runs %v", r.Status, events(acts), runs(acts))
+	}
+}
+
 func TestAnIgnoredCheckFailureLetsThePhaseGoOn(t *testing.T) {
 	w := newWorld(hookedPhases("ignore")...)
 	w.toChecks(t)

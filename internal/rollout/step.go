@@ -172,7 +172,9 @@ func Step(p Plan, cur *state.State, o Observed, now time.Time) (*state.State, []
 			return nil, nil, err
 		}
 	case r.Status.IsTerminal():
-		// nothing moves by itself (a person's edit above may have changed it)
+		// nothing moves by itself (a person's edit above may have changed it); runs that
+		// were in flight when it stopped still have their outcome recorded
+		recordLate(r, o, now, &acts)
 	case r.Status == StatusRollingBack:
 		rollBack(st, p, o, now, &acts)
 	default:

@@ -338,9 +338,9 @@ func TestAPerClusterJobOutsideItsProjectIsErrored(t *testing.T) {
 	defer r.agent("agent-"+r.name, nil).Stop(5 * time.Second)
 	newParent(ctx, t, r.name, r.name+"/app", 0)
 	// The rollout stops at the first Errored checks (onFailure: stop); a check whose result
-	// came after that decision stays Running in the stopped rollout's ledger (and one not
-	// started yet never starts). Every check recorded as ended is Errored by the project,
-	// and at least one is.
+	// came after that decision is recorded in the stopped rollout's ledger when it ends (one
+	// not started yet never starts). Every check that started ends Errored by the project,
+	// and at least one started.
 	early := []string{"dev-1", "dev-2", "staging-1", "staging-2"}
 	env.WaitFor(t, 5*time.Minute, "early's cluster checks are Errored by the project and the rollout stopped", func(ctx context.Context) (bool, string) {
 		st, err := r.state(ctx)
@@ -353,8 +353,11 @@ func TestAPerClusterJobOutsideItsProjectIsErrored(t *testing.T) {
 		runs, errored := clusterRuns(st, 0, "smoke"), 0
 		for _, c := range early {
 			run, ok := runs[r.name+"-"+c]
-			if !ok || run.Status == state.HookRunning {
-				continue // not started, or ended after the stop
+			if !ok {
+				continue // not started before the stop: never starts
+			}
+			if run.Status == state.HookRunning {
+				return false, c + "'s check still Running"
 			}
 			want := fmt.Sprintf("AppProject %s does not permit destination server", r.name)
 			if run.Status != state.HookErrored || !strings.Contains(run.Message, want) || !strings.Contains(run.Message, "namespace jobs-"+c) {
