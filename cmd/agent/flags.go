@@ -43,19 +43,23 @@ func (c *connection) config() (*rest.Config, error) {
 type rollouts struct{ o *agent.Options }
 
 // BindFlags registers --namespace, --resync, --confirm-after, --removal-grace,
-// --hard-refresh-fallback, --workers, --rollout-selector and --fleet-configmap.
+// --hard-refresh-fallback, --poll-parents, --workers, --rollout-selector and --fleet-configmap.
 func (r rollouts) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&r.o.Namespace, "namespace", contract.DefaultNamespace, "namespace of the Applications, cluster Secrets and cmp-phase ConfigMaps")
 	fs.DurationVar(&r.o.Resync, "resync", 5*time.Minute, "reconcile every rollout at least this often")
 	fs.DurationVar(&r.o.ConfirmAfter, "confirm-after", 30*time.Second, "ask again for a parent re-render not seen after this long")
 	fs.DurationVar(&r.o.RemovalGrace, "removal-grace", 10*time.Minute, "how long a cluster whose Secret is gone keeps its children before they are removed (kept in the inventory ConfigMap)")
 	fs.BoolVar(&r.o.HardRefresh, "hard-refresh-fallback", true, "when asking again, also hard-refresh the parent")
+	fs.DurationVar(&r.o.PollParents, "poll-parents", 15*time.Second, "ask Argo CD to refresh every parent this often, so a commit is seen without a webhook (0: Argo CD's own polling only)")
 	fs.IntVar(&r.o.Workers, "workers", 2, "rollouts reconciled at once")
 	fs.StringVar(&r.o.Selector, "rollout-selector", "", "label selector over plan ConfigMaps: drive only these rollouts (sharding)")
 	fs.StringVar(&r.o.FleetConfigMap, "fleet-configmap", contract.FleetConfigMap, "ConfigMap whose stop-all key pauses every rollout this agent drives (cmp-phase stop-all)")
 }
 
 func (r rollouts) validate() error {
+	if r.o.PollParents < 0 {
+		return fmt.Errorf("--poll-parents %s is negative (fix: a duration like 15s, or 0 to leave polling to Argo CD)", r.o.PollParents)
+	}
 	if _, err := labels.Parse(r.o.Selector); err != nil {
 		return fmt.Errorf("--rollout-selector: %w (fix: e.g. %s)", err, contract.RolloutSelector("guestbook"))
 	}

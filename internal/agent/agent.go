@@ -35,6 +35,9 @@ type Options struct {
 	// ConfirmAfter is how long the agent waits for a re-render it asked for (the plan's
 	// generation annotation) before asking again.
 	ConfirmAfter time.Duration
+	// PollParents is how often the agent asks Argo CD to refresh the parents it drives, so
+	// a commit is seen within it without a webhook (0: never; Argo CD's own polling only).
+	PollParents time.Duration
 	// HardRefresh asks for a hard refresh of the parent when a re-render did not arrive in
 	// ConfirmAfter, on top of setting PHASE_GEN again.
 	HardRefresh bool
@@ -173,6 +176,9 @@ func (a *Agent) Run(ctx context.Context) error {
 		a.queue.AddAfter(inventoryKey, max(next.Sub(a.now()), 0))
 	}
 	var wg sync.WaitGroup
+	if a.opts.PollParents > 0 {
+		wg.Go(func() { a.pollParents(ctx, a.opts.PollParents) })
+	}
 	for range a.opts.Workers {
 		wg.Go(func() {
 			for a.work(ctx) {

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"maps"
+	"slices"
 	"sync"
 )
 
@@ -31,4 +33,11 @@ func (p *parentIndex) of(parent string) []string {
 		out = append(out, r)
 	}
 	return out
+}
+
+// names are the parents known, sorted.
+func (p *parentIndex) names() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Sorted(maps.Keys(p.m))
 }
