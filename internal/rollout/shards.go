@@ -44,7 +44,10 @@ func recordSettled(st *state.State, p Plan, o Observed, now time.Time, acts *[]A
 	if r == nil || r.Status != StatusProgressing || r.Revision != p.Revision || r.Phase >= len(r.Phases) || r.Phase >= len(p.Phases) {
 		return
 	}
-	if ph := &r.Phases[r.Phase]; len(ph.Admitted) > 0 {
+	if len(r.Tracks) > 0 && r.Phase >= r.Split() {
+		return // past the split r.Phase names no phase of its own (each track has its place)
+	}
+	if ph := &r.Phases[r.Phase]; len(ph.Admitted) > 0 && !ph.Status.IsTerminal() {
 		settle(r, ph, p.Phases[r.Phase], o, now, acts)
 	}
 }

@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -107,5 +108,27 @@ func TestAShardHoldStillRecordsLeavers(t *testing.T) {
 				t.Fatalf("the hold ended: removing %v leaving %v", w.st.Removing, w.st.Leaving)
 			}
 		})
+	}
+}
+
+// TestAShardHoldPastTheSplitRecordsNothing: once a rollout split into tracks, the rollout's
+// phase index names no phase of its own; a hold then judges nobody (a track's phase it
+// finished would be judged again, and a child's blip recorded as a failure for ever).
+func TestAShardHoldPastTheSplitRecordsNothing(t *testing.T) {
+	w := trackWorld(t, "stop")
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1")
+	w.step(t, 10)
+	w.syncs(15, "r2", "eu-1")
+	w.step(t, 20)
+	if r := w.st.Rollout; r.Phase < r.Split() {
+		t.Fatalf("setup: phase %d split %d", r.Phase, r.Split())
+	}
+	before := fmt.Sprint(w.st.Rollout.Phases)
+	w.degrade("eu-1")
+	w.obs.ShardHold = `shard 1/2: parent "fleet-1" missing`
+	w.step(t, 30)
+	if after := fmt.Sprint(w.st.Rollout.Phases); after != before {
+		t.Fatalf("a hold past the split judged a phase:\n%s\n%s", before, after)
 	}
 }
