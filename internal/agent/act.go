@@ -44,18 +44,13 @@ func (a *Agent) act(ctx context.Context, p *pass, st *state.State, acts []rollou
 	name, now := p.plan.Rollout, a.now()
 	mem := a.remembered(name)
 	d := decideRerender(viewOf(p.parent, p.planGen, st.ViewGeneration, mem), now, a.opts.ConfirmAfter)
-	var set, move func() error
 	if d.SetPhaseGen {
-		set = func() error { return a.setPhaseGen(ctx, p, p.plan.Parent, p.parent, st.Generation) }
-	}
-	if d.Enact {
-		move = func() error { return a.enact(ctx, p, st) }
-	}
-	setErr, moveErr := sideBySide(set, move)
-	if setErr != nil {
-		return requeue, setErr
-	}
-	if d.SetPhaseGen {
+		// first: nothing moves before the parent names the state that moves it (a parent
+		// naming an older one would show the moved children OutOfSync, and a person's
+		// sync of it would apply its older render)
+		if err := a.setPhaseGen(ctx, p, p.plan.Parent, p.parent, st.Generation); err != nil {
+			return requeue, err
+		}
 		mem.set, mem.before = st.Generation, -1
 		if p.parent != nil {
 			mem.before = PhaseGen(p.parent)
@@ -71,11 +66,13 @@ func (a *Agent) act(ctx context.Context, p *pass, st *state.State, acts []rollou
 	}
 	mem.asked = d.Asked
 	a.remember(name, mem)
-	if moveErr != nil {
-		return requeue, moveErr
-	}
-	if p.moreMoves {
-		requeue = earliest(requeue, now)
+	if d.Enact {
+		if err := a.enact(ctx, p, st); err != nil {
+			return requeue, err
+		}
+		if p.moreMoves {
+			requeue = earliest(requeue, now)
+		}
 	}
 	if !d.Confirmed {
 		return earliest(requeue, d.Requeue), nil

@@ -3,13 +3,11 @@ package agent
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	argoclient "github.com/argoproj/argo-cd/v3/pkg/client/clientset/versioned"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
@@ -63,21 +61,21 @@ func setEnv(p *v1alpha1.ApplicationSourcePlugin, value string) {
 	p.Env = append(p.Env, &v1alpha1.EnvEntry{Name: contract.EnvPhaseGen, Value: value})
 }
 
-// setPhaseGen is SetPhaseGen from the cached parent: one conditional patch of its plugin
-// env (the Get is the cache's), SetPhaseGen's read and retry only when the cache was behind.
+// setPhaseGen is SetPhaseGen from the cached parent: one JSON patch that tests the plugin
+// env is still what the cache holds and replaces it (no read, and the parent's status
+// writes, which change its resourceVersion all the time, cannot make it conflict);
+// SetPhaseGen's read and retry when the test fails or the cache holds no env to test.
 // It logs the request (with logAttrs) and runs the fault hook after it.
 func (a *Agent) setPhaseGen(ctx context.Context, p *pass, parent string, cached *v1alpha1.Application, gen int64, logAttrs ...any) error {
-	err := errStale
-	if patch, ok := phaseGenPatch(cached, gen); ok && patch == nil {
-		err = nil // already there: no write
-	} else if ok {
-		_, err = a.argo.ArgoprojV1alpha1().Applications(a.opts.Namespace).Patch(ctx, parent, types.MergePatchType, patch, metav1.PatchOptions{})
-	}
-	switch {
-	case apierrors.IsConflict(err) || errors.Is(err, errStale):
-		err = SetPhaseGen(ctx, a.argo, a.opts.Namespace, parent, gen) // its error names the parent
-	case err != nil:
-		err = fmt.Errorf("set %s of %s/%s to %d: %w", contract.EnvPhaseGen, a.opts.Namespace, parent, gen, err)
+	var err error
+	switch patch, ok := phaseGenPatch(cached, gen); {
+	case ok && patch == nil: // already there: no write
+	case ok:
+		if _, err = a.argo.ArgoprojV1alpha1().Applications(a.opts.Namespace).Patch(ctx, parent, types.JSONPatchType, patch, metav1.PatchOptions{}); err != nil {
+			err = SetPhaseGen(ctx, a.argo, a.opts.Namespace, parent, gen) // the env changed meanwhile (its error names the parent)
+		}
+	default:
+		err = SetPhaseGen(ctx, a.argo, a.opts.Namespace, parent, gen)
 	}
 	if err != nil {
 		return err
@@ -89,14 +87,11 @@ func (a *Agent) setPhaseGen(ctx context.Context, p *pass, parent string, cached 
 	return nil
 }
 
-// errStale says the cached parent cannot be patched from: absent, or without a plugin source.
-var errStale = errors.New("no cached parent to patch")
-
-// phaseGenPatch is the merge patch that sets PHASE_GEN on the cached parent, conditional
-// on its resourceVersion (nil: already set); ok is false when the cache has no parent
-// with a plugin source. The cached object is not changed.
+// phaseGenPatch is the JSON patch that sets PHASE_GEN on the cached parent, on the
+// condition that its plugin env is still the cached one (nil: already set); ok is false
+// when the cache holds no plugin env to test. The cached object is not changed.
 func phaseGenPatch(cached *v1alpha1.Application, gen int64) (patch []byte, ok bool) {
-	if cached == nil || cached.Spec.Source == nil || cached.Spec.Source.Plugin == nil {
+	if cached == nil || cached.Spec.Source == nil || cached.Spec.Source.Plugin == nil || len(cached.Spec.Source.Plugin.Env) == 0 {
 		return nil, false
 	}
 	value := strconv.FormatInt(gen, 10)
@@ -108,32 +103,13 @@ func phaseGenPatch(cached *v1alpha1.Application, gen int64) (patch []byte, ok bo
 		plugin.Env = append(plugin.Env, &v1alpha1.EnvEntry{Name: e.Name, Value: e.Value})
 	}
 	setEnv(plugin, value)
-	b, err := json.Marshal(map[string]any{
-		"metadata": map[string]any{"resourceVersion": cached.ResourceVersion},
-		"spec":     map[string]any{"source": map[string]any{"plugin": map[string]any{"env": plugin.Env}}},
+	const path = "/spec/source/plugin/env"
+	b, err := json.Marshal([]map[string]any{
+		{"op": "test", "path": path, "value": cached.Spec.Source.Plugin.Env},
+		{"op": "replace", "path": path, "value": plugin.Env},
 	})
 	if err != nil {
 		return nil, false
 	}
 	return b, true
-}
-
-// sideBySide runs set (the PHASE_GEN patch; nil: none) and move (the moves; nil: none) at
-// once. Both follow the state write and neither needs the other — decideRerender judged
-// the moves safe from the parent as it was before the patch, and the parent's render of
-// the state shows the moves whichever lands first — so an admitted child does not wait
-// for the parent's round trip (0.05–0.1 s of every hop on a loaded API server).
-func sideBySide(set, move func() error) (setErr, moveErr error) {
-	switch {
-	case set == nil && move == nil:
-		return nil, nil
-	case set == nil:
-		return nil, move()
-	case move == nil:
-		return set(), nil
-	}
-	done := make(chan error, 1)
-	go func() { done <- set() }()
-	moveErr = move()
-	return <-done, moveErr
 }

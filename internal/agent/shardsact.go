@@ -56,20 +56,10 @@ func (a *Agent) rerenderShard(ctx context.Context, p *pass, s shardPass, st *sta
 		mem.since = now // its view differs from its plan from now on, however often asked
 	}
 	d := decideRerender(viewOf(s.App, min(s.PlanGen, st.ViewGeneration-1), st.ViewGeneration, mem), now, a.opts.ConfirmAfter)
-	var set, move func() error
-	if d.SetPhaseGen {
-		set = func() error {
-			return a.setPhaseGen(ctx, p, s.Parent, s.App, st.Generation, "shard", s.Shard.String())
+	if d.SetPhaseGen { // first, as for an unsharded parent (act)
+		if err := a.setPhaseGen(ctx, p, s.Parent, s.App, st.Generation, "shard", s.Shard.String()); err != nil {
+			return d, err
 		}
-	}
-	if d.Enact {
-		move = func() error { return a.enactOnly(ctx, p, st, s.Shard.Owns) }
-	}
-	setErr, moveErr := sideBySide(set, move)
-	if setErr != nil {
-		return d, setErr
-	}
-	if d.SetPhaseGen {
 		mem.set, mem.before = st.Generation, PhaseGen(s.App)
 	}
 	if d.AskAgain {
@@ -79,8 +69,10 @@ func (a *Agent) rerenderShard(ctx context.Context, p *pass, s shardPass, st *sta
 	}
 	mem.asked = d.Asked
 	a.remember(key, mem)
-	if moveErr != nil {
-		return d, moveErr
+	if d.Enact {
+		if err := a.enactOnly(ctx, p, st, s.Shard.Owns); err != nil {
+			return d, err
+		}
 	}
 	return d, nil
 }
