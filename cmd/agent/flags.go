@@ -50,7 +50,7 @@ func (r rollouts) BindFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&r.o.ConfirmAfter, "confirm-after", 30*time.Second, "ask again for a parent re-render not seen after this long")
 	fs.DurationVar(&r.o.RemovalGrace, "removal-grace", 10*time.Minute, "how long a cluster whose Secret is gone keeps its children before they are removed (kept in the inventory ConfigMap)")
 	fs.BoolVar(&r.o.HardRefresh, "hard-refresh-fallback", true, "when asking again, also hard-refresh the parent")
-	fs.DurationVar(&r.o.PollParents, "poll-parents", 15*time.Second, "ask Argo CD to refresh every parent this often, so a commit is seen without a webhook (0: Argo CD's own polling only)")
+	fs.DurationVar(&r.o.PollParents, "poll-parents", 30*time.Second, "ask Argo CD to refresh the parents this often (one per repository and revision, in turn), so a commit is seen without a webhook (0: Argo CD's own polling only)")
 	fs.IntVar(&r.o.Workers, "workers", 2, "rollouts reconciled at once")
 	fs.StringVar(&r.o.Selector, "rollout-selector", "", "label selector over plan ConfigMaps: drive only these rollouts (sharding)")
 	fs.StringVar(&r.o.FleetConfigMap, "fleet-configmap", contract.FleetConfigMap, "ConfigMap whose stop-all key pauses every rollout this agent drives (cmp-phase stop-all)")

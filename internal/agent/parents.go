@@ -1,8 +1,6 @@
 package agent
 
 import (
-	"maps"
-	"slices"
 	"sync"
 )
 
@@ -33,11 +31,4 @@ func (p *parentIndex) of(parent string) []string {
 		out = append(out, r)
 	}
 	return out
-}
-
-// names are the parents known, sorted.
-func (p *parentIndex) names() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return slices.Sorted(maps.Keys(p.m))
 }

@@ -2,55 +2,108 @@ package agent
 
 import (
 	"context"
+	"maps"
 	"regexp"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 )
 
-// pollParents asks Argo CD for a normal refresh of every parent this agent drives, every
-// interval, until ctx ends. A requested refresh makes Argo CD resolve the parent's
-// targetRevision again (past the repo-server's revision cache), so a commit reaches a
-// phased rollout within the interval with no webhook — whatever Argo CD's own
-// reconciliation timeout (120 s by default, plus up to 60 s of jitter). A new commit is
-// then rendered and applied as any other: the poll only makes it seen sooner.
+// pollParents asks Argo CD, every interval until ctx ends, to refresh the parents of the
+// rollouts this agent drives: a requested refresh makes Argo CD resolve the parent's
+// targetRevision again, past the repo-server's revision cache, so a commit starts its
+// rollout within the interval with no webhook — whatever Argo CD's reconciliation timeout
+// (120 s by default, plus up to 60 s of jitter). A new commit is then rendered and applied
+// like any other: the poll only makes it seen sooner.
+//
+// Parents that follow the same repository and revision are one source: each interval one
+// of them (in turn) is refreshed — one ls-remote per source, however many shard parents
+// share it — and all of them while their last comparisons resolved different commits (one
+// found a commit the others have not seen yet).
 func (a *Agent) pollParents(ctx context.Context, every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()
+	turn := 0
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			for _, name := range a.parents.names() {
-				if err := a.refreshParent(ctx, name); err != nil && ctx.Err() == nil {
-					a.log.Warn("parent refresh failed", "parent", name, "error", err)
-				}
+		}
+		for _, app := range pollOrder(a.polledParents(), turn) {
+			if ctx.Err() != nil {
+				return
+			}
+			if err := a.refreshParent(ctx, app); err != nil && ctx.Err() == nil {
+				a.log.Warn("parent refresh failed", "parent", app.Name, "error", err)
 			}
 		}
+		turn++
 	}
 }
 
-// refreshParent requests a normal refresh of one parent, unless polling it can find
-// nothing: it is gone or being deleted, a refresh is pending, or it is pinned to a commit.
-func (a *Agent) refreshParent(ctx context.Context, name string) error {
-	app, err := a.caches.apps.Get(name)
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
+// polledParents are the cached parents that the plans this agent reads name, which a
+// refresh may move: not pinned to a commit, not being deleted, no refresh pending.
+func (a *Agent) polledParents() []*v1alpha1.Application {
+	plans, err := a.caches.plans.List(labels.Everything())
 	if err != nil {
-		return err
-	}
-	if !pollable(app) {
 		return nil
 	}
-	patch := []byte(`{"metadata":{"annotations":{"` + v1alpha1.AnnotationKeyRefresh + `":"` + string(v1alpha1.RefreshTypeNormal) + `"}}}`)
-	_, err = a.argo.ArgoprojV1alpha1().Applications(a.opts.Namespace).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil
+	var out []*v1alpha1.Application
+	seen := map[string]bool{}
+	for _, cm := range plans {
+		name := cm.Annotations[contract.AnnotationParent]
+		if name == "" || seen[name] {
+			continue
+		}
+		seen[name] = true
+		if app, err := a.caches.apps.Get(name); err == nil && pollable(app) {
+			out = append(out, app)
+		}
+	}
+	return out
+}
+
+// pollOrder picks, of each source's parents sorted by name, the one whose turn it is, or
+// all of them when they resolved different commits.
+func pollOrder(parents []*v1alpha1.Application, turn int) []*v1alpha1.Application {
+	bySource := map[string][]*v1alpha1.Application{}
+	for _, app := range parents {
+		key := app.Spec.Source.RepoURL + "@" + app.Spec.Source.TargetRevision
+		bySource[key] = append(bySource[key], app)
+	}
+	var out []*v1alpha1.Application
+	for _, key := range slices.Sorted(maps.Keys(bySource)) {
+		group := bySource[key]
+		slices.SortFunc(group, func(x, y *v1alpha1.Application) int { return strings.Compare(x.Name, y.Name) })
+		agree := !slices.ContainsFunc(group, func(app *v1alpha1.Application) bool {
+			return app.Status.Sync.Revision != group[0].Status.Sync.Revision
+		})
+		if !agree {
+			out = append(out, group...) // one found a commit the others have not seen
+			continue
+		}
+		out = append(out, group[turn%len(group)])
+	}
+	return out
+}
+
+// refreshParent requests a normal refresh of one parent, on the condition that it is the
+// version the cache holds (a refresh someone asked for meanwhile — a hard one — stays).
+func (a *Agent) refreshParent(ctx context.Context, app *v1alpha1.Application) error {
+	patch := []byte(`{"metadata":{"resourceVersion":"` + app.ResourceVersion + `","annotations":{"` +
+		v1alpha1.AnnotationKeyRefresh + `":"` + string(v1alpha1.RefreshTypeNormal) + `"}}}`)
+	_, err := a.argo.ArgoprojV1alpha1().Applications(a.opts.Namespace).Patch(ctx, app.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+		return nil // gone, or changed: the next interval sees it as it is
 	}
 	return err
 }
@@ -61,7 +114,7 @@ func pollable(app *v1alpha1.Application) bool {
 		return false
 	}
 	src := app.Spec.Source
-	return src != nil && !commitSHA.MatchString(src.TargetRevision)
+	return src != nil && src.Plugin != nil && !commitSHA.MatchString(src.TargetRevision)
 }
 
 // commitSHA is a full git commit SHA (SHA-1 or SHA-256): a parent pinned to one never moves.

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
@@ -10,7 +11,7 @@ import (
 )
 
 // TestPollableParents: a parent is polled unless it is being deleted, a refresh is pending,
-// or it is pinned to a commit.
+// it is pinned to a commit or renders no plugin.
 func TestPollableParents(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -28,6 +29,7 @@ func TestPollableParents(t *testing.T) {
 		}, false},
 		{"being deleted", func(a *v1alpha1.Application) { a.DeletionTimestamp = &metav1.Time{} }, false},
 		{"no single source", func(a *v1alpha1.Application) { a.Spec.Source = nil }, false},
+		{"no plugin", func(a *v1alpha1.Application) { a.Spec.Source.Plugin = nil }, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			app := parentApp()
@@ -40,26 +42,65 @@ func TestPollableParents(t *testing.T) {
 	}
 }
 
-// TestRefreshParentRequestsANormalRefresh: one patch of the refresh annotation; a parent
-// the cache does not hold is left alone.
+func polledApp(name, repo, rev, resolved string) *v1alpha1.Application {
+	app := parentApp()
+	app.Name, app.Spec.Source.RepoURL, app.Spec.Source.TargetRevision, app.Status.Sync.Revision = name, repo, rev, resolved
+	return app
+}
+
+func names(apps []*v1alpha1.Application) string {
+	var out []string
+	for _, a := range apps {
+		out = append(out, a.Name)
+	}
+	return fmt.Sprint(out)
+}
+
+// TestPollOrderRefreshesOneParentPerSourceInTurn: parents of one repository and revision
+// (shards) cost one refresh an interval, taken in turn; while one has resolved another
+// commit than the others, all are refreshed; another source is polled on its own.
+func TestPollOrderRefreshesOneParentPerSourceInTurn(t *testing.T) {
+	s0, s1, s2 := polledApp("fleet-0", "https://git/x", "main", "aaa"), polledApp("fleet-1", "https://git/x", "main", "aaa"), polledApp("fleet-2", "https://git/x", "main", "aaa")
+	other := polledApp("web", "https://git/y", "main", "ccc")
+	parents := []*v1alpha1.Application{s2, other, s0, s1}
+	for turn, want := range []string{"[fleet-0 web]", "[fleet-1 web]", "[fleet-2 web]", "[fleet-0 web]"} {
+		if got := names(pollOrder(parents, turn)); got != want {
+			t.Fatalf("turn %d: %s, want %s", turn, got, want)
+		}
+	}
+	s1.Status.Sync.Revision = "bbb" // fleet-1 found a new commit on its turn
+	if got := names(pollOrder(parents, 2)); got != "[fleet-0 fleet-1 fleet-2 web]" {
+		t.Fatalf("while they differ, all of them: %s", got)
+	}
+}
+
+// TestPolledParentsAreThoseThePlansName: the parents polled are the ones the cached plans
+// name, once each, that a refresh may move.
+func TestPolledParentsAreThoseThePlansName(t *testing.T) {
+	pinned := polledApp("pinned", "https://git/x", "0123456789abcdef0123456789abcdef01234567", "")
+	f := newFakeAgent(t, nil, planOf("web", "web-parent"), planOf("pin", "pinned"), planOf("lost", "missing-parent"),
+		polledApp("web-parent", "https://git/x", "main", ""), pinned, polledApp("unplanned", "https://git/x", "main", ""))
+	if got := names(f.polledParents()); got != "[web-parent]" {
+		t.Fatalf("polled %s", got)
+	}
+}
+
+// TestRefreshParentRequestsANormalRefresh: one patch of the refresh annotation, conditional
+// on the version cached; a parent changed or gone meanwhile is left for the next interval.
 func TestRefreshParentRequestsANormalRefresh(t *testing.T) {
 	ctx := context.Background()
 	live := parentApp()
-	f := newFakeAgent(t, []runtime.Object{live}, live.DeepCopy())
-	f.parents.set("web-parent", "web")
-	f.parents.set("gone-parent", "gone")
-	if got := f.parents.names(); len(got) != 2 || got[0] != "gone-parent" {
-		t.Fatalf("names %v", got)
-	}
-	for _, name := range f.parents.names() {
-		if err := f.refreshParent(ctx, name); err != nil {
-			t.Fatal(err)
-		}
+	live.ResourceVersion = "5"
+	f := newFakeAgent(t, []runtime.Object{live})
+	if err := f.refreshParent(ctx, live.DeepCopy()); err != nil {
+		t.Fatal(err)
 	}
 	if got := getApp(t, f, "web-parent").Annotations[v1alpha1.AnnotationKeyRefresh]; got != "normal" {
 		t.Fatalf("refresh annotation %q", got)
 	}
-	if n := writes(f.argo.Actions(), "applications"); n != 1 {
-		t.Fatalf("%d writes, want the one patch", n)
+	gone := parentApp()
+	gone.Name = "gone"
+	if err := f.refreshParent(ctx, gone); err != nil {
+		t.Fatalf("a parent gone meanwhile: %v", err)
 	}
 }
