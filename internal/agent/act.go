@@ -90,14 +90,18 @@ func (a *Agent) act(ctx context.Context, p *pass, st *state.State, acts []rollou
 // askAgain re-requests a re-render that did not arrive: PHASE_GEN again (a no-op when it is
 // set) and, when configured, a hard refresh of the parent.
 func (a *Agent) askAgain(ctx context.Context, p *pass, st *state.State) error {
-	return a.askAgainOf(ctx, p, p.plan.Parent, st)
+	return a.askAgainOf(ctx, p, p.plan.Parent, p.parent, st)
 }
 
-// askAgainOf is askAgain of a named parent (a shard's).
-func (a *Agent) askAgainOf(ctx context.Context, p *pass, parent string, st *state.State) error {
+// askAgainOf is askAgain of a named parent (a shard's), cached as the cache holds it (nil:
+// not cached). PHASE_GEN is read and written only when the cached parent does not name the
+// generation already: reading a parent of thousands of children costs a second under load.
+func (a *Agent) askAgainOf(ctx context.Context, p *pass, parent string, cached *v1alpha1.Application, st *state.State) error {
 	a.warn(p, "RerenderNotConfirmed", fmt.Sprintf("the parent %s has not rendered state generation %d after %s; asking again", parent, st.ViewGeneration, a.opts.ConfirmAfter))
-	if err := SetPhaseGen(ctx, a.argo, a.opts.Namespace, parent, st.Generation); err != nil {
-		return err
+	if cached == nil || PhaseGen(cached) != st.Generation {
+		if err := SetPhaseGen(ctx, a.argo, a.opts.Namespace, parent, st.Generation); err != nil {
+			return err
+		}
 	}
 	if !a.opts.HardRefresh {
 		return nil

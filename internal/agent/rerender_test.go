@@ -9,6 +9,8 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
 func verbs(actions []k8stesting.Action) []string {
@@ -70,5 +72,31 @@ func TestSetPhaseGenFallsBackWhenTheCacheIsBehind(t *testing.T) {
 	}
 	if v := verbs(f.argo.Actions()); len(v) != 2 || v[0] != "get" || v[1] != "update" {
 		t.Fatalf("no cached parent: read and write, got %v", v)
+	}
+}
+
+// TestAskingAgainReadsNoParentTheCacheShowsAsked: asking again for a render when the
+// cached parent already names the generation is only the hard refresh — no read of a
+// parent that may hold thousands of children; otherwise PHASE_GEN is set again first.
+func TestAskingAgainReadsNoParentTheCacheShowsAsked(t *testing.T) {
+	ctx := context.Background()
+	live := parentApp(&v1alpha1.EnvEntry{Name: contract.EnvPhaseGen, Value: "5"})
+	f := newFakeAgent(t, []runtime.Object{live})
+	f.opts.HardRefresh = true
+	p := &pass{log: f.log, plan: &render.Plan{Rollout: "web", Parent: "web-parent"}}
+	st := &state.State{Generation: 5, ViewGeneration: 5}
+	if err := f.askAgainOf(ctx, p, "web-parent", live.DeepCopy(), st); err != nil {
+		t.Fatal(err)
+	}
+	if v := verbs(f.argo.Actions()); len(v) != 1 || v[0] != "patch" {
+		t.Fatalf("only the hard refresh: %v", v)
+	}
+	f.argo.ClearActions()
+	st.Generation = 6
+	if err := f.askAgainOf(ctx, p, "web-parent", live.DeepCopy(), st); err != nil {
+		t.Fatal(err)
+	}
+	if v := verbs(f.argo.Actions()); len(v) != 3 || v[0] != "get" || v[1] != "update" || v[2] != "patch" {
+		t.Fatalf("PHASE_GEN again, then the hard refresh: %v", v)
 	}
 }

@@ -63,7 +63,7 @@ func (a *Agent) rerenderShard(ctx context.Context, p *pass, s shardPass, st *sta
 		mem.set, mem.before = st.Generation, PhaseGen(s.App)
 	}
 	if d.AskAgain {
-		if err := a.askAgainOf(ctx, p, s.Parent, st); err != nil {
+		if err := a.askAgainOf(ctx, p, s.Parent, s.App, st); err != nil {
 			return d, err
 		}
 	}
