@@ -25,30 +25,46 @@ import (
 // like any other: the poll only makes it seen sooner.
 //
 // Parents that follow the same repository and revision are one source: each interval one
-// of them (in turn) is refreshed — one ls-remote per source, however many shard parents
-// share it — and all of them while their last comparisons resolved different commits (one
-// found a commit the others have not seen yet).
+// of them (in turn) is refreshed — one ls-remote per source, however many parents (shards,
+// rollouts of one repository) share it. When their last comparisons resolved different
+// commits (one found a commit the others have not seen), the others are refreshed within
+// catchUpEvery, each at most once an interval (a parent whose comparison keeps failing is
+// not asked every few seconds).
 func (a *Agent) pollParents(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	turn := 0
-	for {
+	tick, catchUp := time.NewTicker(every), time.NewTicker(min(every, catchUpEvery))
+	defer tick.Stop()
+	defer catchUp.Stop()
+	asked := map[string]time.Time{}
+	for turn := 0; ; {
+		var due []*v1alpha1.Application
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-tick.C:
+			due = pollOrder(a.polledParents(), turn)
+			turn++
+		case <-catchUp.C:
+			due = behind(a.polledParents(), asked, time.Now(), every)
 		}
-		for _, app := range pollOrder(a.polledParents(), turn) {
+		for _, app := range due {
 			if ctx.Err() != nil {
 				return
 			}
+			asked[app.Name] = time.Now()
 			if err := a.refreshParent(ctx, app); err != nil && ctx.Err() == nil {
 				a.log.Warn("parent refresh failed", "parent", app.Name, "error", err)
 			}
 		}
-		turn++
+		for name, at := range asked {
+			if time.Since(at) >= every {
+				delete(asked, name) // behind asks it again anyway
+			}
+		}
 	}
 }
+
+// catchUpEvery is how often the poll looks for parents behind another of their source.
+const catchUpEvery = 2 * time.Second
 
 // polledParents are the cached parents that the plans this agent reads name, which a
 // refresh may move: not pinned to a commit, not being deleted, no refresh pending.
@@ -75,25 +91,55 @@ func (a *Agent) polledParents() []*v1alpha1.Application {
 // pollOrder picks, of each source's parents sorted by name, the one whose turn it is, or
 // all of them when they resolved different commits.
 func pollOrder(parents []*v1alpha1.Application, turn int) []*v1alpha1.Application {
-	bySource := map[string][]*v1alpha1.Application{}
-	for _, app := range parents {
-		key := app.Spec.Source.RepoURL + "@" + app.Spec.Source.TargetRevision
-		bySource[key] = append(bySource[key], app)
-	}
 	var out []*v1alpha1.Application
-	for _, key := range slices.Sorted(maps.Keys(bySource)) {
-		group := bySource[key]
-		slices.SortFunc(group, func(x, y *v1alpha1.Application) int { return strings.Compare(x.Name, y.Name) })
-		agree := !slices.ContainsFunc(group, func(app *v1alpha1.Application) bool {
-			return app.Status.Sync.Revision != group[0].Status.Sync.Revision
-		})
-		if !agree {
+	for _, group := range sources(parents) {
+		if !agree(group) {
 			out = append(out, group...) // one found a commit the others have not seen
 			continue
 		}
 		out = append(out, group[turn%len(group)])
 	}
 	return out
+}
+
+// behind are the parents of sources whose parents resolved different commits that were
+// not asked within every.
+func behind(parents []*v1alpha1.Application, asked map[string]time.Time, now time.Time, every time.Duration) []*v1alpha1.Application {
+	var out []*v1alpha1.Application
+	for _, group := range sources(parents) {
+		if agree(group) {
+			continue
+		}
+		for _, app := range group {
+			if at, ok := asked[app.Name]; !ok || now.Sub(at) >= every {
+				out = append(out, app)
+			}
+		}
+	}
+	return out
+}
+
+// sources groups parents by repository and revision, in a stable order (by key, then name).
+func sources(parents []*v1alpha1.Application) [][]*v1alpha1.Application {
+	bySource := map[string][]*v1alpha1.Application{}
+	for _, app := range parents {
+		key := app.Spec.Source.RepoURL + "@" + app.Spec.Source.TargetRevision
+		bySource[key] = append(bySource[key], app)
+	}
+	out := make([][]*v1alpha1.Application, 0, len(bySource))
+	for _, key := range slices.Sorted(maps.Keys(bySource)) {
+		group := bySource[key]
+		slices.SortFunc(group, func(x, y *v1alpha1.Application) int { return strings.Compare(x.Name, y.Name) })
+		out = append(out, group)
+	}
+	return out
+}
+
+// agree reports whether a source's parents last resolved one commit.
+func agree(group []*v1alpha1.Application) bool {
+	return !slices.ContainsFunc(group, func(app *v1alpha1.Application) bool {
+		return app.Status.Sync.Revision != group[0].Status.Sync.Revision
+	})
 }
 
 // refreshParent requests a normal refresh of one parent, on the condition that it is the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -102,5 +103,26 @@ func TestRefreshParentRequestsANormalRefresh(t *testing.T) {
 	gone.Name = "gone"
 	if err := f.refreshParent(ctx, gone); err != nil {
 		t.Fatalf("a parent gone meanwhile: %v", err)
+	}
+}
+
+// TestBehindCatchesUpOnceAnInterval: while a source's parents resolved different commits,
+// the ones not asked within the interval are due at once; one asked just now waits (a
+// parent whose comparison keeps failing is not asked every few seconds); agreeing sources
+// are not due.
+func TestBehindCatchesUpOnceAnInterval(t *testing.T) {
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	ahead, behindApp, fresh := polledApp("pph", "https://git/x", "HEAD", "new"), polledApp("prs", "https://git/x", "HEAD", "old"), polledApp("web", "https://git/y", "HEAD", "ccc")
+	parents := []*v1alpha1.Application{behindApp, fresh, ahead}
+	asked := map[string]time.Time{"pph": now.Add(-time.Second)}
+	if got := names(behind(parents, asked, now, 30*time.Second)); got != "[prs]" {
+		t.Fatalf("due %s", got)
+	}
+	asked["prs"] = now.Add(-time.Second)
+	if got := names(behind(parents, asked, now, 30*time.Second)); got != "[]" {
+		t.Fatalf("asked within the interval: due %s", got)
+	}
+	if got := names(behind(parents, asked, now.Add(31*time.Second), 30*time.Second)); got != "[pph prs]" {
+		t.Fatalf("an interval later, still apart: due %s", got)
 	}
 }
