@@ -116,11 +116,7 @@ func TestAShardHoldStillRecordsLeavers(t *testing.T) {
 // finished would be judged again, and a child's blip recorded as a failure for ever).
 func TestAShardHoldPastTheSplitRecordsNothing(t *testing.T) {
 	w := trackWorld(t, "stop")
-	w.step(t, 0)
-	w.syncs(5, "r2", "dev-1")
-	w.step(t, 10)
-	w.syncs(15, "r2", "eu-1")
-	w.step(t, 20)
+	w.pastTheSplit(t)
 	if r := w.st.Rollout; r.Phase < r.Split() {
 		t.Fatalf("setup: phase %d split %d", r.Phase, r.Split())
 	}

@@ -55,6 +55,16 @@ func (w *world) track(t *testing.T, name string) (state.Track, string) {
 	return tr, ""
 }
 
+// pastTheSplit takes trackWorld through dev into both tracks' prod, eu-1 synced (t0+20s).
+func (w *world) pastTheSplit(t *testing.T) {
+	t.Helper()
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1")
+	w.step(t, 10)
+	w.syncs(15, "r2", "eu-1")
+	w.step(t, 20)
+}
+
 // admittedIn is who the named track's copy of phase admitted.
 func (w *world) admittedIn(phase, track string) string {
 	for _, ph := range w.st.Rollout.Phases {
@@ -515,11 +525,7 @@ func TestAJumpFromASharedPhaseDoesNotCrossTheSplit(t *testing.T) {
 // Failed, not a phase a track has already passed.
 func TestAbortStopsOnlyTheWalkingTracksPhases(t *testing.T) {
 	w := trackWorld(t, "stop")
-	w.step(t, 0)
-	w.syncs(5, "r2", "dev-1")
-	w.step(t, 10)
-	w.syncs(15, "r2", "eu-1")
-	w.step(t, 20)
+	w.pastTheSplit(t)
 	w.step(t, 80) // eu at final, us at prod
 	w.edit(map[string]string{"abort": "bad", "by": "alice"})
 	w.step(t, 81)
