@@ -1,7 +1,6 @@
 package rollout
 
 import (
-	"reflect"
 	"time"
 
 	"github.com/cmp-phase/cmp-phase/internal/state"
@@ -28,5 +27,5 @@ func reasonsOnly(cur, next *state.State) bool {
 			}
 		}
 	}
-	return reflect.DeepEqual(cur, masked)
+	return state.Equal(cur, masked)
 }

@@ -182,7 +182,7 @@ func Step(p Plan, cur *state.State, o Observed, now time.Time) (*state.State, []
 	}
 	followRollout(st.Rollout, now) // tracks.go
 	stampTimes(cur, st, now)
-	if reflect.DeepEqual(cur, st) {
+	if state.Equal(cur, st) {
 		return cur, filterRequeue(acts), nil
 	}
 	if cur != nil && reasonsOnly(cur, st) && now.Before(cur.WrittenAt.Add(ReasonEvery)) {
