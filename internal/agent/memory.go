@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"maps"
 	"slices"
 	"sync"
 
@@ -56,20 +57,31 @@ func (a *Agent) forget(name string) {
 }
 
 // observe is Observe of every child, reusing the observation of a child whose object
-// version is the one observed before; children gone since are forgotten.
+// version is the one observed before; children gone since are forgotten. The memory is
+// kept in place: a pass where few children changed writes few entries.
 func (m *memory) observe(apps []*v1alpha1.Application) map[string]rollout.Observation {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	out := make(map[string]rollout.Observation, len(apps))
-	next := make(map[string]seenChild, len(apps))
+	known := 0 // apps already in seen (names are unique): fewer than seen holds means some left
+	before := len(m.seen)
 	for _, app := range apps {
 		s, ok := m.seen[app.Name]
+		if ok {
+			known++
+		}
 		if !ok || app.ResourceVersion == "" || s.uid != app.UID || s.rv != app.ResourceVersion {
 			s = seenChild{uid: app.UID, rv: app.ResourceVersion, obs: Observe(app)}
+			m.seen[app.Name] = s
 		}
-		out[app.Name], next[app.Name] = s.obs, s
+		out[app.Name] = s.obs
 	}
-	m.seen = next
+	if known < before {
+		maps.DeleteFunc(m.seen, func(name string, _ seenChild) bool {
+			_, live := out[name]
+			return !live
+		})
+	}
 	return out
 }
 

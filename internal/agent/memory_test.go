@@ -29,6 +29,12 @@ func TestObserveReusesOnlyUnchangedChildren(t *testing.T) {
 	if _, kept := m.seen["a"]; kept {
 		t.Fatal("a gone child is still remembered")
 	}
+	// as many children as before, one of them new: the one gone is forgotten all the same
+	m.observe([]*v1alpha1.Application{child("b", "2", "r2"), child("c", "1", "r2")})
+	m.observe([]*v1alpha1.Application{child("c", "1", "r2"), child("d", "1", "r2")})
+	if len(m.seen) != 2 || m.seen["c"].rv != "1" || m.seen["d"].rv != "1" {
+		t.Fatalf("remembered: %+v", m.seen)
+	}
 }
 
 // TestUnmovedSkipsMovesTheCacheHasNotSeen: a child moved from the version the cache still
