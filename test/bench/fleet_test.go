@@ -55,12 +55,9 @@ func BenchmarkFleet(b *testing.B) {
 		b.Fatal(err)
 	}
 	lat50, lat99, r50, r99, counted := f.rec.quantiles()
-	agentPeak, agentAnon := f.agentRSS.mib()
-	sidecarPeak, sidecarAnon := f.sidecarRSS.mib()
-	b.ReportMetric(agentPeak, "agent-peak-MiB")
-	b.ReportMetric(agentAnon, "agent-anon-MiB")
-	b.ReportMetric(sidecarPeak, "sidecar-peak-MiB")
-	b.ReportMetric(sidecarAnon, "sidecar-anon-MiB")
+	f.agentRSS.report(b, "agent")
+	f.sidecarRSS.report(b, "sidecar")
+	f.floorRSS.report(b, "floor")
 	b.ReportMetric(float64(mean.Microseconds())/1000, "decide-mean-ms")
 	b.ReportMetric(float64(p99.Microseconds())/1000, "decide-p99-bucket-ms")
 	b.ReportMetric(lat50.Seconds(), "status-to-state-p50-s")
@@ -84,6 +81,7 @@ type fleetStack struct {
 	shards               int
 	metricsURL           string
 	agentRSS, sidecarRSS peakRSS
+	floorRSS             peakRSS // the floor program's (test/bench/floor): the imports alone
 }
 
 func startFleet(ctx context.Context, b *testing.B, n, shards int) *fleetStack {
@@ -137,6 +135,11 @@ func startFleet(ctx context.Context, b *testing.B, n, shards int) *fleetStack {
 		b.Fatal(err)
 	}
 	go f.agentRSS.sample(ctx, agent.PID())
+	floor, err := env.Start(framework.ProcSpec{Name: "floor", Path: floorBin})
+	if err != nil {
+		b.Fatal(err)
+	}
+	go f.floorRSS.sample(ctx, floor.PID())
 	go f.watchState(ctx)
 	return f
 }

@@ -15,8 +15,12 @@ import (
 	"github.com/cmp-phase/cmp-phase/test/framework"
 )
 
-// bins are cmp-phase and the agent, built from this tree when a benchmark runs.
-var bins framework.Binaries
+// bins are cmp-phase and the agent, built from this tree when a benchmark runs; floorBin
+// is BenchmarkFleet's memory peer (test/bench/floor), built beside them.
+var (
+	bins     framework.Binaries
+	floorBin string
+)
 
 func TestMain(m *testing.M) {
 	flag.Parse()
@@ -24,7 +28,12 @@ func TestMain(m *testing.M) {
 		os.Exit(m.Run()) // no benchmark asked for: no stack, nothing to build
 	}
 	var err error
-	if bins, err = framework.BuildBinaries(); err != nil {
+	if bins, err = framework.BuildBinaries(); err == nil {
+		if floorBin, err = framework.BuildProject(bins.Dir, "./test/bench/floor", "e2e"); err != nil {
+			_ = os.RemoveAll(bins.Dir)
+		}
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
