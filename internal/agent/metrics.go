@@ -19,6 +19,7 @@ type metrics struct {
 	conflicts  *prometheus.CounterVec
 	rerender   *prometheus.HistogramVec
 	decide     *prometheus.HistogramVec
+	pass       *prometheus.HistogramVec
 	mu         sync.Mutex        // observe runs on every worker
 	rolloutSts map[string]string // rollout → the status label last set
 }
@@ -41,10 +42,13 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Help: "From asking the parent to re-render to seeing its render of the new state.", Buckets: prometheus.ExponentialBuckets(0.25, 2, 10)}, []string{"rollout"}),
 		decide: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "cmp_phase_decide_seconds",
 			Help: "One decision of a rollout over its observed children: the render view and the engine's step (in memory, no I/O).", Buckets: prometheus.ExponentialBuckets(0.001, 2, 12)}, []string{"rollout"}),
+		pass: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "cmp_phase_pass_seconds",
+			Help: "Where a rollout's pass goes, by step: read (plan, parent, children from the caches), state (read, decide and write the state ConfigMap), act (re-render, moves, syncs, deletes).",
+			Buckets: prometheus.ExponentialBuckets(0.001, 2, 14)}, []string{"rollout", "step"}),
 		rolloutSts: map[string]string{},
 	}
 	if reg != nil {
-		reg.MustRegister(m.phase, m.status, m.clusters, m.hooks, m.writes, m.conflicts, m.rerender, m.decide)
+		reg.MustRegister(m.phase, m.status, m.clusters, m.hooks, m.writes, m.conflicts, m.rerender, m.decide, m.pass)
 	}
 	return m
 }

@@ -48,10 +48,12 @@ func (a *Agent) Reconcile(ctx context.Context, name string) (time.Time, error) {
 
 // reconcile is Reconcile with the logger bound to the rollout.
 func (a *Agent) reconcile(ctx context.Context, name string, log *slog.Logger) (time.Time, error) {
+	began := time.Now()
 	p, err := a.read(name)
 	if err != nil || p == nil {
 		return time.Time{}, err
 	}
+	a.metrics.pass.WithLabelValues(name, "read").Observe(time.Since(began).Seconds())
 	p.log = log
 	if held, next, err := a.parentLifecycle(ctx, p); held || err != nil {
 		return next, err
@@ -61,6 +63,7 @@ func (a *Agent) reconcile(ctx context.Context, name string, log *slog.Logger) (t
 	rebuilt := false
 	store, trace := a.stateStore(name)
 	fleet := a.fleetStop()
+	stateBegan := time.Now()
 	next, wrote, err := store.UpdateCM(ctx, trace.decide(func(data map[string]string, cur *state.State) (state.Edit, error) {
 		c := controls(data, p.plan, now)
 		c.Fleet = fleet
@@ -79,6 +82,7 @@ func (a *Agent) reconcile(ctx context.Context, name string, log *slog.Logger) (t
 	if err != nil {
 		return time.Time{}, trace.failure(err, "state ConfigMap "+a.opts.Namespace+"/"+store.Name)
 	}
+	a.metrics.pass.WithLabelValues(name, "state").Observe(time.Since(stateBegan).Seconds())
 	if next != nil {
 		a.metrics.observe(name, next)
 	}
@@ -96,6 +100,8 @@ func (a *Agent) reconcile(ctx context.Context, name string, log *slog.Logger) (t
 	if next != nil && next.RemovedRevision != "" {
 		return a.removeRollout(ctx, p, next)
 	}
+	actBegan := time.Now()
+	defer func() { a.metrics.pass.WithLabelValues(name, "act").Observe(time.Since(actBegan).Seconds()) }()
 	return a.act(ctx, p, next, acts)
 }
 

@@ -54,6 +54,15 @@ func BenchmarkFleet(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	passes, err := passTimes(ctx, f.metricsURL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, step := range []string{"read", "state", "act"} {
+		t := passes[step]
+		b.ReportMetric(float64(t[1].Microseconds())/1000, "pass-"+step+"-mean-ms")
+		b.ReportMetric(float64(t[2].Microseconds())/1000, "pass-"+step+"-p99-bucket-ms")
+	}
 	lat50, lat99, r50, r99, counted := f.rec.quantiles()
 	f.agentRSS.report(b, "agent")
 	f.sidecarRSS.report(b, "sidecar")

@@ -178,31 +178,65 @@ func procStatus(pid int, name, field string) (int64, error) {
 // decideTimes reads the agent's cmp_phase_decide_seconds histogram: decisions, their mean
 // and the upper bound of the bucket holding the 99th percentile.
 func decideTimes(ctx context.Context, metricsURL string) (n uint64, mean, p99 time.Duration, err error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, metricsURL, nil)
+	fams, err := scrape(ctx, metricsURL)
 	if err != nil {
 		return 0, 0, 0, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, 0, 0, fmt.Errorf("scrape agent: %w", err)
-	}
-	defer resp.Body.Close()
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := parser.TextToMetricFamilies(resp.Body)
-	if err != nil {
-		return 0, 0, 0, fmt.Errorf("scrape agent: %w", err)
 	}
 	fam, ok := fams["cmp_phase_decide_seconds"]
 	if !ok || len(fam.GetMetric()) == 0 {
 		return 0, 0, 0, fmt.Errorf("scrape agent: no cmp_phase_decide_seconds")
 	}
-	h := fam.GetMetric()[0].GetHistogram()
+	n, mean, p99 = histTimes(fam.GetMetric()[0].GetHistogram())
+	return n, mean, p99, nil
+}
+
+// passTimes reads the agent's cmp_phase_pass_seconds histogram: step → passes, mean and the
+// 99th percentile's bucket bound.
+func passTimes(ctx context.Context, metricsURL string) (map[string][3]time.Duration, error) {
+	fams, err := scrape(ctx, metricsURL)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][3]time.Duration{}
+	for _, m := range fams["cmp_phase_pass_seconds"].GetMetric() {
+		for _, l := range m.GetLabel() {
+			if l.GetName() == "step" {
+				n, mean, p99 := histTimes(m.GetHistogram())
+				out[l.GetValue()] = [3]time.Duration{time.Duration(n), mean, p99}
+			}
+		}
+	}
+	return out, nil
+}
+
+// scrape reads the agent's metrics.
+func scrape(ctx context.Context, metricsURL string) (map[string]*dto.MetricFamily, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, metricsURL, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("scrape agent: %w", err)
+	}
+	defer resp.Body.Close()
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("scrape agent: %w", err)
+	}
+	return fams, nil
+}
+
+// histTimes is a histogram's count, mean and the upper bound of the bucket holding its
+// 99th percentile.
+func histTimes(h *dto.Histogram) (n uint64, mean, p99 time.Duration) {
 	n = h.GetSampleCount()
 	if n == 0 {
-		return 0, 0, 0, nil
+		return 0, 0, 0
 	}
 	mean = time.Duration(h.GetSampleSum() / float64(n) * float64(time.Second))
-	return n, mean, bucketQuantile(h, 0.99), nil
+	return n, mean, bucketQuantile(h, 0.99)
 }
 
 func bucketQuantile(h *dto.Histogram, q float64) time.Duration {
