@@ -43,7 +43,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		decide: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "cmp_phase_decide_seconds",
 			Help: "One decision of a rollout over its observed children: the render view and the engine's step (in memory, no I/O).", Buckets: prometheus.ExponentialBuckets(0.001, 2, 12)}, []string{"rollout"}),
 		pass: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "cmp_phase_pass_seconds",
-			Help: "Where a rollout's pass goes, by step: read (plan, parent, children from the caches), state (read, decide and write the state ConfigMap), act (re-render, moves, syncs, deletes).",
+			Help:    "Where a rollout's pass goes, by step: read (plan, parent, children from the caches), state (read, decide and write the state ConfigMap), act (re-render, moves, syncs, deletes).",
 			Buckets: prometheus.ExponentialBuckets(0.001, 2, 14)}, []string{"rollout", "step"}),
 		rolloutSts: map[string]string{},
 	}

@@ -50,25 +50,24 @@ func BenchmarkFleet(b *testing.B) {
 	}
 	b.StopTimer()
 	f.profile(ctx, b, "heap.pprof", "heap")
-	decisions, mean, p99, err := decideTimes(ctx, f.metricsURL)
+	fams, err := scrape(ctx, f.metricsURL)
 	if err != nil {
 		b.Fatal(err)
 	}
-	passes, err := passTimes(ctx, f.metricsURL)
+	decide, err := decideTimes(fams)
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, step := range []string{"read", "state", "act"} {
-		t := passes[step]
-		b.ReportMetric(float64(t[1].Microseconds())/1000, "pass-"+step+"-mean-ms")
-		b.ReportMetric(float64(t[2].Microseconds())/1000, "pass-"+step+"-p99-bucket-ms")
+	for step, h := range passTimes(fams) {
+		b.ReportMetric(float64(h.mean.Microseconds())/1000, "pass-"+step+"-mean-ms")
+		b.ReportMetric(float64(h.p99.Microseconds())/1000, "pass-"+step+"-p99-bucket-ms")
 	}
 	lat50, lat99, r50, r99, counted := f.rec.quantiles()
 	f.agentRSS.report(b, "agent")
 	f.sidecarRSS.report(b, "sidecar")
 	f.floorRSS.report(b, "floor")
-	b.ReportMetric(float64(mean.Microseconds())/1000, "decide-mean-ms")
-	b.ReportMetric(float64(p99.Microseconds())/1000, "decide-p99-bucket-ms")
+	b.ReportMetric(float64(decide.mean.Microseconds())/1000, "decide-mean-ms")
+	b.ReportMetric(float64(decide.p99.Microseconds())/1000, "decide-p99-bucket-ms")
 	b.ReportMetric(lat50.Seconds(), "status-to-state-p50-s")
 	b.ReportMetric(lat99.Seconds(), "status-to-state-p99-s")
 	b.ReportMetric(float64(r50.Microseconds())/1000, "render-p50-ms")
@@ -76,7 +75,7 @@ func BenchmarkFleet(b *testing.B) {
 	for _, s := range f.rec.slowest {
 		b.Logf("slow: %s", s)
 	}
-	b.Logf("%d clusters, %d shard parent(s): %d decisions, %d children timed from status to state", n, shards, decisions, counted)
+	b.Logf("%d clusters, %d shard parent(s): %d decisions, %d children timed from status to state", n, shards, decide.n, counted)
 }
 
 // fleetStack is the running benchmark stack.

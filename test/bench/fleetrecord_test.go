@@ -101,7 +101,7 @@ func (r *fleetRecord) quantiles() (lat50, lat99, render50, render99 time.Duratio
 	return quantile(r.latency, 0.5), quantile(r.latency, 0.99), quantile(r.renders, 0.5), quantile(r.renders, 0.99), len(r.latency)
 }
 
-// peakRSS samples a process's resident memory until ctx ends; the peak is read with mib().
+// peakRSS samples a process's resident memory until ctx ends; report reports its peaks.
 type peakRSS struct {
 	mu   sync.Mutex
 	peak int64 // bytes: VmHWM, file-backed pages (the binary's code) included
@@ -134,29 +134,16 @@ func (p *peakRSS) sample(ctx context.Context, pid int) {
 	}
 }
 
-func (p *peakRSS) mib() (peak, anon float64) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return float64(p.peak) / (1 << 20), float64(p.anon) / (1 << 20)
-}
-
-// fileMiB is the largest file-backed resident memory seen, and how much of it the kernel
-// mapped in 2 MiB pages (a kernel that keeps the page cache in large folios maps a whole
-// 2 MiB of the binary for one touched page: this VM's does).
-func (p *peakRSS) fileMiB() (file, pmd float64) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return float64(p.file) / (1 << 20), float64(p.pmd) / (1 << 20)
-}
-
-// report reports the peak, anonymous and file-backed memory as name-*-MiB.
+// report reports the peak (VmHWM), anonymous and file-backed memory as name-*-MiB, and how
+// much of the file-backed memory the kernel mapped in 2 MiB pages (a kernel that keeps the
+// page cache in large folios maps a whole 2 MiB of the binary for one touched page: this
+// VM's does).
 func (p *peakRSS) report(b *testing.B, name string) {
-	peak, anon := p.mib()
-	file, pmd := p.fileMiB()
-	b.ReportMetric(peak, name+"-peak-MiB")
-	b.ReportMetric(anon, name+"-anon-MiB")
-	b.ReportMetric(file, name+"-file-MiB")
-	b.ReportMetric(pmd, name+"-file-2MiB-mapped-MiB")
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for unit, v := range map[string]int64{"peak": p.peak, "anon": p.anon, "file": p.file, "file-2MiB-mapped": p.pmd} {
+		b.ReportMetric(float64(v)/(1<<20), name+"-"+unit+"-MiB")
+	}
 }
 
 // procStatus reads one field of /proc/<pid>/<name> (status or smaps_rollup), in kB.
@@ -175,38 +162,33 @@ func procStatus(pid int, name, field string) (int64, error) {
 	return 0, fmt.Errorf("%s not in /proc/%d/%s", field, pid, name)
 }
 
-// decideTimes reads the agent's cmp_phase_decide_seconds histogram: decisions, their mean
-// and the upper bound of the bucket holding the 99th percentile.
-func decideTimes(ctx context.Context, metricsURL string) (n uint64, mean, p99 time.Duration, err error) {
-	fams, err := scrape(ctx, metricsURL)
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	fam, ok := fams["cmp_phase_decide_seconds"]
-	if !ok || len(fam.GetMetric()) == 0 {
-		return 0, 0, 0, fmt.Errorf("scrape agent: no cmp_phase_decide_seconds")
-	}
-	n, mean, p99 = histTimes(fam.GetMetric()[0].GetHistogram())
-	return n, mean, p99, nil
+// hist is what a histogram of the agent says: observations, their mean and the upper bound
+// of the bucket holding the 99th percentile.
+type hist struct {
+	n         uint64
+	mean, p99 time.Duration
 }
 
-// passTimes reads the agent's cmp_phase_pass_seconds histogram: step → passes, mean and the
-// 99th percentile's bucket bound.
-func passTimes(ctx context.Context, metricsURL string) (map[string][3]time.Duration, error) {
-	fams, err := scrape(ctx, metricsURL)
-	if err != nil {
-		return nil, err
+// decideTimes is the agent's cmp_phase_decide_seconds histogram.
+func decideTimes(fams map[string]*dto.MetricFamily) (hist, error) {
+	fam, ok := fams["cmp_phase_decide_seconds"]
+	if !ok || len(fam.GetMetric()) == 0 {
+		return hist{}, fmt.Errorf("scrape agent: no cmp_phase_decide_seconds")
 	}
-	out := map[string][3]time.Duration{}
+	return histOf(fam.GetMetric()[0].GetHistogram()), nil
+}
+
+// passTimes is the agent's cmp_phase_pass_seconds histogram by step.
+func passTimes(fams map[string]*dto.MetricFamily) map[string]hist {
+	out := map[string]hist{}
 	for _, m := range fams["cmp_phase_pass_seconds"].GetMetric() {
 		for _, l := range m.GetLabel() {
 			if l.GetName() == "step" {
-				n, mean, p99 := histTimes(m.GetHistogram())
-				out[l.GetValue()] = [3]time.Duration{time.Duration(n), mean, p99}
+				out[l.GetValue()] = histOf(m.GetHistogram())
 			}
 		}
 	}
-	return out, nil
+	return out
 }
 
 // scrape reads the agent's metrics.
@@ -228,15 +210,12 @@ func scrape(ctx context.Context, metricsURL string) (map[string]*dto.MetricFamil
 	return fams, nil
 }
 
-// histTimes is a histogram's count, mean and the upper bound of the bucket holding its
-// 99th percentile.
-func histTimes(h *dto.Histogram) (n uint64, mean, p99 time.Duration) {
-	n = h.GetSampleCount()
+func histOf(h *dto.Histogram) hist {
+	n := h.GetSampleCount()
 	if n == 0 {
-		return 0, 0, 0
+		return hist{}
 	}
-	mean = time.Duration(h.GetSampleSum() / float64(n) * float64(time.Second))
-	return n, mean, bucketQuantile(h, 0.99)
+	return hist{n: n, mean: time.Duration(h.GetSampleSum() / float64(n) * float64(time.Second)), p99: bucketQuantile(h, 0.99)}
 }
 
 func bucketQuantile(h *dto.Histogram, q float64) time.Duration {
