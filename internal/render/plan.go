@@ -123,7 +123,7 @@ func planDoc(in Input, body []byte, id string) ([]byte, error) {
 			"name": contract.PlanConfigMap(in.Spec.Name), "namespace": in.Env.StateNamespace,
 			"labels": map[string]string{contract.LabelPlan: contract.MarkerValue, contract.LabelRollout: in.Spec.Name},
 			"annotations": map[string]string{contract.AnnotationGeneration: strconv.FormatInt(gen, 10),
-				contract.AnnotationSyncOptions: contract.DefaultSyncOptions, contract.AnnotationParent: in.Env.AppName},
+				contract.AnnotationSyncOptions: contract.PlanSyncOptions, contract.AnnotationParent: in.Env.AppName},
 		},
 		"data": data,
 	}
