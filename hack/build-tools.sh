@@ -111,6 +111,12 @@ if [ ! -x "$argo_dir/git-verify-wrapper.sh" ]; then
   mkdir -p "$argo_dir/crds"
   install -m 0644 "$src"/manifests/crds/*-crd.yaml "$argo_dir/crds/"
 fi
+# The stock argocd-cm of this version (its defaults: ignoreResourceUpdates, exclusions): the
+# harness starts from it, as an install of Argo CD does.
+if [ ! -f "$argo_dir/argocd-cm.yaml" ]; then
+  src=$(cd "$root/hack/tools/argocd" && go list -m -f '{{.Dir}}' github.com/argoproj/argo-cd/v3)
+  install -m 0644 "$src/manifests/base/config/argocd-cm.yaml" "$argo_dir/argocd-cm.yaml"
+fi
 for name in argocd-application-controller argocd-repo-server argocd-server argocd-cmp-server argocd-applicationset-controller; do
   ln -sf argocd "$argo_dir/$name"
 done

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 )
@@ -60,13 +62,18 @@ func (e *Env) installArgoCD(ctx context.Context) error {
 		return err
 	}
 	e.AdminPassword = password
+	cm, err := e.stockArgoCDConfig()
+	if err != nil {
+		return err
+	}
+	maps.Copy(cm, map[string]string{
+		"admin.enabled": "true", "resource.inclusions": resourceInclusions,
+		"application.resourceTrackingMethod":       "annotation",
+		"resource.customizations.health.ConfigMap": degradableHealth,
+	})
 	objs := []string{
 		fmt.Sprintf(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":%q}}`, ArgoNamespace),
-		cmJSON("argocd-cm", map[string]string{
-			"admin.enabled": "true", "resource.inclusions": resourceInclusions,
-			"application.resourceTrackingMethod":       "annotation",
-			"resource.customizations.health.ConfigMap": degradableHealth,
-		}),
+		cmJSON("argocd-cm", cm),
 		cmJSON("argocd-rbac-cm", nil), cmJSON("argocd-cmd-params-cm", nil),
 		cmJSON("argocd-tls-certs-cm", nil), cmJSON("argocd-ssh-known-hosts-cm", nil), cmJSON("argocd-gpg-keys-cm", nil),
 		secret,
@@ -80,6 +87,25 @@ func (e *Env) installArgoCD(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// stockArgoCDConfig is the data of the argocd-cm Argo CD's install ships (its defaults, such
+// as ignoring status-only updates of tracked resources), which hack/build-tools.sh copies
+// from the module: the stack runs with what an install of Argo CD runs with.
+func (e *Env) stockArgoCDConfig() (map[string]string, error) {
+	path := filepath.Join(e.Tools.ArgoDir, "argocd-cm.yaml")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("argo cd's stock argocd-cm not found: %w (run hack/build-tools.sh)", err)
+	}
+	var cm corev1.ConfigMap
+	if err := yaml.Unmarshal(b, &cm); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if cm.Data == nil {
+		cm.Data = map[string]string{}
+	}
+	return cm.Data, nil
 }
 
 func cmJSON(name string, data map[string]string) string {
