@@ -12,8 +12,7 @@ import (
 // faults reads the test-only fault injection, built only with -tags cmpphase_faults (the
 // e2e suite's agent): CMP_PHASE_AGENT_FAULT=exit-after-write makes the process exit right
 // after every state write, exit-before-write right before the next, exit-after-rerender
-// right after asking a parent to re-render, exit-after-move right after moving a child,
-// exit-after-parent-sync right after starting a parent's sync.
+// right after asking a parent to re-render, exit-after-move right after moving a child.
 // The crash-resume tests use it; nothing else should.
 func faults(log *slog.Logger) agent.Faults {
 	exit := func(where string) func(string, int64) {
@@ -29,8 +28,6 @@ func faults(log *slog.Logger) agent.Faults {
 		return agent.Faults{BeforeWrite: exit("before write")}
 	case "exit-after-rerender":
 		return agent.Faults{AfterRerender: exit("after asking for a re-render")}
-	case "exit-after-parent-sync":
-		return agent.Faults{AfterParentSync: exit("after starting a parent's sync")}
 	case "exit-after-move":
 		return agent.Faults{AfterMove: func(rollout, child string) {
 			log.Warn("fault injected: exiting", "where", "after moving a child", "rollout", rollout, "child", child)

@@ -43,12 +43,8 @@ func (a *Agent) act(ctx context.Context, p *pass, st *state.State, acts []rollou
 	}
 	name, now := p.plan.Rollout, a.now()
 	mem := a.remembered(name)
-	v := viewOf(p.parent, p.planGen, st.ViewGeneration, mem)
-	v.CanSync = a.parentCanSync(p.parent)
-	d := decideRerender(v, now, a.opts.ConfirmAfter)
-	gen := v.PhaseGen // what the parent names after this pass
+	d := decideRerender(viewOf(p.parent, p.planGen, st.ViewGeneration, mem), now, a.opts.ConfirmAfter)
 	if d.SetPhaseGen {
-		gen = st.Generation
 		// first: nothing moves before the parent names the state that moves it (a parent
 		// naming an older one would show the moved children OutOfSync, and a person's
 		// sync of it would apply its older render)
@@ -78,7 +74,6 @@ func (a *Agent) act(ctx context.Context, p *pass, st *state.State, acts []rollou
 			requeue = earliest(requeue, now)
 		}
 	}
-	a.syncParentAfterMoves(ctx, p, d, name, p.plan.Parent, p.parent, gen, st.ViewGeneration)
 	if !d.Confirmed {
 		return earliest(requeue, d.Requeue), nil
 	}

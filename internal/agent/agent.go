@@ -105,8 +105,6 @@ type Faults struct {
 	AfterWrite    func(rollout string, generation int64)
 	AfterRerender func(rollout string, generation int64)
 	AfterMove     func(rollout, child string)
-	// AfterParentSync runs right after the agent started a parent's sync (startParentSync).
-	AfterParentSync func(rollout string, generation int64)
 }
 
 // Agent drives the rollouts of one namespace.

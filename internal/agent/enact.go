@@ -192,19 +192,12 @@ func overlay(base, top map[string]string) map[string]string {
 }
 
 // syncOperation is the sync the agent starts for a child, as Argo CD's automated sync
-// would (automatedSync), marked with the admission it carries out.
+// would (its prune setting, sync options and retry), marked as the agent's.
 func syncOperation(spec *v1alpha1.ApplicationSpec, marker string) *v1alpha1.Operation {
-	op := automatedSync(spec)
-	op.Info = []*v1alpha1.Info{{Name: contract.OperationInfoAdmission, Value: marker}}
-	return op
-}
-
-// automatedSync is a sync as Argo CD's automated sync starts it for spec (its prune
-// setting, sync options and retry), initiated by the agent.
-func automatedSync(spec *v1alpha1.ApplicationSpec) *v1alpha1.Operation {
 	op := &v1alpha1.Operation{
 		Sync:        &v1alpha1.SyncOperation{},
 		InitiatedBy: v1alpha1.OperationInitiator{Username: "cmp-phase-agent", Automated: true},
+		Info:        []*v1alpha1.Info{{Name: contract.OperationInfoAdmission, Value: marker}},
 	}
 	if sp := spec.SyncPolicy; sp != nil {
 		op.Sync.SyncOptions = sp.SyncOptions

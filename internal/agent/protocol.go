@@ -22,9 +22,7 @@ type parentView struct {
 	Automated        bool // the parent syncs itself
 	SelfHeal         bool // … and heals drift (it may apply an older render it compared)
 	OutOfSync        bool
-	CanSync          bool      // its project's sync windows let its automated sync run now
 	Asked            time.Time // when this agent last asked for the re-render (zero: not)
-	Started          int64     // the view this agent last started the parent's sync of (0: none)
 	// Before is the generation the parent's PHASE_GEN named before this agent last set it
 	// to PhaseGen (-1: unknown — another agent, or someone else, set it).
 	Before int64
@@ -39,12 +37,8 @@ type rerender struct {
 	Enact bool
 	// Confirmed: the parent applied its render of View; removals and syncs may go.
 	Confirmed bool
-	// SyncParent: start the parent's sync of View now, after the moves — what its automated
-	// sync starts once its comparison of View is done — so that it has synced View, and the
-	// next view's moves may go at once, by the time those moves are due.
-	SyncParent bool
-	Asked      time.Time // when the re-render counts as asked from now on (zero: forget)
-	Requeue    time.Time // come back then at the latest (zero: on the next watch event)
+	Asked     time.Time // when the re-render counts as asked from now on (zero: forget)
+	Requeue   time.Time // come back then at the latest (zero: on the next watch event)
 }
 
 // decideRerender is the re-render protocol, pure. The parent must name at least View in
@@ -87,12 +81,6 @@ func decideRerender(v parentView, now time.Time, confirmAfter time.Duration) rer
 		}
 		d.Requeue = d.Asked.Add(confirmAfter)
 	}
-	// Only when the agent may move the children itself (no render older than View can be
-	// applied after it: a comparison still in flight is of a generation the parent synced
-	// already, or none is older than View), once per view, when its windows allow it and
-	// the parent may have something to apply.
-	d.SyncParent = d.Enact && v.CanSync && !v.Busy && v.Synced < v.View && v.Started < v.View &&
-		(v.OutOfSync || v.Compared < v.View)
 	return d
 }
 
@@ -100,7 +88,6 @@ func decideRerender(v parentView, now time.Time, confirmAfter time.Duration) rer
 type named struct {
 	asked       time.Time // when
 	set, before int64     // the PHASE_GEN it set, and the one the parent named before
-	started     int64     // the view it last started the parent's sync of
 	// since is when a shard's view first differed from its plan: kept while the agent
 	// asks again (asked moves on), cleared only when the shard's render arrives.
 	since time.Time
@@ -109,7 +96,7 @@ type named struct {
 // viewOf reads the protocol's inputs off a parent (nil: missing, nothing is known) and
 // what the agent remembers.
 func viewOf(parent *v1alpha1.Application, planGen, view int64, mem named) parentView {
-	v := parentView{PlanGen: planGen, View: view, Asked: mem.asked, Before: -1, Started: mem.started}
+	v := parentView{PlanGen: planGen, View: view, Asked: mem.asked, Before: -1}
 	if parent == nil {
 		return v
 	}

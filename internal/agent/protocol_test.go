@@ -71,48 +71,6 @@ func TestDecideRerender(t *testing.T) {
 	}
 }
 
-// TestDecideRerenderStartsTheParentsSync: the agent starts an automated parent's sync of
-// the view itself only when it may move the children itself, once per view, inside the
-// parent's sync windows, when the parent may have something to apply.
-func TestDecideRerenderStartsTheParentsSync(t *testing.T) {
-	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
-	idle := parentView{PhaseGen: 4, PlanGen: 4, View: 5, Compared: 4, Synced: 4, Automated: true, CanSync: true, Before: -1}
-	cases := []struct {
-		name   string
-		change func(*parentView)
-		want   bool
-	}{
-		{"a new view of an idle parent that synced what it named: start it with the moves", func(*parentView) {}, true},
-		{"its windows deny automated syncs: not", func(v *parentView) { v.CanSync = false }, false},
-		{"started already for this view: not again", func(v *parentView) { v.Started = 5 }, false},
-		{"started for an older view: again", func(v *parentView) { v.Started = 4 }, true},
-		{"an operation is pending or running: not", func(v *parentView) { v.Busy, v.BusyGen = true, 5 }, false},
-		{"it synced the view already: not", func(v *parentView) { v.PhaseGen, v.Synced, v.Before, v.Asked = 5, 5, 4, now }, false},
-		{"it compared the view and found it synced: nothing to apply", func(v *parentView) {
-			v.PhaseGen, v.Compared, v.Before, v.Asked = 5, 5, 4, now
-		}, false},
-		{"it compared the view and found it out of sync: start it", func(v *parentView) {
-			v.PhaseGen, v.Compared, v.OutOfSync, v.Before, v.Asked = 5, 5, true, 4, now
-		}, true},
-		{"a generation named in between may still be compared: not (as for the moves)", func(v *parentView) { v.Synced = 3 }, false},
-		{"a self-healing parent that has not compared the view: not (as for the moves)", func(v *parentView) { v.SelfHeal = true }, false},
-		{"a parent without automated sync: a person syncs it", func(v *parentView) { v.Automated = false }, false},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			v := idle
-			c.change(&v)
-			d := decideRerender(v, now, time.Minute)
-			if d.SyncParent != c.want {
-				t.Fatalf("SyncParent %v, want %v (%+v)", d.SyncParent, c.want, d)
-			}
-			if d.SyncParent && !d.Enact {
-				t.Fatal("the parent's sync starts only where the moves may go")
-			}
-		})
-	}
-}
-
 // TestViewOf reads the protocol's inputs off a parent as Argo CD writes it.
 func TestViewOf(t *testing.T) {
 	src := func(gen string) v1alpha1.ApplicationSource {
@@ -141,8 +99,8 @@ func TestViewOf(t *testing.T) {
 	if v := viewOf(nil, 4, 8, named{}); v.Automated || v.PhaseGen != 0 {
 		t.Fatalf("a missing parent is known for nothing: %+v", v)
 	}
-	mem := named{asked: time.Now(), set: 7, before: 6, started: 8}
-	if v := viewOf(parent, 4, 8, mem); v.Before != 6 || v.Started != 8 {
+	mem := named{asked: time.Now(), set: 7, before: 6}
+	if v := viewOf(parent, 4, 8, mem); v.Before != 6 {
 		t.Fatalf("the agent remembers what the parent named before its own PHASE_GEN: %+v", v)
 	}
 	mem.set = 9

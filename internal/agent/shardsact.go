@@ -55,12 +55,8 @@ func (a *Agent) rerenderShard(ctx context.Context, p *pass, s shardPass, st *sta
 	if mem.since.IsZero() {
 		mem.since = now // its view differs from its plan from now on, however often asked
 	}
-	v := viewOf(s.App, min(s.PlanGen, st.ViewGeneration-1), st.ViewGeneration, mem)
-	v.CanSync = a.parentCanSync(s.App)
-	d := decideRerender(v, now, a.opts.ConfirmAfter)
-	gen := v.PhaseGen  // what the parent names after this pass
+	d := decideRerender(viewOf(s.App, min(s.PlanGen, st.ViewGeneration-1), st.ViewGeneration, mem), now, a.opts.ConfirmAfter)
 	if d.SetPhaseGen { // first, as for an unsharded parent (act)
-		gen = st.Generation
 		if err := a.setPhaseGen(ctx, p, s.Parent, s.App, st.Generation, "shard", s.Shard.String()); err != nil {
 			return d, err
 		}
@@ -78,7 +74,6 @@ func (a *Agent) rerenderShard(ctx context.Context, p *pass, s shardPass, st *sta
 			return d, err
 		}
 	}
-	a.syncParentAfterMoves(ctx, p, d, key, s.Parent, s.App, gen, st.ViewGeneration)
 	return d, nil
 }
 
