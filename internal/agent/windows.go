@@ -36,14 +36,9 @@ func (a *Agent) projectWindows(children map[string]*v1alpha1.Application) map[st
 		compiled []spec.Window
 	}
 	projects := map[string]project{} // each project read and compiled once a pass
-	var lastName string              // children mostly share a project: the last one looked up
-	var last project
 	for name, app := range children {
 		pn := app.Spec.GetProject()
-		p, read := last, pn == lastName && len(projects) > 0
-		if !read {
-			p, read = projects[pn]
-		}
+		p, read := projects[pn]
 		if !read {
 			proj, err := a.caches.projects.Get(pn)
 			if err == nil && proj.Spec.SyncWindows.HasWindows() {
@@ -51,7 +46,6 @@ func (a *Agent) projectWindows(children map[string]*v1alpha1.Application) map[st
 			}
 			projects[pn] = p
 		}
-		lastName, last = pn, p
 		if p.proj == nil {
 			continue
 		}
