@@ -28,39 +28,49 @@ import (
 // of them (in turn) is refreshed — one ls-remote per source, however many parents (shards,
 // rollouts of one repository) share it. When their last comparisons resolved different
 // commits (one found a commit the others have not seen), the others are refreshed within
-// catchUpEvery, each at most once an interval (a parent whose comparison keeps failing is
-// not asked every few seconds).
+// catchUpEvery, each at most once an interval and once for each commit another found (a
+// parent whose comparison keeps failing is not asked every few seconds).
 func (a *Agent) pollParents(ctx context.Context, every time.Duration) {
 	tick, catchUp := time.NewTicker(every), time.NewTicker(min(every, catchUpEvery))
 	defer tick.Stop()
 	defer catchUp.Stop()
-	asked := map[string]time.Time{}
+	asked := map[string]ask{}
 	for turn := 0; ; {
-		var due []*v1alpha1.Application
+		var parents, due []*v1alpha1.Application
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-			due = pollOrder(a.polledParents(), turn)
+			parents = a.polledParents()
+			due = pollOrder(parents, turn)
 			turn++
 		case <-catchUp.C:
-			due = behind(a.polledParents(), asked, time.Now(), every)
+			parents = a.polledParents()
+			due = behind(parents, asked, time.Now(), every)
 		}
+		seen := resolved(parents)
 		for _, app := range due {
 			if ctx.Err() != nil {
 				return
 			}
-			asked[app.Name] = time.Now()
+			asked[app.Name] = ask{at: time.Now(), seen: seen[sourceKey(app)]}
 			if err := a.refreshParent(ctx, app); err != nil && ctx.Err() == nil {
 				a.log.Warn("parent refresh failed", "parent", app.Name, "error", err)
 			}
 		}
-		for name, at := range asked {
-			if time.Since(at) >= every {
+		for name, last := range asked {
+			if time.Since(last.at) >= every {
 				delete(asked, name) // behind asks it again anyway
 			}
 		}
 	}
+}
+
+// ask is when the poll last asked a parent for a refresh, and the commits its source's
+// parents had resolved then.
+type ask struct {
+	at   time.Time
+	seen []string
 }
 
 // catchUpEvery is how often the poll looks for parents behind another of their source.
@@ -103,17 +113,42 @@ func pollOrder(parents []*v1alpha1.Application, turn int) []*v1alpha1.Applicatio
 }
 
 // behind are the parents of sources whose parents resolved different commits that were
-// not asked within every.
-func behind(parents []*v1alpha1.Application, asked map[string]time.Time, now time.Time, every time.Duration) []*v1alpha1.Application {
+// not asked within every, or that another parent of theirs has since resolved a commit they
+// were not asked to catch up to (a new commit found while a parent waits out its interval
+// after the last one). A parent whose comparison keeps failing is so asked once an interval
+// and once a commit, not every few seconds; one that found the new commit itself is not.
+func behind(parents []*v1alpha1.Application, asked map[string]ask, now time.Time, every time.Duration) []*v1alpha1.Application {
 	var out []*v1alpha1.Application
 	for _, group := range sources(parents) {
 		if agree(group) {
 			continue
 		}
 		for _, app := range group {
-			if at, ok := asked[app.Name]; !ok || now.Sub(at) >= every {
+			last, ok := asked[app.Name]
+			if !ok || now.Sub(last.at) >= every || missed(group, app, last.seen) {
 				out = append(out, app)
 			}
+		}
+	}
+	return out
+}
+
+// missed reports whether another parent of app's source resolved a commit that app has not
+// and that none had resolved when app was last asked.
+func missed(group []*v1alpha1.Application, app *v1alpha1.Application, seen []string) bool {
+	return slices.ContainsFunc(group, func(other *v1alpha1.Application) bool {
+		rev := other.Status.Sync.Revision
+		return rev != app.Status.Sync.Revision && !slices.Contains(seen, rev)
+	})
+}
+
+// resolved maps each source to the commits its parents last resolved.
+func resolved(parents []*v1alpha1.Application) map[string][]string {
+	out := map[string][]string{}
+	for _, app := range parents {
+		key := sourceKey(app)
+		if !slices.Contains(out[key], app.Status.Sync.Revision) {
+			out[key] = append(out[key], app.Status.Sync.Revision)
 		}
 	}
 	return out
@@ -123,7 +158,7 @@ func behind(parents []*v1alpha1.Application, asked map[string]time.Time, now tim
 func sources(parents []*v1alpha1.Application) [][]*v1alpha1.Application {
 	bySource := map[string][]*v1alpha1.Application{}
 	for _, app := range parents {
-		key := app.Spec.Source.RepoURL + "@" + app.Spec.Source.TargetRevision
+		key := sourceKey(app)
 		bySource[key] = append(bySource[key], app)
 	}
 	out := make([][]*v1alpha1.Application, 0, len(bySource))
@@ -133,6 +168,11 @@ func sources(parents []*v1alpha1.Application) [][]*v1alpha1.Application {
 		out = append(out, group)
 	}
 	return out
+}
+
+// sourceKey is the repository and revision a parent follows.
+func sourceKey(app *v1alpha1.Application) string {
+	return app.Spec.Source.RepoURL + "@" + app.Spec.Source.TargetRevision
 }
 
 // agree reports whether a source's parents last resolved one commit.

@@ -114,15 +114,36 @@ func TestBehindCatchesUpOnceAnInterval(t *testing.T) {
 	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	ahead, behindApp, fresh := polledApp("pph", "https://git/x", "HEAD", "new"), polledApp("prs", "https://git/x", "HEAD", "old"), polledApp("web", "https://git/y", "HEAD", "ccc")
 	parents := []*v1alpha1.Application{behindApp, fresh, ahead}
-	asked := map[string]time.Time{"pph": now.Add(-time.Second)}
+	asked := map[string]ask{"pph": {at: now.Add(-time.Second), seen: []string{"new", "old"}}}
 	if got := names(behind(parents, asked, now, 30*time.Second)); got != "[prs]" {
 		t.Fatalf("due %s", got)
 	}
-	asked["prs"] = now.Add(-time.Second)
+	asked["prs"] = ask{at: now.Add(-time.Second), seen: []string{"new", "old"}}
 	if got := names(behind(parents, asked, now, 30*time.Second)); got != "[]" {
 		t.Fatalf("asked within the interval: due %s", got)
 	}
 	if got := names(behind(parents, asked, now.Add(31*time.Second), 30*time.Second)); got != "[pph prs]" {
 		t.Fatalf("an interval later, still apart: due %s", got)
+	}
+}
+
+// TestBehindCatchesUpWithEachNewCommit: a parent asked to catch up a moment ago is asked
+// again as soon as another parent of its source resolves a newer commit (the next commit
+// found on the next turn), not an interval later; the parent that found it is not asked.
+func TestBehindCatchesUpWithEachNewCommit(t *testing.T) {
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	prs, pph := polledApp("prs", "https://git/x", "HEAD", "v1"), polledApp("pph", "https://git/x", "HEAD", "v1")
+	asked := map[string]ask{
+		"pph": {at: now.Add(-20 * time.Second), seen: []string{"v0", "v1"}}, // caught up with v1
+		"prs": {at: now.Add(-5 * time.Second), seen: []string{"v1"}},        // its turn; found v2
+	}
+	prs.Status.Sync.Revision = "v2"
+	parents := []*v1alpha1.Application{prs, pph}
+	if got := names(behind(parents, asked, now, 30*time.Second)); got != "[pph]" {
+		t.Fatalf("due %s, want the one behind on the new commit alone", got)
+	}
+	asked["pph"] = ask{at: now, seen: []string{"v2", "v1"}}
+	if got := names(behind(parents, asked, now.Add(2*time.Second), 30*time.Second)); got != "[]" {
+		t.Fatalf("its comparison still failing: due %s, want none until the interval ends", got)
 	}
 }
