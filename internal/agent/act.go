@@ -48,12 +48,9 @@ func (a *Agent) act(ctx context.Context, p *pass, st *state.State, acts []rollou
 		// first: nothing moves before the parent names the state that moves it (a parent
 		// naming an older one would show the moved children OutOfSync, and a person's
 		// sync of it would apply its older render)
-		if err := a.setPhaseGen(ctx, p, p.plan.Parent, p.parent, st.Generation); err != nil {
+		var err error
+		if mem, d.Asked, err = a.namePhaseGen(ctx, p, p.plan.Parent, p.parent, st.Generation, mem, d.Asked); err != nil {
 			return requeue, err
-		}
-		mem.set, mem.before = st.Generation, -1
-		if p.parent != nil {
-			mem.before = PhaseGen(p.parent)
 		}
 	}
 	if d.AskAgain {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	argoclient "github.com/argoproj/argo-cd/v3/pkg/client/clientset/versioned"
@@ -59,6 +60,25 @@ func setEnv(p *v1alpha1.ApplicationSourcePlugin, value string) {
 		}
 	}
 	p.Env = append(p.Env, &v1alpha1.EnvEntry{Name: contract.EnvPhaseGen, Value: value})
+}
+
+// namePhaseGen is the protocol's SetPhaseGen for a parent the cache holds as cached: it
+// sets PHASE_GEN to gen and returns the memory of it and asked, unless this agent set it
+// to gen from the very parent version the cache still holds — its own write is not in the
+// cache yet, and writing again would only meet a failed test and a read — when it returns
+// the memory and the time asked as they were.
+func (a *Agent) namePhaseGen(ctx context.Context, p *pass, parent string, cached *v1alpha1.Application, gen int64, mem named, asked time.Time, logAttrs ...any) (named, time.Time, error) {
+	if cached != nil && mem.set == gen && mem.from != "" && mem.from == cached.ResourceVersion && !mem.asked.IsZero() {
+		return mem, mem.asked, nil
+	}
+	if err := a.setPhaseGen(ctx, p, parent, cached, gen, logAttrs...); err != nil {
+		return mem, asked, err
+	}
+	mem.set, mem.before, mem.from = gen, -1, ""
+	if cached != nil {
+		mem.before, mem.from = PhaseGen(cached), cached.ResourceVersion
+	}
+	return mem, asked, nil
 }
 
 // setPhaseGen is SetPhaseGen from the cached parent: one JSON patch that tests the plugin

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -98,5 +99,34 @@ func TestAskingAgainReadsNoParentTheCacheShowsAsked(t *testing.T) {
 	}
 	if v := verbs(f.argo.Actions()); len(v) != 3 || v[0] != "get" || v[1] != "update" || v[2] != "patch" {
 		t.Fatalf("PHASE_GEN again, then the hard refresh: %v", v)
+	}
+}
+
+// TestNamePhaseGenWaitsForItsOwnWriteInTheCache: a pass whose cached parent is still the
+// version the agent set PHASE_GEN from writes nothing (its write is not in the cache yet)
+// and keeps when it asked; once the cache shows any later version of the parent — its own
+// write, or someone's setting PHASE_GEN back — the protocol decides from that again.
+func TestNamePhaseGenWaitsForItsOwnWriteInTheCache(t *testing.T) {
+	ctx := context.Background()
+	live := parentApp(&v1alpha1.EnvEntry{Name: contract.EnvPhaseGen, Value: "3"})
+	live.ResourceVersion = "7"
+	stale := live.DeepCopy()
+	f := newFakeAgent(t, []runtime.Object{live})
+	p := &pass{log: f.log}
+	t0 := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	mem, asked, err := f.namePhaseGen(ctx, p, "web-parent", stale, 4, named{}, t0)
+	if err != nil || mem.set != 4 || mem.before != 3 || mem.from != "7" || !asked.Equal(t0) {
+		t.Fatalf("first write: %+v %v %v", mem, asked, err)
+	}
+	mem.asked = asked
+	f.argo.ClearActions()
+	again, askedAgain, err := f.namePhaseGen(ctx, p, "web-parent", stale, 4, mem, t0.Add(time.Second))
+	if err != nil || len(f.argo.Actions()) != 0 || again != mem || !askedAgain.Equal(t0) {
+		t.Fatalf("cache behind its own write: %v, %+v, asked %v (%v)", verbs(f.argo.Actions()), again, askedAgain, err)
+	}
+	reverted := stale.DeepCopy()
+	reverted.ResourceVersion = "9" // someone set it back after the write
+	if _, _, err := f.namePhaseGen(ctx, p, "web-parent", reverted, 4, mem, t0.Add(2*time.Second)); err != nil || len(f.argo.Actions()) == 0 {
+		t.Fatalf("a later version naming less: written again, got %v (%v)", verbs(f.argo.Actions()), err)
 	}
 }

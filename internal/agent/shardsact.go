@@ -57,10 +57,10 @@ func (a *Agent) rerenderShard(ctx context.Context, p *pass, s shardPass, st *sta
 	}
 	d := decideRerender(viewOf(s.App, min(s.PlanGen, st.ViewGeneration-1), st.ViewGeneration, mem), now, a.opts.ConfirmAfter)
 	if d.SetPhaseGen { // first, as for an unsharded parent (act)
-		if err := a.setPhaseGen(ctx, p, s.Parent, s.App, st.Generation, "shard", s.Shard.String()); err != nil {
+		var err error
+		if mem, d.Asked, err = a.namePhaseGen(ctx, p, s.Parent, s.App, st.Generation, mem, d.Asked, "shard", s.Shard.String()); err != nil {
 			return d, err
 		}
-		mem.set, mem.before = st.Generation, PhaseGen(s.App)
 	}
 	if d.AskAgain {
 		if err := a.askAgainOf(ctx, p, s.Parent, s.App, st); err != nil {
