@@ -66,7 +66,10 @@ func setEnv(p *v1alpha1.ApplicationSourcePlugin, value string) {
 // sets PHASE_GEN to gen and returns the memory of it and asked, unless this agent set it
 // to gen from the very parent version the cache still holds — its own write is not in the
 // cache yet, and writing again would only meet a failed test and a read — when it returns
-// the memory and the time asked as they were.
+// the memory and the time asked as they were. Such a pass decides from the very object the
+// writing pass decided from, so it decides the same (Enact included); it assumes what the
+// protocol assumes of every pass, that nothing but this agent sets PHASE_GEN back within the
+// cache's lag (a git-managed parent ignores the plugin env, see the README).
 func (a *Agent) namePhaseGen(ctx context.Context, p *pass, parent string, cached *v1alpha1.Application, gen int64, mem named, asked time.Time, logAttrs ...any) (named, time.Time, error) {
 	if cached != nil && mem.set == gen && mem.from != "" && mem.from == cached.ResourceVersion && !mem.asked.IsZero() {
 		return mem, mem.asked, nil

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
 
@@ -124,9 +125,22 @@ func TestNamePhaseGenWaitsForItsOwnWriteInTheCache(t *testing.T) {
 	if err != nil || len(f.argo.Actions()) != 0 || again != mem || !askedAgain.Equal(t0) {
 		t.Fatalf("cache behind its own write: %v, %+v, asked %v (%v)", verbs(f.argo.Actions()), again, askedAgain, err)
 	}
+	// someone sets it back after the write, and the cache shows that later version
+	back := getApp(t, f, "web-parent")
+	back.Spec.Source.Plugin.Env[0].Value = "3"
+	if _, err := f.argo.ArgoprojV1alpha1().Applications(testNS).Update(ctx, back, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	reverted := stale.DeepCopy()
-	reverted.ResourceVersion = "9" // someone set it back after the write
-	if _, _, err := f.namePhaseGen(ctx, p, "web-parent", reverted, 4, mem, t0.Add(2*time.Second)); err != nil || len(f.argo.Actions()) == 0 {
-		t.Fatalf("a later version naming less: written again, got %v (%v)", verbs(f.argo.Actions()), err)
+	reverted.ResourceVersion = "9"
+	later, _, err := f.namePhaseGen(ctx, p, "web-parent", reverted, 4, mem, t0.Add(2*time.Second))
+	if err != nil || later.from != "9" || later.before != 3 {
+		t.Fatalf("a later version naming less: %+v (%v)", later, err)
+	}
+	if got := PhaseGen(getApp(t, f, "web-parent")); got != 4 {
+		t.Fatalf("written again: the parent names %d", got)
+	}
+	if _, _, err := f.namePhaseGen(ctx, p, "web-parent", nil, 5, later, t0); err != nil || PhaseGen(getApp(t, f, "web-parent")) != 5 {
+		t.Fatalf("no cached parent: written (%v)", err)
 	}
 }
