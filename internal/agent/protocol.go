@@ -88,7 +88,7 @@ func decideRerender(v parentView, now time.Time, confirmAfter time.Duration) rer
 type named struct {
 	asked       time.Time // when
 	set, before int64     // the PHASE_GEN it set, and the one the parent named before
-	from        string    // the parent's resourceVersion it set PHASE_GEN from ("": unknown)
+	wrote       string    // the parent's resourceVersion its write made ("": unknown)
 	// since is when a shard's view first differed from its plan: kept while the agent
 	// asks again (asked moves on), cleared only when the shard's render arrives.
 	since time.Time

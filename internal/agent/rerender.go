@@ -11,6 +11,7 @@ import (
 	argoclient "github.com/argoproj/argo-cd/v3/pkg/client/clientset/versioned"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/resourceversion"
 	"k8s.io/client-go/util/retry"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
@@ -19,7 +20,14 @@ import (
 // SetPhaseGen points the parent at state generation gen, keeping its other plugin env
 // entries; it writes with the resourceVersion it read and retries on conflict.
 func SetPhaseGen(ctx context.Context, c argoclient.Interface, ns, parent string, gen int64) error {
+	_, err := setPhaseGenRead(ctx, c, ns, parent, gen)
+	return err
+}
+
+// setPhaseGenRead is SetPhaseGen, returning the resourceVersion it wrote ("": none).
+func setPhaseGenRead(ctx context.Context, c argoclient.Interface, ns, parent string, gen int64) (string, error) {
 	apps := c.ArgoprojV1alpha1().Applications(ns)
+	wrote := ""
 	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
 		app, err := apps.Get(ctx, parent, metav1.GetOptions{})
 		if err != nil {
@@ -34,13 +42,16 @@ func SetPhaseGen(ctx context.Context, c argoclient.Interface, ns, parent string,
 			return nil // already there: no write
 		}
 		setEnv(src.Plugin, value)
-		_, err = apps.Update(ctx, app, metav1.UpdateOptions{})
+		updated, err := apps.Update(ctx, app, metav1.UpdateOptions{})
+		if err == nil {
+			wrote = updated.ResourceVersion
+		}
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("set %s of %s/%s to %d: %w", contract.EnvPhaseGen, ns, parent, gen, err)
+		return "", fmt.Errorf("set %s of %s/%s to %d: %w", contract.EnvPhaseGen, ns, parent, gen, err)
 	}
-	return nil
+	return wrote, nil
 }
 
 func containsEnv(env v1alpha1.Env, value string) bool {
@@ -64,50 +75,67 @@ func setEnv(p *v1alpha1.ApplicationSourcePlugin, value string) {
 
 // namePhaseGen is the protocol's SetPhaseGen for a parent the cache holds as cached: it
 // sets PHASE_GEN to gen and returns the memory of it and asked, unless this agent set it
-// to gen from the very parent version the cache still holds — its own write is not in the
-// cache yet, and writing again would only meet a failed test and a read — when it returns
-// the memory and the time asked as they were. Such a pass decides from the very object the
-// writing pass decided from, so it decides the same (Enact included); it assumes what the
-// protocol assumes of every pass, that nothing but this agent sets PHASE_GEN back within the
-// cache's lag (a git-managed parent ignores the plugin env, see the README).
+// to gen already and the cache holds a version of the parent older than that write (its
+// own write is not in the cache yet: writing again would only meet a failed test and a
+// read), when it returns the memory and the time asked as they were. Such a pass decides
+// from what it would have decided from had it written (a write changes no cached object),
+// Enact included; it assumes what the protocol assumes of every pass, that nothing but
+// this agent sets PHASE_GEN back within the cache's lag (a git-managed parent ignores the
+// plugin env, see the README). Versions are compared as Kubernetes allows
+// (resourceversion.CompareResourceVersion); one that does not compare is written again.
 func (a *Agent) namePhaseGen(ctx context.Context, p *pass, parent string, cached *v1alpha1.Application, gen int64, mem named, asked time.Time, logAttrs ...any) (named, time.Time, error) {
-	if cached != nil && mem.set == gen && mem.from != "" && mem.from == cached.ResourceVersion && !mem.asked.IsZero() {
+	if cached != nil && mem.set == gen && !mem.asked.IsZero() && older(cached.ResourceVersion, mem.wrote) {
 		return mem, mem.asked, nil
 	}
-	if err := a.setPhaseGen(ctx, p, parent, cached, gen, logAttrs...); err != nil {
+	wrote, err := a.setPhaseGen(ctx, p, parent, cached, gen, logAttrs...)
+	if err != nil {
 		return mem, asked, err
 	}
-	mem.set, mem.before, mem.from = gen, -1, ""
+	mem.set, mem.before, mem.wrote = gen, -1, wrote
 	if cached != nil {
-		mem.before, mem.from = PhaseGen(cached), cached.ResourceVersion
+		mem.before = PhaseGen(cached)
 	}
 	return mem, asked, nil
+}
+
+// older reports whether resourceVersion rv is older than wrote (false when either does not
+// compare).
+func older(rv, wrote string) bool {
+	c, err := resourceversion.CompareResourceVersion(rv, wrote)
+	return err == nil && c < 0
 }
 
 // setPhaseGen is SetPhaseGen from the cached parent: one JSON patch that tests the plugin
 // env is still what the cache holds and replaces it (no read, and the parent's status
 // writes, which change its resourceVersion all the time, cannot make it conflict);
 // SetPhaseGen's read and retry when the test fails or the cache holds no env to test.
-// It logs the request (with logAttrs) and runs the fault hook after it.
-func (a *Agent) setPhaseGen(ctx context.Context, p *pass, parent string, cached *v1alpha1.Application, gen int64, logAttrs ...any) error {
-	var err error
+// It logs the request (with logAttrs), runs the fault hook after it and returns the
+// resourceVersion it wrote ("": none, it was set already).
+func (a *Agent) setPhaseGen(ctx context.Context, p *pass, parent string, cached *v1alpha1.Application, gen int64, logAttrs ...any) (string, error) {
+	var (
+		wrote string
+		err   error
+	)
 	switch patch, ok := phaseGenPatch(cached, gen); {
 	case ok && patch == nil: // already there: no write
 	case ok:
-		if _, err = a.argo.ArgoprojV1alpha1().Applications(a.opts.Namespace).Patch(ctx, parent, types.JSONPatchType, patch, metav1.PatchOptions{}); err != nil {
-			err = SetPhaseGen(ctx, a.argo, a.opts.Namespace, parent, gen) // the env changed meanwhile (its error names the parent)
+		var patched *v1alpha1.Application
+		if patched, err = a.argo.ArgoprojV1alpha1().Applications(a.opts.Namespace).Patch(ctx, parent, types.JSONPatchType, patch, metav1.PatchOptions{}); err == nil {
+			wrote = patched.ResourceVersion
+		} else {
+			wrote, err = setPhaseGenRead(ctx, a.argo, a.opts.Namespace, parent, gen) // the env changed meanwhile (its error names the parent)
 		}
 	default:
-		err = SetPhaseGen(ctx, a.argo, a.opts.Namespace, parent, gen)
+		wrote, err = setPhaseGenRead(ctx, a.argo, a.opts.Namespace, parent, gen)
 	}
 	if err != nil {
-		return err
+		return "", err
 	}
 	p.log.Info("re-render requested", append([]any{"parent", parent, "generation", gen}, logAttrs...)...)
 	if a.faults.AfterRerender != nil {
 		a.faults.AfterRerender(p.plan.Rollout, gen)
 	}
-	return nil
+	return wrote, nil
 }
 
 // phaseGenPatch is the JSON patch that sets PHASE_GEN on the cached parent, on the

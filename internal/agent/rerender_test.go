@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
 
@@ -32,7 +31,7 @@ func TestSetPhaseGenFromTheCachePatchesOnce(t *testing.T) {
 	cached := live.DeepCopy()
 	f := newFakeAgent(t, []runtime.Object{live})
 	p := &pass{log: f.log}
-	if err := f.setPhaseGen(ctx, p, "web-parent", cached, 4); err != nil {
+	if _, err := f.setPhaseGen(ctx, p, "web-parent", cached, 4); err != nil {
 		t.Fatal(err)
 	}
 	if v := verbs(f.argo.Actions()); len(v) != 1 || v[0] != "patch" {
@@ -48,7 +47,7 @@ func TestSetPhaseGenFromTheCachePatchesOnce(t *testing.T) {
 
 	f.argo.ClearActions()
 	cached.Spec.Source.Plugin.Env[1].Value = "4"
-	if err := f.setPhaseGen(ctx, p, "web-parent", cached, 4); err != nil || len(f.argo.Actions()) != 0 {
+	if _, err := f.setPhaseGen(ctx, p, "web-parent", cached, 4); err != nil || len(f.argo.Actions()) != 0 {
 		t.Fatalf("already set: no request, got %v (%v)", verbs(f.argo.Actions()), err)
 	}
 }
@@ -59,7 +58,7 @@ func TestSetPhaseGenFallsBackWhenTheCacheIsBehind(t *testing.T) {
 	ctx := context.Background()
 	f := newFakeAgent(t, []runtime.Object{parentApp(&v1alpha1.EnvEntry{Name: contract.EnvPhaseGen, Value: "3"})})
 	p := &pass{log: f.log}
-	if err := f.setPhaseGen(ctx, p, "web-parent", parentApp(&v1alpha1.EnvEntry{Name: contract.EnvPhaseGen, Value: "2"}), 5); err != nil {
+	if _, err := f.setPhaseGen(ctx, p, "web-parent", parentApp(&v1alpha1.EnvEntry{Name: contract.EnvPhaseGen, Value: "2"}), 5); err != nil {
 		t.Fatal(err)
 	}
 	if v := verbs(f.argo.Actions()); len(v) != 3 || v[0] != "patch" || v[1] != "get" || v[2] != "update" {
@@ -69,7 +68,7 @@ func TestSetPhaseGenFallsBackWhenTheCacheIsBehind(t *testing.T) {
 		t.Fatalf("after the cached env failed the test: %s", got)
 	}
 	f.argo.ClearActions()
-	if err := f.setPhaseGen(ctx, p, "web-parent", nil, 6); err != nil {
+	if _, err := f.setPhaseGen(ctx, p, "web-parent", nil, 6); err != nil {
 		t.Fatal(err)
 	}
 	if v := verbs(f.argo.Actions()); len(v) != 2 || v[0] != "get" || v[1] != "update" {
@@ -103,44 +102,57 @@ func TestAskingAgainReadsNoParentTheCacheShowsAsked(t *testing.T) {
 	}
 }
 
-// TestNamePhaseGenWaitsForItsOwnWriteInTheCache: a pass whose cached parent is still the
-// version the agent set PHASE_GEN from writes nothing (its write is not in the cache yet)
-// and keeps when it asked; once the cache shows any later version of the parent — its own
-// write, or someone's setting PHASE_GEN back — the protocol decides from that again.
+// TestNamePhaseGenWaitsForItsOwnWriteInTheCache: a pass whose cached parent is older than
+// the agent's own PHASE_GEN write (the version it wrote from, or one between) writes
+// nothing and keeps when it asked; once the cache shows the write or any later version —
+// someone setting PHASE_GEN back — the protocol decides from that again.
 func TestNamePhaseGenWaitsForItsOwnWriteInTheCache(t *testing.T) {
 	ctx := context.Background()
 	live := parentApp(&v1alpha1.EnvEntry{Name: contract.EnvPhaseGen, Value: "3"})
 	live.ResourceVersion = "7"
-	stale := live.DeepCopy()
 	f := newFakeAgent(t, []runtime.Object{live})
+	f.argo.PrependReactor("patch", "applications", func(k8stesting.Action) (bool, runtime.Object, error) {
+		written := getAppUntracked(t, f)
+		written.ResourceVersion = "10"
+		return true, written, nil // the server's answer: the version the write made
+	})
 	p := &pass{log: f.log}
 	t0 := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	stale := live.DeepCopy()
 	mem, asked, err := f.namePhaseGen(ctx, p, "web-parent", stale, 4, named{}, t0)
-	if err != nil || mem.set != 4 || mem.before != 3 || mem.from != "7" || !asked.Equal(t0) {
+	if err != nil || mem.set != 4 || mem.before != 3 || mem.wrote != "10" || !asked.Equal(t0) {
 		t.Fatalf("first write: %+v %v %v", mem, asked, err)
 	}
 	mem.asked = asked
-	f.argo.ClearActions()
-	again, askedAgain, err := f.namePhaseGen(ctx, p, "web-parent", stale, 4, mem, t0.Add(time.Second))
-	if err != nil || len(f.argo.Actions()) != 0 || again != mem || !askedAgain.Equal(t0) {
-		t.Fatalf("cache behind its own write: %v, %+v, asked %v (%v)", verbs(f.argo.Actions()), again, askedAgain, err)
+	for _, rv := range []string{"7", "9"} { // the version written from; a status write before the write
+		f.argo.ClearActions()
+		cached := stale.DeepCopy()
+		cached.ResourceVersion = rv
+		again, askedAgain, err := f.namePhaseGen(ctx, p, "web-parent", cached, 4, mem, t0.Add(time.Second))
+		if err != nil || len(f.argo.Actions()) != 0 || again != mem || !askedAgain.Equal(t0) {
+			t.Fatalf("cache at %s, behind its own write: %v, %+v, asked %v (%v)", rv, verbs(f.argo.Actions()), again, askedAgain, err)
+		}
 	}
-	// someone sets it back after the write, and the cache shows that later version
-	back := getApp(t, f, "web-parent")
-	back.Spec.Source.Plugin.Env[0].Value = "3"
-	if _, err := f.argo.ArgoprojV1alpha1().Applications(testNS).Update(ctx, back, metav1.UpdateOptions{}); err != nil {
+	for _, rv := range []string{"11", "", "x"} { // set back after the write; versions that do not compare
+		f.argo.ClearActions()
+		back := stale.DeepCopy()
+		back.ResourceVersion = rv
+		if _, _, err := f.namePhaseGen(ctx, p, "web-parent", back, 4, mem, t0.Add(2*time.Second)); err != nil || len(f.argo.Actions()) == 0 {
+			t.Fatalf("cache at %q: written again, got %v (%v)", rv, verbs(f.argo.Actions()), err)
+		}
+	}
+	f.argo.ClearActions()
+	if _, _, err := f.namePhaseGen(ctx, p, "web-parent", nil, 4, mem, t0); err != nil || len(f.argo.Actions()) == 0 {
+		t.Fatalf("no cached parent: written, got %v (%v)", verbs(f.argo.Actions()), err)
+	}
+}
+
+// getAppUntracked reads the fake's parent without recording an action.
+func getAppUntracked(t *testing.T, f *fakeAgent) *v1alpha1.Application {
+	t.Helper()
+	obj, err := f.argo.Tracker().Get(v1alpha1.SchemeGroupVersion.WithResource("applications"), testNS, "web-parent")
+	if err != nil {
 		t.Fatal(err)
 	}
-	reverted := stale.DeepCopy()
-	reverted.ResourceVersion = "9"
-	later, _, err := f.namePhaseGen(ctx, p, "web-parent", reverted, 4, mem, t0.Add(2*time.Second))
-	if err != nil || later.from != "9" || later.before != 3 {
-		t.Fatalf("a later version naming less: %+v (%v)", later, err)
-	}
-	if got := PhaseGen(getApp(t, f, "web-parent")); got != 4 {
-		t.Fatalf("written again: the parent names %d", got)
-	}
-	if _, _, err := f.namePhaseGen(ctx, p, "web-parent", nil, 5, later, t0); err != nil || PhaseGen(getApp(t, f, "web-parent")) != 5 {
-		t.Fatalf("no cached parent: written (%v)", err)
-	}
+	return obj.(*v1alpha1.Application).DeepCopy()
 }
