@@ -85,6 +85,7 @@ func (s *Server) GenerateManifest(stream apiclient.ConfigManagementPluginService
 	}
 	defer os.RemoveAll(dir)
 	md, err := cmp.ReceiveRepoStream(ctx, stream, dir, false)
+	received := time.Since(start) // the repo-server's tarball of the repository, streamed and unpacked
 	if err != nil {
 		return status.Errorf(codes.InvalidArgument, "receive repository: %v", err)
 	}
@@ -102,7 +103,7 @@ func (s *Server) GenerateManifest(stream apiclient.ConfigManagementPluginService
 		return status.Error(codeOf(err), oneLine(err))
 	}
 	manifests := manifestsOf(docs)
-	s.log.Info("rendered", "app", env[contract.EnvAppName], "documents", len(docs), "duration", time.Since(start))
+	s.log.Info("rendered", "app", env[contract.EnvAppName], "documents", len(docs), "duration", time.Since(start), "received", received)
 	return stream.SendAndClose(&apiclient.ManifestResponse{Manifests: manifests})
 }
 

@@ -194,3 +194,33 @@ func TestManifestsGrantEachIdentityOnlyWhatItNeeds(t *testing.T) {
 		}
 	}
 }
+
+// TestManifestsKeepGitOutOfThePluginTarball: the Component sets argocd-cmd-params-cm's
+// reposerver.plugin.tar.exclusions to .git, and Argo CD's own repo-server reads that key into
+// the env its plugin streaming obeys (the harness sets the same env).
+func TestManifestsKeepGitOutOfThePluginTarball(t *testing.T) {
+	t.Parallel()
+	m := build(t, "base")
+	var params map[string]any
+	for _, r := range m.Resources() {
+		if r.GetKind() == "ConfigMap" && r.GetName() == "argocd-cmd-params-cm" {
+			params = asJSON(t, r)
+		}
+	}
+	if got, _, _ := unstructured.NestedString(params, "data", "reposerver.plugin.tar.exclusions"); got != ".git" {
+		t.Fatalf("argocd-cmd-params-cm reposerver.plugin.tar.exclusions = %q, want .git", got)
+	}
+	envs, _, _ := unstructured.NestedSlice(container(t, m, "argocd-repo-server", "argocd-repo-server"), "env")
+	for _, e := range envs {
+		e := e.(map[string]any)
+		if e["name"] != "ARGOCD_REPO_SERVER_PLUGIN_TAR_EXCLUSIONS" {
+			continue
+		}
+		ref, _, _ := unstructured.NestedMap(e, "valueFrom", "configMapKeyRef")
+		if ref["name"] != "argocd-cmd-params-cm" || ref["key"] != "reposerver.plugin.tar.exclusions" {
+			t.Fatalf("the repo-server reads its tar exclusions from %v", ref)
+		}
+		return
+	}
+	t.Fatal("the repo-server has no ARGOCD_REPO_SERVER_PLUGIN_TAR_EXCLUSIONS env")
+}

@@ -266,6 +266,11 @@ func (e *Env) argoEnv(binary string) []string {
 	}
 }
 
+// pluginTarExclusions is what manifests/base sets in argocd-cmd-params-cm
+// (reposerver.plugin.tar.exclusions), as the repo-server's install reads it into its env:
+// .git is not streamed to the plugin.
+const pluginTarExclusions = "ARGOCD_REPO_SERVER_PLUGIN_TAR_EXCLUSIONS=.git"
+
 // degradableHealth makes a ConfigMap Degraded when its data.degradedIn names its namespace,
 // so a test can make one cluster's child Degraded (DegradedWorkload).
 const degradableHealth = `hs = {status = "Healthy", message = "ok"}

@@ -26,7 +26,7 @@ func (e *Env) startArgoCD(ctx context.Context) error {
 		"--metrics-port", strconv.Itoa(ports[1]), "--metrics-address", "127.0.0.1",
 		"--disable-tls", "--client-ca-path", "",
 		"--redis", e.redisAddr, "--revision-cache-expiration", "5s", "--loglevel", "info",
-	}, Env: append(e.argoEnv("argocd-repo-server"), path)})
+	}, Env: append(e.argoEnv("argocd-repo-server"), path, pluginTarExclusions)})
 	if err != nil {
 		return err
 	}
