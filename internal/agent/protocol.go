@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 )
@@ -89,6 +90,7 @@ type named struct {
 	asked       time.Time // when
 	set, before int64     // the PHASE_GEN it set, and the one the parent named before
 	wrote       string    // the parent's resourceVersion its write made ("": unknown)
+	uid         types.UID // … of the parent object it wrote to
 	// since is when a shard's view first differed from its plan: kept while the agent
 	// asks again (asked moves on), cleared only when the shard's render arrives.
 	since time.Time

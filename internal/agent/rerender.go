@@ -82,18 +82,21 @@ func setEnv(p *v1alpha1.ApplicationSourcePlugin, value string) {
 // Enact included; it assumes what the protocol assumes of every pass, that nothing but
 // this agent sets PHASE_GEN back within the cache's lag (a git-managed parent ignores the
 // plugin env, see the README). Versions are compared as Kubernetes allows
-// (resourceversion.CompareResourceVersion); one that does not compare is written again.
+// (resourceversion.CompareResourceVersion); one that does not compare, another object
+// (a parent recreated, or another one named), and a wait of --confirm-after (a write lost
+// to an etcd restore, whose versions went back) are written again.
 func (a *Agent) namePhaseGen(ctx context.Context, p *pass, parent string, cached *v1alpha1.Application, gen int64, mem named, asked time.Time, logAttrs ...any) (named, time.Time, error) {
-	if cached != nil && mem.set == gen && !mem.asked.IsZero() && older(cached.ResourceVersion, mem.wrote) {
+	if cached != nil && mem.set == gen && !mem.asked.IsZero() && cached.UID == mem.uid &&
+		asked.Before(mem.asked.Add(a.opts.ConfirmAfter)) && older(cached.ResourceVersion, mem.wrote) {
 		return mem, mem.asked, nil
 	}
 	wrote, err := a.setPhaseGen(ctx, p, parent, cached, gen, logAttrs...)
 	if err != nil {
 		return mem, asked, err
 	}
-	mem.set, mem.before, mem.wrote = gen, -1, wrote
+	mem.set, mem.before, mem.wrote, mem.uid = gen, -1, wrote, ""
 	if cached != nil {
-		mem.before = PhaseGen(cached)
+		mem.before, mem.uid = PhaseGen(cached), cached.UID
 	}
 	return mem, asked, nil
 }

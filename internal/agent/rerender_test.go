@@ -105,7 +105,8 @@ func TestAskingAgainReadsNoParentTheCacheShowsAsked(t *testing.T) {
 // TestNamePhaseGenWaitsForItsOwnWriteInTheCache: a pass whose cached parent is older than
 // the agent's own PHASE_GEN write (the version it wrote from, or one between) writes
 // nothing and keeps when it asked; once the cache shows the write or any later version —
-// someone setting PHASE_GEN back — the protocol decides from that again.
+// someone setting PHASE_GEN back — the protocol decides from that again, as it does for
+// another object or once --confirm-after has passed.
 func TestNamePhaseGenWaitsForItsOwnWriteInTheCache(t *testing.T) {
 	ctx := context.Background()
 	live := parentApp(&v1alpha1.EnvEntry{Name: contract.EnvPhaseGen, Value: "3"})
@@ -116,11 +117,13 @@ func TestNamePhaseGenWaitsForItsOwnWriteInTheCache(t *testing.T) {
 		written.ResourceVersion = "10"
 		return true, written, nil // the server's answer: the version the write made
 	})
+	f.opts.ConfirmAfter = 30 * time.Second
 	p := &pass{log: f.log}
 	t0 := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	live.UID = "uid-1"
 	stale := live.DeepCopy()
 	mem, asked, err := f.namePhaseGen(ctx, p, "web-parent", stale, 4, named{}, t0)
-	if err != nil || mem.set != 4 || mem.before != 3 || mem.wrote != "10" || !asked.Equal(t0) {
+	if err != nil || mem.set != 4 || mem.before != 3 || mem.wrote != "10" || mem.uid != "uid-1" || !asked.Equal(t0) {
 		t.Fatalf("first write: %+v %v %v", mem, asked, err)
 	}
 	mem.asked = asked
@@ -144,6 +147,16 @@ func TestNamePhaseGenWaitsForItsOwnWriteInTheCache(t *testing.T) {
 	f.argo.ClearActions()
 	if _, _, err := f.namePhaseGen(ctx, p, "web-parent", nil, 4, mem, t0); err != nil || len(f.argo.Actions()) == 0 {
 		t.Fatalf("no cached parent: written, got %v (%v)", verbs(f.argo.Actions()), err)
+	}
+	other := stale.DeepCopy()
+	other.UID = "uid-2" // recreated, or another parent named meanwhile
+	f.argo.ClearActions()
+	if _, _, err := f.namePhaseGen(ctx, p, "web-parent", other, 4, mem, t0.Add(time.Second)); err != nil || len(f.argo.Actions()) == 0 {
+		t.Fatalf("another object: written, got %v (%v)", verbs(f.argo.Actions()), err)
+	}
+	f.argo.ClearActions()
+	if _, _, err := f.namePhaseGen(ctx, p, "web-parent", stale, 4, mem, t0.Add(30*time.Second)); err != nil || len(f.argo.Actions()) == 0 {
+		t.Fatalf("after --confirm-after (a write lost to a restore): written, got %v (%v)", verbs(f.argo.Actions()), err)
 	}
 }
 
