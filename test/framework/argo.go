@@ -266,10 +266,22 @@ func (e *Env) argoEnv(binary string) []string {
 	}
 }
 
-// pluginTarExclusions is what manifests/base sets in argocd-cmd-params-cm
-// (reposerver.plugin.tar.exclusions), as the repo-server's install reads it into its env:
-// .git is not streamed to the plugin.
-const pluginTarExclusions = "ARGOCD_REPO_SERVER_PLUGIN_TAR_EXCLUSIONS=.git"
+// pluginTarExclusions is the repo-server's env entry for what manifests/base sets in
+// argocd-cmd-params-cm (reposerver.plugin.tar.exclusions), read from that file, as Argo CD's
+// install reads the key into the repo-server's env: the stack streams the plugin what an
+// install with the Component does.
+func pluginTarExclusions() (string, error) {
+	path := filepath.Join(RepoRoot(), "manifests", "base", "cmd-params.yaml")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("read the install's cmd params: %w", err)
+	}
+	var cm corev1.ConfigMap
+	if err := yaml.Unmarshal(b, &cm); err != nil {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	return "ARGOCD_REPO_SERVER_PLUGIN_TAR_EXCLUSIONS=" + cm.Data["reposerver.plugin.tar.exclusions"], nil
+}
 
 // degradableHealth makes a ConfigMap Degraded when its data.degradedIn names its namespace,
 // so a test can make one cluster's child Degraded (DegradedWorkload).

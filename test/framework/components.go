@@ -21,12 +21,16 @@ func (e *Env) startArgoCD(ctx context.Context) error {
 	e.ArgoServer = "127.0.0.1:" + strconv.Itoa(ports[2])
 	// The repo-server runs git through Argo CD's git-verify-wrapper.sh, which must be on PATH.
 	path := "PATH=" + e.Tools.ArgoDir + ":" + e.Tools.KustomizeDir + ":" + os.Getenv("PATH")
+	exclusions, err := pluginTarExclusions()
+	if err != nil {
+		return err
+	}
 	repo, err := e.Start(ProcSpec{Name: "argocd-repo-server", Path: e.Tools.ArgoCD, Args: []string{
 		"--port", strconv.Itoa(ports[0]), "--address", "127.0.0.1",
 		"--metrics-port", strconv.Itoa(ports[1]), "--metrics-address", "127.0.0.1",
 		"--disable-tls", "--client-ca-path", "",
 		"--redis", e.redisAddr, "--revision-cache-expiration", "5s", "--loglevel", "info",
-	}, Env: append(e.argoEnv("argocd-repo-server"), path, pluginTarExclusions)})
+	}, Env: append(e.argoEnv("argocd-repo-server"), path, exclusions)})
 	if err != nil {
 		return err
 	}
