@@ -42,7 +42,7 @@ func startStack(b *testing.B, resync, jitter time.Duration) *stack {
 	b.Helper()
 	ctx := context.Background()
 	env, err := framework.Start(ctx, framework.Options{
-		Clusters: fleet, AppResync: resync, AppResyncJitter: jitter, ApplicationSetController: true,
+		Clusters: fleet, AppResync: resync, AppResyncJitter: jitter, ApplicationSetController: true, ScopedClusters: true,
 		Plugins: []framework.Plugin{{Name: "cmp-phase-v1", Start: framework.CmpPhaseSidecar(bins.CmpPhase)}},
 	})
 	if err != nil {

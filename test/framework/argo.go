@@ -174,6 +174,9 @@ func (e *Env) PutClusterSecret(ctx context.Context, c Cluster) error {
 		ObjectMeta: metav1.ObjectMeta{Name: "cluster-" + c.Name, Namespace: ArgoNamespace, Labels: labels},
 		StringData: map[string]string{"name": c.Name, "server": c.Server, "config": string(cfg)},
 	}
+	if e.opts.ScopedClusters {
+		s.StringData["namespaces"], s.StringData["clusterResources"] = c.Name, "false"
+	}
 	secrets := e.Kube.CoreV1().Secrets(ArgoNamespace)
 	if _, err := secrets.Create(ctx, s, metav1.CreateOptions{}); err != nil {
 		if _, uerr := secrets.Update(ctx, s, metav1.UpdateOptions{}); uerr != nil {

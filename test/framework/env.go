@@ -39,6 +39,13 @@ type Options struct {
 	// ApplicationSetController also starts argocd-applicationset-controller with
 	// progressive syncs enabled.
 	ApplicationSetController bool
+	// ScopedClusters scopes each loopback cluster's Argo CD Secret to the cluster's own
+	// namespace (namespaces: <name>, clusterResources: false). Every loopback cluster is
+	// the same API server: unscoped, each of the application controller's cluster caches
+	// watches every object of the stack, so each write (an Application's status, a
+	// ConfigMap) is processed once per cluster, which no real fleet does. Children must
+	// then deploy namespaced objects into the namespace named after their cluster.
+	ScopedClusters bool
 	// Plugins are CMP sidecars started before the repo-server.
 	Plugins []Plugin
 	// KubeOnly starts the API server with Argo CD's CRDs and config objects but no Argo CD
