@@ -1,0 +1,104 @@
+package argoapi
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+)
+
+// Config says where argocd-server is and how to authenticate to it.
+type Config struct {
+	// Server is argocd-server's base URL: https://argocd-server.argocd.svc (TLS verified),
+	// or http://… for a server run with server.insecure.
+	Server string
+	// TokenFile holds an Argo CD API token of an account allowed `applications, get`.
+	TokenFile string
+	// CAFile is the PEM bundle that signs argocd-server's certificate (empty: the system's).
+	CAFile string
+}
+
+// Client calls argocd-server.
+type Client struct {
+	base      *url.URL
+	tokenFile string
+	http      *http.Client
+}
+
+// callTimeout bounds one call: a warm that has not come back by then is of no use.
+const callTimeout = 30 * time.Second
+
+// New checks the configuration and returns a client of it.
+func New(c Config) (*Client, error) {
+	u, err := url.Parse(c.Server)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return nil, fmt.Errorf("--argocd-server %q is not an http(s) URL (fix: e.g. https://argocd-server.argocd.svc)", c.Server)
+	}
+	if _, err := readToken(c.TokenFile); err != nil {
+		return nil, err
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	if c.CAFile != "" {
+		pem, err := os.ReadFile(c.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("read --argocd-ca-file: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("--argocd-ca-file %s holds no PEM certificate", c.CAFile)
+		}
+		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	}
+	return &Client{base: u, tokenFile: c.TokenFile, http: &http.Client{Transport: tr, Timeout: callTimeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}, nil
+}
+
+// readToken reads the API token; the error names the file, never its content.
+func readToken(path string) (string, error) {
+	if path == "" {
+		return "", errors.New("--argocd-token-file is empty (fix: the file of an Argo CD API token, e.g. a mounted Secret)")
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("read --argocd-token-file: %w", err)
+	}
+	tok := strings.TrimSpace(string(b))
+	if tok == "" || strings.ContainsAny(tok, "\r\n") {
+		return "", fmt.Errorf("--argocd-token-file %s does not hold one token (fix: argocd account generate-token --account <account>)", path)
+	}
+	return tok, nil
+}
+
+// WarmManifests asks argocd-server for the manifests of Application app (in appNamespace)
+// at revision, which leaves them in the repo-server's cache under the key the application
+// controller's next comparison at that revision uses. The answer is discarded.
+func (c *Client) WarmManifests(ctx context.Context, app, appNamespace, revision string) error {
+	tok, err := readToken(c.tokenFile)
+	if err != nil {
+		return err
+	}
+	u := c.base.JoinPath("api/v1/applications", app, "manifests")
+	u.RawQuery = url.Values{"revision": {revision}, "appNamespace": {appNamespace}}.Encode()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return fmt.Errorf("warm manifests of %s: %w", app, err)
+	}
+	req.Header.Set("Authorization", "Bearer "+tok)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return fmt.Errorf("warm manifests of %s: %w", app, err)
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("warm manifests of %s: argocd-server answered %s", app, resp.Status)
+	}
+	return nil
+}

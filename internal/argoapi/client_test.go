@@ -1,0 +1,102 @@
+package argoapi
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func tokenFile(t *testing.T, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestWarmManifestsAsksForTheChildAtTheRevision(t *testing.T) {
+	var got *http.Request
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = r
+		_, _ = w.Write([]byte(`{"manifests":["{}"]}`))
+	}))
+	defer srv.Close()
+	c, err := New(Config{Server: srv.URL + "/argo-cd", TokenFile: tokenFile(t, "s3cret\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.WarmManifests(context.Background(), "guestbook-dev-1", "argocd", "0123abc"); err != nil {
+		t.Fatal(err)
+	}
+	if got.Method != http.MethodGet || got.URL.Path != "/argo-cd/api/v1/applications/guestbook-dev-1/manifests" ||
+		got.URL.Query().Get("revision") != "0123abc" || got.URL.Query().Get("appNamespace") != "argocd" {
+		t.Fatalf("asked %s %s", got.Method, got.URL)
+	}
+	if h := got.Header.Get("Authorization"); h != "Bearer s3cret" {
+		t.Fatalf("authorization %q", h)
+	}
+}
+
+func TestWarmManifestsErrorsNeverCarryTheToken(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/redirect/api/v1/applications/a/manifests" {
+			http.Redirect(w, r, "http://elsewhere.example/", http.StatusFound)
+			return
+		}
+		http.Error(w, "permission denied: "+r.Header.Get("Authorization"), http.StatusForbidden)
+	}))
+	defer srv.Close()
+	for _, base := range []string{srv.URL, srv.URL + "/redirect"} {
+		c, err := New(Config{Server: base, TokenFile: tokenFile(t, "s3cret")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = c.WarmManifests(context.Background(), "a", "argocd", "r")
+		if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "warm manifests of a") {
+			t.Fatalf("%s: %v", base, err)
+		}
+	}
+}
+
+func TestNewRefusesWhatCannotWork(t *testing.T) {
+	good := tokenFile(t, "tok")
+	for name, c := range map[string]Config{
+		"no scheme":         {Server: "argocd-server.argocd.svc", TokenFile: good},
+		"other scheme":      {Server: "grpc://argocd-server", TokenFile: good},
+		"no token file":     {Server: "https://argocd-server"},
+		"missing file":      {Server: "https://argocd-server", TokenFile: filepath.Join(t.TempDir(), "none")},
+		"empty token":       {Server: "https://argocd-server", TokenFile: tokenFile(t, " \n")},
+		"two lines":         {Server: "https://argocd-server", TokenFile: tokenFile(t, "a\nb\n")},
+		"CA file not a PEM": {Server: "https://argocd-server", TokenFile: good, CAFile: good},
+	} {
+		if _, err := New(c); err == nil || strings.Contains(err.Error(), "tok\n") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+func TestTheTokenIsReadOnEveryCall(t *testing.T) {
+	var auth []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		auth = append(auth, r.Header.Get("Authorization"))
+	}))
+	defer srv.Close()
+	path := tokenFile(t, "one")
+	c, err := New(Config{Server: srv.URL, TokenFile: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = c.WarmManifests(context.Background(), "a", "argocd", "r")
+	if err := os.WriteFile(path, []byte("two"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.WarmManifests(context.Background(), "a", "argocd", "r")
+	if strings.Join(auth, ",") != "Bearer one,Bearer two" {
+		t.Fatalf("%v", auth)
+	}
+}
