@@ -25,6 +25,7 @@ type options struct {
 	conn     connection
 	election election
 	obs      observability
+	argoAPI  argoAPI
 }
 
 func main() {
@@ -43,6 +44,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	limitFlags{&o.agent}.BindFlags(fs)
 	o.election.BindFlags(fs)
 	o.obs.BindFlags(fs)
+	o.argoAPI.o = &o.agent
+	o.argoAPI.BindFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -53,6 +56,9 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		return o, err
 	}
 	if err := (limitFlags{&o.agent}).validate(); err != nil {
+		return o, err
+	}
+	if err := o.argoAPI.validate(); err != nil {
 		return o, err
 	}
 	return o, o.election.validate()

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +20,9 @@ func TestFlagsHaveDefaultsAndBadOnesSayWhatToDo(t *testing.T) {
 	if o.agent.Namespace != contract.DefaultNamespace || !o.election.enabled || o.election.leaseDuration != 10*time.Second || !o.agent.HardRefresh {
 		t.Fatalf("%+v", o)
 	}
+	if o.agent.ArgoCD != nil {
+		t.Fatal("no warming unless argocd-server is given")
+	}
 	if o.agent.Limits != spec.DefaultLimits() {
 		t.Fatalf("limits default to seed 000's: %+v", o.agent.Limits)
 	}
@@ -30,6 +35,9 @@ func TestFlagsHaveDefaultsAndBadOnesSayWhatToDo(t *testing.T) {
 		"a stray argument":               {[]string{"serve"}, `unexpected argument "serve"`},
 		"an unknown flag":                {[]string{"--interval", "1s"}, "flag provided but not defined"},
 		"a zero limit":                   {[]string{"--max-checks-per-phase", "0"}, "--max-checks-per-phase must be positive"},
+		"a token without a server":       {[]string{"--argocd-token-file", "/t"}, "need --argocd-server"},
+		"a server that is no URL":        {[]string{"--argocd-server", "argocd-server:443", "--argocd-token-file", "/t"}, "is not an http(s) URL"},
+		"a server without a token":       {[]string{"--argocd-server", "https://argocd-server"}, "--argocd-token-file is empty"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var stderr bytes.Buffer
@@ -38,6 +46,18 @@ func TestFlagsHaveDefaultsAndBadOnesSayWhatToDo(t *testing.T) {
 				t.Fatalf("got %v %s, want %q", err, stderr.String(), c.want)
 			}
 		})
+	}
+}
+
+// TestArgoCDFlagsMakeTheClient: with a server and a token file the agent warms manifests.
+func TestArgoCDFlagsMakeTheClient(t *testing.T) {
+	token := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(token, []byte("tok\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o, err := parse([]string{"--argocd-server", "https://argocd-server.argocd.svc", "--argocd-token-file", token}, &bytes.Buffer{})
+	if err != nil || o.agent.ArgoCD == nil {
+		t.Fatalf("%v %v", err, o.agent.ArgoCD)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 
+	"github.com/cmp-phase/cmp-phase/internal/argoapi"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/hooks"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
@@ -65,6 +66,9 @@ type Options struct {
 	RemovalGrace time.Duration
 	// Metrics is where the agent registers its Prometheus metrics (nil: not registered).
 	Metrics prometheus.Registerer
+	// ArgoCD, when set, is argocd-server's API: the agent asks it for the manifests of the
+	// children a rollout admits next, so they are cached when they move (warm.go).
+	ArgoCD *argoapi.Client
 }
 
 func (o Options) withDefaults() Options {
@@ -126,6 +130,7 @@ type Agent struct {
 	hooks     *hooks.Runner
 	runs      hookRuns
 	metrics   *metrics
+	warm      *warmer // nil without Options.ArgoCD
 
 	mu       sync.Mutex
 	inv      *inventory.Inventory // last published
@@ -154,6 +159,7 @@ func New(kube kubernetes.Interface, argo argoclient.Interface, opts Options, log
 		hooks: hooks.New(opts.Hooks), metrics: newMetrics(opts.Metrics),
 		runs: hookRuns{inFlight: map[string]bool{}, results: map[string]map[string]rollout.HookResult{}, jobs: map[string]hooks.JobRef{}, hosts: map[string]chan struct{}{}},
 	}
+	a.warm = newWarmer(opts.ArgoCD, opts.Metrics)
 	a.hooks.WithJobs(newJobClients(kube, opts.Namespace).reaching(argo, a.clusterSecretName, a.projectClusters, log).naming(a.clusterOwnName))
 	return a
 }
@@ -178,6 +184,9 @@ func (a *Agent) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	if a.opts.PollParents > 0 {
 		wg.Go(func() { a.pollParents(ctx, a.opts.PollParents) })
+	}
+	if a.warm != nil {
+		wg.Go(func() { a.warm.run(ctx, a.log.With("work", "warm")) })
 	}
 	for range a.opts.Workers {
 		wg.Go(func() {

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"errors"
+	"flag"
+
+	"github.com/cmp-phase/cmp-phase/internal/agent"
+	"github.com/cmp-phase/cmp-phase/internal/argoapi"
+)
+
+// argoAPI are the flags of argocd-server's API, which the agent uses (when given) to warm
+// the manifests of the children a rollout admits next.
+type argoAPI struct {
+	o   *agent.Options
+	cfg argoapi.Config
+}
+
+// BindFlags registers --argocd-server, --argocd-token-file and --argocd-ca-file.
+func (f *argoAPI) BindFlags(fs *flag.FlagSet) {
+	fs.StringVar(&f.cfg.Server, "argocd-server", "", "argocd-server's URL (e.g. https://argocd-server.argocd.svc): ask it for the manifests of the children a rollout admits next, so their move finds them cached (empty: never)")
+	fs.StringVar(&f.cfg.TokenFile, "argocd-token-file", "", "file of an Argo CD API token of an account allowed `applications, get` (read on every call)")
+	fs.StringVar(&f.cfg.CAFile, "argocd-ca-file", "", "PEM bundle that signs argocd-server's certificate (empty: the system's)")
+}
+
+// validate checks the flags and makes the client.
+func (f *argoAPI) validate() error {
+	if f.cfg.Server == "" {
+		if f.cfg.TokenFile != "" || f.cfg.CAFile != "" {
+			return errors.New("--argocd-token-file and --argocd-ca-file need --argocd-server (fix: set it, or drop them)")
+		}
+		return nil
+	}
+	c, err := argoapi.New(f.cfg)
+	if err != nil {
+		return err
+	}
+	f.o.ArgoCD = c
+	return nil
+}
