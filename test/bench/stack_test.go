@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"strconv"
 	"sync"
 	"testing"
@@ -62,10 +63,16 @@ func startStack(b *testing.B, resync, jitter time.Duration) *stack {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if s.agent, err = env.Start(framework.ProcSpec{Name: "agent", Path: bins.Agent, Args: []string{
-		"--namespace", "argocd", "--kubeconfig", env.Kubeconfig, "--log-level", "debug",
-		"--metrics-addr", "127.0.0.1:" + strconv.Itoa(port),
-	}}); err != nil {
+	args := []string{"--namespace", "argocd", "--kubeconfig", env.Kubeconfig, "--log-level", "debug",
+		"--metrics-addr", "127.0.0.1:" + strconv.Itoa(port)}
+	if os.Getenv("CMP_PHASE_BENCH_WARM") != "0" {
+		token, err := env.APITokenFile(ctx, "cmp-phase")
+		if err != nil {
+			b.Fatal(err)
+		}
+		args = append(args, "--argocd-server", "http://"+env.ArgoServer, "--argocd-token-file", token)
+	}
+	if s.agent, err = env.Start(framework.ProcSpec{Name: "agent", Path: bins.Agent, Args: args}); err != nil {
 		b.Fatal(err)
 	}
 	s.watch(ctx, b)

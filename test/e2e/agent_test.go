@@ -268,6 +268,28 @@ func (r *phased) scrapePhases(ctx context.Context) func() []string {
 	}
 }
 
+// counter reads one sample (name with its labels, as exposed) from the agent's /metrics;
+// 0 when it is not there.
+func (r *phased) counter(sample string) float64 {
+	r.t.Helper()
+	resp, err := http.Get("http://" + r.metrics + "/metrics")
+	if err != nil {
+		r.t.Fatalf("scrape the agent: %v", err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, sample+" "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				r.t.Fatalf("%s: %v", line, err)
+			}
+			return f
+		}
+	}
+	return 0
+}
+
 // eventually waits for an Event with reason on the parent (Events are sent asynchronously).
 func (r *phased) eventually(reason string) {
 	r.t.Helper()

@@ -96,7 +96,12 @@ func TestEveryCommitIsPhased(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	r := newPhased(t, "content", "rollback")
-	defer r.agent("agent-content", nil).Stop(5 * time.Second)
+	// with argocd-server's API: the agent warms the manifests of the children it admits next
+	token, err := env.APITokenFile(ctx, "cmp-phase")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.agent("agent-content", nil, "--argocd-server", "http://"+env.ArgoServer, "--argocd-token-file", token).Stop(5 * time.Second)
 	files := base(r.name, "v1", "")
 	files["app/appset.yaml"] = overlaySpec(r.name)
 	files["deploy/kustomization.yaml"] = "resources: [../base]\n"
@@ -126,6 +131,9 @@ func TestEveryCommitIsPhased(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.until("the base change (v2) rolls out", r2, rollout.StatusCompleted, everywhere("v2"))
+	if warmed, failed := r.counter(`cmp_phase_manifest_warms_total{result="warmed"}`), r.counter(`cmp_phase_manifest_warms_total{result="failed"}`); warmed < 1 || failed != 0 {
+		t.Fatalf("the agent warms the next children's manifests through argocd-server: %v warmed, %v failed", warmed, failed)
+	}
 	r.syncedCommitOnce(ctx, pins[r.name+"-dev-1"])
 	r.syncedCommitOnce(ctx, r.pinnedTo(ctx)[r.name+"-dev-1"])
 
