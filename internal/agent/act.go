@@ -70,7 +70,7 @@ func (a *Agent) act(ctx context.Context, p *pass, st *state.State, acts []rollou
 		if p.moreMoves {
 			requeue = earliest(requeue, now)
 		}
-		a.warmNext(p, st)
+		defer a.warmNext(p, st) // last: the pass's own deletes and syncs come first
 	}
 	if !d.Confirmed {
 		return earliest(requeue, d.Requeue), nil

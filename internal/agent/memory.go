@@ -54,6 +54,7 @@ func (a *Agent) forget(name string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	delete(a.memories, name)
+	a.warm.forget(name)
 }
 
 // observe is Observe of every child, reusing the observation of a child whose object

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"reflect"
-	"slices"
 	"sync"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
@@ -72,7 +71,8 @@ func (w *warmer) run(ctx context.Context, log *slog.Logger) {
 					return
 				case job := <-w.queue:
 					if err := w.api.WarmManifests(ctx, job.app, job.namespace, job.revision); err != nil {
-						w.seen.Remove(job) // a later generation may try again
+						// never asked again: a warm shares the comparison's cache key, and the
+						// repo-server pauses a key's generation after a few failures in a row
 						w.done.WithLabelValues("failed").Inc()
 						log.Warn("manifest warm failed", "child", job.app, "revision", job.revision, "error", err)
 						continue
@@ -95,6 +95,16 @@ func (w *warmer) firstLook(rollout string, gen int64) bool {
 	}
 	w.gens[rollout] = gen
 	return true
+}
+
+// forget drops what the warmer remembers of a rollout (its plan is gone).
+func (w *warmer) forget(rollout string) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.gens, rollout)
 }
 
 // add queues a warm not done yet; a full queue drops it.
@@ -140,20 +150,29 @@ func (a *Agent) warmNext(p *pass, st *state.State) {
 	}
 }
 
-// newlyAdmitted are the children next admits that st does not, in name order, at most n.
+// newlyAdmitted are the children next admits that st does not, in the order their phase
+// takes its members (the order they move in), at most n.
 func newlyAdmitted(st, next *state.State, n int) []string {
 	if next == st || next == nil || next.Rollout == nil {
 		return nil
 	}
-	before := st.Rollout.AdmittedPhases()
+	added := next.Rollout.AdmittedPhases()
+	for c := range st.Rollout.AdmittedPhases() {
+		delete(added, c)
+	}
 	var out []string
-	for c := range next.Rollout.AdmittedPhases() {
-		if _, ok := before[c]; !ok {
-			out = append(out, c)
+	for _, ph := range next.Rollout.Phases {
+		for _, c := range ph.Members {
+			if len(out) == n {
+				return out
+			}
+			if _, ok := added[c]; ok {
+				out = append(out, c)
+				delete(added, c)
+			}
 		}
 	}
-	slices.Sort(out)
-	return out[:min(len(out), n)]
+	return out
 }
 
 // warmable says at which revision live's move to doc can be warmed: only when the move
@@ -163,7 +182,8 @@ func newlyAdmitted(st, next *state.State, n int) []string {
 func warmable(live *v1alpha1.Application, doc []byte) (string, bool) {
 	var want v1alpha1.Application
 	if err := json.Unmarshal(doc, &want); err != nil || live.Spec.Source == nil || want.Spec.Source == nil ||
-		live.Spec.HasMultipleSources() || want.Spec.HasMultipleSources() {
+		live.Spec.HasMultipleSources() || want.Spec.HasMultipleSources() ||
+		live.Spec.SourceHydrator != nil || want.Spec.SourceHydrator != nil { // argocd-server renders a hydrator's dry source
 		return "", false
 	}
 	from, to := *live.Spec.Source, *want.Spec.Source

@@ -62,6 +62,9 @@ func TestWarmableOnlyWhenTheMoveChangesTheRevisionAlone(t *testing.T) {
 			a.Spec.Sources = v1alpha1.ApplicationSources{*a.Spec.Source}
 			a.Spec.Source = nil
 		},
+		"a hydrator": func(a *v1alpha1.Application) {
+			a.Spec.Source.TargetRevision, a.Spec.SourceHydrator = "bbbb", &v1alpha1.SourceHydrator{}
+		},
 	} {
 		want := live.DeepCopy()
 		edit(want)
@@ -75,13 +78,13 @@ func TestWarmableOnlyWhenTheMoveChangesTheRevisionAlone(t *testing.T) {
 }
 
 // TestNewlyAdmittedAreTheNextBatchOnly: the children the preview admits that the state
-// does not, in name order, capped.
+// does not, in the order the phase takes its members, capped.
 func TestNewlyAdmittedAreTheNextBatchOnly(t *testing.T) {
 	st := &state.State{Rollout: &state.Rollout{Status: state.RolloutProgressing, Phases: []state.PhaseState{
-		{Name: "dev", Admitted: []string{"a"}}, {Name: "prod"}}}}
+		{Name: "dev", Members: []string{"a"}, Admitted: []string{"a"}}, {Name: "prod", Members: []string{"d", "b", "c", "e"}}}}}
 	next := st.Clone()
-	next.Rollout.Phases[1].Admitted = []string{"d", "c", "b"}
-	if got := newlyAdmitted(st, next, 2); !slices.Equal(got, []string{"b", "c"}) {
+	next.Rollout.Phases[1].Admitted = []string{"b", "c", "d"}
+	if got := newlyAdmitted(st, next, 2); !slices.Equal(got, []string{"d", "b"}) {
 		t.Fatalf("got %v", got)
 	}
 	if got := newlyAdmitted(st, st, 8); got != nil {
@@ -90,8 +93,8 @@ func TestNewlyAdmittedAreTheNextBatchOnly(t *testing.T) {
 }
 
 // TestWarmerWarmsEachChildAndRevisionOnce: queued warms reach argocd-server once per
-// (child, revision); a failed one may be asked again; a full queue drops (never blocks the
-// rollout's pass); a state generation is looked at once.
+// (child, revision), a failed one too; a full queue drops (never blocks the rollout's
+// pass); a state generation is looked at once.
 func TestWarmerWarmsEachChildAndRevisionOnce(t *testing.T) {
 	var mu sync.Mutex
 	var asked []string
@@ -123,12 +126,13 @@ func TestWarmerWarmsEachChildAndRevisionOnce(t *testing.T) {
 	w.add(warm{"a", "argocd", "r1"})
 	w.add(warm{"a", "argocd", "bad"})
 	waitFor(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(asked) == 2 })
-	waitFor(t, func() bool { return !w.seen.Contains(warm{"a", "argocd", "bad"}) })
-	w.add(warm{"a", "argocd", "bad"}) // failed: asked again
+	w.add(warm{"a", "argocd", "bad"}) // failed: never asked again (the repo-server counts failures per key)
+	w.add(warm{"b", "argocd", "r1"})
 	waitFor(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(asked) == 3 })
+	time.Sleep(50 * time.Millisecond)
 	mu.Lock()
 	slices.Sort(asked)
-	if !slices.Equal(asked, []string{"/api/v1/applications/a/manifests@bad", "/api/v1/applications/a/manifests@bad", "/api/v1/applications/a/manifests@r1"}) {
+	if !slices.Equal(asked, []string{"/api/v1/applications/a/manifests@bad", "/api/v1/applications/a/manifests@r1", "/api/v1/applications/b/manifests@r1"}) {
 		t.Fatalf("asked %v", asked)
 	}
 	mu.Unlock()

@@ -32,8 +32,10 @@ type Client struct {
 	http      *http.Client
 }
 
-// callTimeout bounds one call: a warm that has not come back by then is of no use.
-const callTimeout = 30 * time.Second
+// callTimeout bounds one call. Longer than the application controller's own wait for the
+// repo-server (60 s by default): a call given up cancels the generation, which the
+// repo-server counts as a failure of the very cache key the controller's comparison reads.
+const callTimeout = 3 * time.Minute
 
 // New checks the configuration and returns a client of it.
 func New(c Config) (*Client, error) {
@@ -45,6 +47,7 @@ func New(c Config) (*Client, error) {
 		return nil, err
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.Proxy = nil // argocd-server is in the cluster; a proxy would see the token of an http:// URL
 	if c.CAFile != "" {
 		pem, err := os.ReadFile(c.CAFile)
 		if err != nil {
