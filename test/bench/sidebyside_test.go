@@ -21,11 +21,12 @@ import (
 // one later (rs prs pph, prs pph rs, pph rs prs, …): the one that runs third measured ≈ 5%
 // slower in a fixed order, so use a multiple of three iterations.
 //
-//	go test -tags e2e ./test/bench -run XXX -bench SideBySide -benchtime 5x -timeout 3h
+//	go test -tags e2e ./test/bench -run XXX -bench SideBySide -benchtime 9x -timeout 3h
 //
 // CMP_PHASE_BENCH_RESYNC (default 10s) and CMP_PHASE_BENCH_JITTER (default Argo CD's 60s)
 // set the application controller's --app-resync and --app-resync-jitter;
-// CMP_PHASE_BENCH_MODES (default "refresh,polling") picks the modes.
+// CMP_PHASE_BENCH_MODES (default "refresh,polling") picks the modes;
+// CMP_PHASE_BENCH_WARM=0 runs the agent without argocd-server's API (no manifest warming).
 func BenchmarkSideBySide(b *testing.B) {
 	resync := durationEnv(b, "CMP_PHASE_BENCH_RESYNC", 10*time.Second)
 	jitter := durationEnv(b, "CMP_PHASE_BENCH_JITTER", 0)
