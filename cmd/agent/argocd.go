@@ -4,16 +4,12 @@ import (
 	"errors"
 	"flag"
 
-	"github.com/cmp-phase/cmp-phase/internal/agent"
 	"github.com/cmp-phase/cmp-phase/internal/argoapi"
 )
 
 // argoAPI are the flags of argocd-server's API, which the agent uses (when given) to warm
 // the manifests of the children a rollout admits next.
-type argoAPI struct {
-	o   *agent.Options
-	cfg argoapi.Config
-}
+type argoAPI struct{ cfg argoapi.Config }
 
 // BindFlags registers --argocd-server, --argocd-token-file and --argocd-ca-file.
 func (f *argoAPI) BindFlags(fs *flag.FlagSet) {
@@ -22,18 +18,13 @@ func (f *argoAPI) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&f.cfg.CAFile, "argocd-ca-file", "", "PEM bundle that signs argocd-server's certificate (empty: the system's)")
 }
 
-// validate checks the flags and makes the client.
-func (f *argoAPI) validate() error {
+// client checks the flags and makes the client (nil without --argocd-server).
+func (f *argoAPI) client() (*argoapi.Client, error) {
 	if f.cfg.Server == "" {
 		if f.cfg.TokenFile != "" || f.cfg.CAFile != "" {
-			return errors.New("--argocd-token-file and --argocd-ca-file need --argocd-server (fix: set it, or drop them)")
+			return nil, errors.New("--argocd-token-file and --argocd-ca-file need --argocd-server (fix: set it, or drop them)")
 		}
-		return nil
+		return nil, nil
 	}
-	c, err := argoapi.New(f.cfg)
-	if err != nil {
-		return err
-	}
-	f.o.ArgoCD = c
-	return nil
+	return argoapi.New(f.cfg)
 }

@@ -44,7 +44,6 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	limitFlags{&o.agent}.BindFlags(fs)
 	o.election.BindFlags(fs)
 	o.obs.BindFlags(fs)
-	o.argoAPI.o = &o.agent
 	o.argoAPI.BindFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -58,7 +57,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	if err := (limitFlags{&o.agent}).validate(); err != nil {
 		return o, err
 	}
-	if err := o.argoAPI.validate(); err != nil {
+	var err error
+	if o.agent.ArgoCD, err = o.argoAPI.client(); err != nil {
 		return o, err
 	}
 	return o, o.election.validate()

@@ -57,9 +57,7 @@ func (a *Agent) enactOnly(ctx context.Context, p *pass, st *state.State, keep fu
 	for i, m := range moves {
 		keys[i] = m.Child
 	}
-	in := render.Input{Spec: &spec.Spec{Name: p.plan.Rollout, Namespace: env.Namespace}, Inventory: a.inventory(), State: st,
-		Env: render.Env{SyncOptions: env.SyncOptions, StateNamespace: a.opts.Namespace}}
-	docs, err := a.renderer.Children(in, keys)
+	docs, err := a.renderer.Children(a.childInput(p, st), keys)
 	if err != nil {
 		return failClosed(fmt.Errorf("render the children rollout %s moves: %w", p.plan.Rollout, err))
 	}
@@ -97,6 +95,17 @@ func (a *Agent) enactOnly(ctx context.Context, p *pass, st *state.State, keep fu
 		})
 	}
 	return g.Wait()
+}
+
+// childInput is the render input of a rollout's children in state st, as the parent's
+// render makes them (the plan's children namespace and sync options): the moves, the warms
+// of the next children and a Job's destination all render through it.
+func (a *Agent) childInput(p *pass, st *state.State) render.Input {
+	ns, env := a.opts.Namespace, render.Env{StateNamespace: a.opts.Namespace}
+	if c := p.plan.Children; c != nil {
+		ns, env.SyncOptions = c.Namespace, c.SyncOptions
+	}
+	return render.Input{Spec: &spec.Spec{Name: p.plan.Rollout, Namespace: ns}, Inventory: a.inventory(), State: st, Env: env}
 }
 
 // movesPerPass bounds the moves of one pass (of all its shards): a phase of thousands of children moved in one

@@ -7,7 +7,6 @@ import (
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 
 	"github.com/cmp-phase/cmp-phase/internal/hooks"
-	"github.com/cmp-phase/cmp-phase/internal/render"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
@@ -33,13 +32,7 @@ func (a *Agent) jobDest(p *pass, st *state.State, act rollout.Action) *childDest
 	if body == nil && p.plan.Revision == r.Revision {
 		body = p.plan.Body
 	}
-	ns := a.opts.Namespace
-	env := render.Env{StateNamespace: a.opts.Namespace}
-	if c := p.plan.Children; c != nil {
-		ns, env.SyncOptions = c.Namespace, c.SyncOptions
-	}
-	in := render.Input{Spec: &spec.Spec{Name: p.plan.Rollout, Namespace: ns}, Inventory: a.inventory(), State: st, Env: env}
-	doc, err := a.renderer.ChildAt(in, r.Revision, body, act.Cluster, phaseName(p, act.Phase))
+	doc, err := a.renderer.ChildAt(a.childInput(p, st), r.Revision, body, act.Cluster, phaseName(p, act.Phase))
 	if err != nil {
 		return &childDest{err: fmt.Errorf("render child %s for its Job's project and namespace: %w", act.Cluster, err)}
 	}

@@ -12,9 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/cmp-phase/cmp-phase/internal/argoapi"
-	"github.com/cmp-phase/cmp-phase/internal/render"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
-	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
@@ -134,9 +132,7 @@ func (a *Agent) warmNext(p *pass, st *state.State) {
 	if len(keys) == 0 {
 		return
 	}
-	in := render.Input{Spec: &spec.Spec{Name: p.plan.Rollout, Namespace: env.Namespace}, Inventory: a.inventory(), State: next,
-		Env: render.Env{SyncOptions: env.SyncOptions, StateNamespace: a.opts.Namespace}}
-	docs, err := a.renderer.Children(in, keys)
+	docs, err := a.renderer.Children(a.childInput(p, next), keys)
 	if err != nil {
 		p.log.Debug("no manifest warm: render of the next batch failed", "error", err)
 		return

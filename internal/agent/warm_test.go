@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/cmp-phase/cmp-phase/internal/argoapi"
@@ -121,21 +122,31 @@ func TestWarmerWarmsEachChildAndRevisionOnce(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go w.run(ctx, slog.New(slog.DiscardHandler))
+	stopped := make(chan struct{})
+	go func() { w.run(ctx, slog.New(slog.DiscardHandler)); close(stopped) }()
 	w.add(warm{"a", "argocd", "r1"})
 	w.add(warm{"a", "argocd", "r1"})
 	w.add(warm{"a", "argocd", "bad"})
-	waitFor(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(asked) == 2 })
-	w.add(warm{"a", "argocd", "bad"}) // failed: never asked again (the repo-server counts failures per key)
-	w.add(warm{"b", "argocd", "r1"})
-	waitFor(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(asked) == 3 })
-	time.Sleep(50 * time.Millisecond)
+	waitFor(t, func() bool {
+		return testutil.ToFloat64(w.done.WithLabelValues("warmed")) == 1 && testutil.ToFloat64(w.done.WithLabelValues("failed")) == 1
+	})
+	cancel()
+	<-stopped // the workers are done: what is added now stays in the queue
 	mu.Lock()
 	slices.Sort(asked)
-	if !slices.Equal(asked, []string{"/api/v1/applications/a/manifests@bad", "/api/v1/applications/a/manifests@r1", "/api/v1/applications/b/manifests@r1"}) {
+	if !slices.Equal(asked, []string{"/api/v1/applications/a/manifests@bad", "/api/v1/applications/a/manifests@r1"}) {
 		t.Fatalf("asked %v", asked)
 	}
 	mu.Unlock()
+	w.add(warm{"a", "argocd", "bad"}) // failed: never asked again (the repo-server counts failures per key)
+	w.add(warm{"a", "argocd", "r1"})
+	if len(w.queue) != 0 {
+		t.Fatalf("a warm done or failed is not queued again: %d queued", len(w.queue))
+	}
+	w.add(warm{"b", "argocd", "r1"})
+	if len(w.queue) != 1 {
+		t.Fatalf("another child is: %d queued", len(w.queue))
+	}
 
 	full := newWarmer(api, nil) // no workers: the queue fills
 	for i := range warmQueue + 5 {
