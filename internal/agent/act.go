@@ -34,6 +34,9 @@ func (a *Agent) act(ctx context.Context, p *pass, st *state.State, acts []rollou
 	}
 	if st.Rollout != nil {
 		a.startHooks(ctx, p, st, acts) // hooks need no re-render: they gate what comes next
+		if err := a.syncAgain(ctx, p, acts); err != nil {
+			return requeue, err // a retried sync needs none either: the child runs its revision
+		}
 	}
 	if p.plan.Parent == "" {
 		return requeue, nil

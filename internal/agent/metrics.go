@@ -20,6 +20,7 @@ type metrics struct {
 	rerender   *prometheus.HistogramVec
 	decide     *prometheus.HistogramVec
 	pass       *prometheus.HistogramVec
+	retries    *prometheus.CounterVec
 	mu         sync.Mutex        // observe runs on every worker
 	rolloutSts map[string]string // rollout → the status label last set
 }
@@ -45,10 +46,12 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		pass: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "cmp_phase_pass_seconds",
 			Help:    "Where a rollout's pass goes, by step: read (plan, parent, children from the caches), state (read, decide and write the state ConfigMap), act (re-render, moves, syncs, deletes).",
 			Buckets: prometheus.ExponentialBuckets(0.001, 2, 14)}, []string{"rollout", "step"}),
+		retries: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cmp_phase_sync_retries_total",
+			Help: "Syncs of admitted children the agent started again after a transient failure (connection refused, EOF, 5xx, ...)."}, []string{"rollout"}),
 		rolloutSts: map[string]string{},
 	}
 	if reg != nil {
-		reg.MustRegister(m.phase, m.status, m.clusters, m.hooks, m.writes, m.conflicts, m.rerender, m.decide, m.pass)
+		reg.MustRegister(m.phase, m.status, m.clusters, m.hooks, m.writes, m.conflicts, m.rerender, m.decide, m.pass, m.retries)
 	}
 	return m
 }

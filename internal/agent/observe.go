@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"strconv"
+
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
@@ -26,7 +28,9 @@ func Observe(app *v1alpha1.Application) rollout.Observation {
 		}
 		if syncedSpec(app, op.SyncResult) {
 			o.OperationMarker = markerOf(op.Operation.Info)
+			o.OperationAttempt = attemptOf(op.Operation.Info)
 		}
+		o.ArgoCDRetries = op.Operation.Retry.Limit != 0
 	}
 	return o
 }
@@ -39,6 +43,18 @@ func markerOf(info []*v1alpha1.Info) string {
 		}
 	}
 	return ""
+}
+
+// attemptOf is the agent's attempt number among an operation's info, 0 when none.
+func attemptOf(info []*v1alpha1.Info) int {
+	for _, i := range info {
+		if i != nil && i.Name == contract.OperationInfoAttempt {
+			if n, err := strconv.Atoi(i.Value); err == nil && n > 0 {
+				return n
+			}
+		}
+	}
+	return 0
 }
 
 // syncedSpec reports whether a sync result is of the source(s) the child has now (no

@@ -22,7 +22,7 @@ func TestValues(t *testing.T) {
 
 		{LabelRollout, "cmp-phase.io/rollout"}, {LabelCluster, "cmp-phase.io/cluster"},
 		{LabelPhase, "cmp-phase.io/phase"}, {LabelPlan, "cmp-phase.io/plan"},
-		{LabelState, "cmp-phase.io/state"}, {MarkerValue, "true"}, {OperationInfoAdmission, "cmp-phase.io/admission"},
+		{LabelState, "cmp-phase.io/state"}, {MarkerValue, "true"}, {OperationInfoAdmission, "cmp-phase.io/admission"}, {OperationInfoAttempt, "cmp-phase.io/attempt"},
 		{PlanSelector, "cmp-phase.io/plan=true"}, {StateSelector, "cmp-phase.io/state=true"},
 		{RolloutSelector("guestbook"), "cmp-phase.io/rollout=guestbook"},
 		{AnnotationRevision, "cmp-phase.io/revision"},

@@ -83,6 +83,11 @@ const (
 // as the one for the admission, across restarts and leaders.
 const OperationInfoAdmission = "cmp-phase.io/admission"
 
+// OperationInfoAttempt names the operation info entry that numbers the agent's sync among
+// the attempts of one admission (2 and up: retries of a sync that failed on a transient
+// error; absent: the first attempt).
+const OperationInfoAttempt = "cmp-phase.io/attempt"
+
 // SpecRemovedMarker starts the render's error when the spec of a rollout that deploys
 // children is gone from git: the agent finds it in the parent's ComparisonError, the proof
 // that a confirm-remove-rollout edit may act.

@@ -127,6 +127,9 @@ func settle(r *state.Rollout, ph *state.PhaseState, sp spec.Phase, o Observed, n
 		v, why := Waiting, "not observed yet"
 		if obs, ok := o.Children[c]; ok {
 			v, why = Settle(obs, r.Revision, cs.AdmittedAt)
+			if v == Waiting && (ph.DeadlineAt == nil || now.Before(*ph.DeadlineAt)) {
+				retryOrWait(c, obs, r.Revision, cs.AdmittedAt, now, acts)
+			}
 		}
 		if v == Waiting && ph.DeadlineAt != nil && !now.Before(*ph.DeadlineAt) {
 			v, why = Errored, "did not settle by the phase's progressDeadline: "+why

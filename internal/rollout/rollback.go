@@ -21,7 +21,7 @@ func rollBack(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action
 			break // a track rolls back its own phases only (tracks.go)
 		}
 		if len(ph.Returning) > 0 {
-			pending := returned(st, ph, o)
+			pending := returned(st, ph, o, retryUntil(ph, p, i), now, acts)
 			if len(pending) == 0 {
 				ph.Returning, ph.Status = nil, PhaseReturned
 				emit(r, acts, now, EvPhaseRolledBack, "phase "+ph.Name+" rolled back")
@@ -39,6 +39,15 @@ func rollBack(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action
 	}
 	r.Status = StatusRolledBack
 	emit(r, acts, now, EvRolledBack, "rollout rolled back: "+r.Reason)
+}
+
+// retryUntil is the return deadline of returning phase ph (index i of the plan), zero
+// when it has none.
+func retryUntil(ph *state.PhaseState, p Plan, i int) time.Time {
+	if i >= len(p.Phases) || p.Phases[i].ProgressDeadline <= 0 || ph.RollbackAt == nil {
+		return time.Time{}
+	}
+	return ph.RollbackAt.Add(p.Phases[i].ProgressDeadline)
 }
 
 // returnDeadline applies the progressDeadline of returning phase ph (index i of the plan)
@@ -69,7 +78,9 @@ func returnDeadline(r *state.Rollout, ph *state.PhaseState, p Plan, i int, pendi
 
 // returned lists the returning children of ph that have not settled on their previous
 // revision yet (none: the phase has returned), recording where each one stands.
-func returned(st *state.State, ph *state.PhaseState, o Observed) []string {
+// A returning child whose sync failed on a transient error is synced again until the
+// phase's return deadline (until; zero: none).
+func returned(st *state.State, ph *state.PhaseState, o Observed, until, now time.Time, acts *[]Action) []string {
 	var pending []string
 	for _, c := range ph.Returning {
 		want := st.Deployed
@@ -79,6 +90,9 @@ func returned(st *state.State, ph *state.PhaseState, o Observed) []string {
 		v, why := Waiting, "not observed yet"
 		if obs, ok := o.Children[c]; ok {
 			v, why = Settle(obs, want, *ph.RollbackAt)
+			if v == Waiting && (until.IsZero() || now.Before(until)) {
+				retryOrWait(c, obs, want, *ph.RollbackAt, now, acts)
+			}
 		}
 		ph.Clusters[c] = state.ClusterState{Status: state.ClusterReturning, Reason: why, AdmittedAt: ph.Clusters[c].AdmittedAt}
 		if v != Done {

@@ -22,6 +22,12 @@ type Observation struct {
 	// OperationMarker is the admission marker (Marker) of the agent's sync in the last
 	// operation, when that sync was the agent's and synced the spec the child has now.
 	OperationMarker string
+	// OperationAttempt is the number the agent gave its sync in the last operation among the
+	// attempts of its admission (0: not the agent's retry: the first attempt).
+	OperationAttempt int
+	// ArgoCDRetries: the last operation carries a retry strategy (the child's own
+	// syncPolicy.retry), so Argo CD retries a failed sync itself and its failure is final.
+	ArgoCDRetries bool
 }
 
 // Verdict is where one admitted child stands.
@@ -50,6 +56,10 @@ func (v Verdict) Status() state.ClusterStatus {
 // reconciled after both admission and that sync. A child whose new spec needs no sync
 // (Synced on the new comparison, reconciled after admission) is done without an operation.
 //
+// A sync that failed on a transient error (ClassifySyncFailure) leaves the child waiting:
+// the agent syncs it again (Retry) until the phase's progressDeadline, unless Argo CD
+// retries it itself (ArgoCDRetries), whose failure is final.
+//
 // The agent's own sync for this admission (its Marker) counts as since admission whatever
 // the clock says: Argo CD's timestamps are whole seconds, and a sync the agent starts at
 // admission can finish within the second it was admitted in.
@@ -68,9 +78,13 @@ func Settle(o Observation, want string, admittedAt time.Time) (Verdict, string) 
 		switch o.OperationPhase {
 		case "Succeeded":
 			synced = later(o.OperationFinishedAt, admittedAt.Truncate(time.Second))
-		case "Failed":
-			return Failed, "sync Failed: " + o.OperationMessage
-		case "Error":
+		case "Failed", "Error":
+			if transientFailure(o) {
+				return Waiting, transientReason(o, want, admittedAt)
+			}
+			if o.OperationPhase == "Failed" {
+				return Failed, "sync Failed: " + o.OperationMessage
+			}
 			return Errored, "sync Error (Argo CD could not run it): " + o.OperationMessage
 		default:
 			return Waiting, "sync " + o.OperationPhase

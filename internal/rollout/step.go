@@ -112,6 +112,10 @@ const (
 	ActEvent   ActionKind = "Event"   // tell people (an Event on the parent)
 	ActRunHook ActionKind = "RunHook" // make sure hook Key is running (start it unless it is)
 	ActConsume ActionKind = "Consume" // remove control key Key from the ConfigMap (acted on)
+	// ActSyncAgain: sync child Cluster again, admitted to Revision at Since: its last sync
+	// failed on a transient error and its backoff is over (Retry; the agent re-checks it on
+	// the live child before it starts the sync).
+	ActSyncAgain ActionKind = "SyncAgain"
 )
 
 // Action is one piece of I/O the engine asks for.
@@ -134,6 +138,9 @@ type Action struct {
 	Phase       int
 	// ActRunHook: the track whose phase runs the hook ("" for a phase before any split).
 	Track string
+	// ActSyncAgain: the revision the child was admitted to (or returns to) and when.
+	Revision string
+	Since    time.Time
 }
 
 // Step decides the next state from the current one, the plan and observations, at now. It
@@ -297,7 +304,7 @@ func addChild(st *state.State, c string) {
 // the ledger says are running (a new agent starts them again), and control keys to remove.
 func filterRequeue(acts []Action) []Action {
 	return slices.DeleteFunc(acts, func(a Action) bool {
-		return a.Kind != ActRequeue && a.Kind != ActRunHook && a.Kind != ActConsume
+		return a.Kind != ActRequeue && a.Kind != ActRunHook && a.Kind != ActConsume && a.Kind != ActSyncAgain
 	})
 }
 

@@ -1,0 +1,62 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/rollout"
+)
+
+// syncAgain carries out the engine's ActSyncAgain: the sync of a child whose last attempt
+// failed on a transient error. Each is judged again on the live child (not the cache), so
+// a retry already started, or a child changed meanwhile, is left alone.
+func (a *Agent) syncAgain(ctx context.Context, p *pass, acts []rollout.Action) error {
+	for _, act := range acts {
+		if act.Kind != rollout.ActSyncAgain {
+			continue
+		}
+		if err := a.retrySync(ctx, p, act); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (a *Agent) retrySync(ctx context.Context, p *pass, act rollout.Action) error {
+	apps := a.argo.ArgoprojV1alpha1().Applications(a.opts.Namespace)
+	app, err := apps.Get(ctx, act.Cluster, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil
+	case err != nil:
+		return fmt.Errorf("retry the sync of %s: %w", act.Cluster, err)
+	}
+	at, attempt, ok := rollout.Retry(Observe(app), act.Revision, act.Since)
+	if !ok || a.now().Before(at) || app.DeletionTimestamp != nil || app.Operation != nil {
+		return nil
+	}
+	app.Operation = retryOperation(&app.Spec, rollout.Marker(act.Revision, act.Since), attempt)
+	if _, err := apps.Update(ctx, app, metav1.UpdateOptions{}); err != nil {
+		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+			return nil // changed meanwhile: the next pass judges it as it is now
+		}
+		return fmt.Errorf("retry the sync of %s: %w", act.Cluster, err)
+	}
+	a.metrics.retries.WithLabelValues(p.plan.Rollout).Inc()
+	p.log.Info("sync retried", "child", act.Cluster, "attempt", attempt, "revision", act.Revision)
+	return nil
+}
+
+// retryOperation is the agent's sync of a child once more: as it first started it
+// (syncOperation), numbered.
+func retryOperation(spec *v1alpha1.ApplicationSpec, marker string, attempt int) *v1alpha1.Operation {
+	op := syncOperation(spec, marker)
+	op.Info = append(op.Info, &v1alpha1.Info{Name: contract.OperationInfoAttempt, Value: strconv.Itoa(attempt)})
+	return op
+}

@@ -1,0 +1,80 @@
+package rollout
+
+import (
+	"fmt"
+	"hash/fnv"
+	"time"
+)
+
+// The agent's backoff between attempts at a sync that failed on a transient error: the
+// first retry after about RetryBase, doubling to at most RetryMax, each ±20% (jitter, so
+// the children of a cluster that came back do not all retry in the same second).
+const (
+	RetryBase = 5 * time.Second
+	RetryMax  = 2 * time.Minute
+)
+
+// RetryBackoff is the wait after the attempt-th failed attempt of the admission marker
+// names, jittered by a hash of both: pure, so every agent computes the same time.
+func RetryBackoff(marker string, attempt int) time.Duration {
+	d := RetryBase
+	for i := 1; i < attempt && d < RetryMax; i++ {
+		d *= 2
+	}
+	d = min(d, RetryMax)
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s#%d", marker, attempt)
+	jitter := float64(h.Sum64()%4001)/10000 - 0.2 // -0.2 .. +0.2
+	return d + time.Duration(float64(d)*jitter)
+}
+
+// transientFailure reports whether the finished operation o observes failed on a transient
+// error that the agent retries: Argo CD does not retry it itself (the child's own
+// syncPolicy.retry: Argo CD's last word is final), and its message says transient.
+func transientFailure(o Observation) bool {
+	if o.OperationPhase != "Failed" && o.OperationPhase != "Error" || o.ArgoCDRetries {
+		return false
+	}
+	kind, _ := ClassifySyncFailure(o.OperationMessage)
+	return kind == Transient
+}
+
+// attempt is the number of the observed operation among this admission's attempts.
+func (o Observation) attempt() int {
+	return max(o.OperationAttempt, 1)
+}
+
+// transientReason is a Waiting child's reason while its failed sync is retried.
+func transientReason(o Observation, want string, since time.Time) string {
+	_, rule := ClassifySyncFailure(o.OperationMessage)
+	next := o.OperationFinishedAt.Add(RetryBackoff(Marker(want, since), o.attempt()))
+	return fmt.Sprintf("sync %s on a transient error (%s), attempt %d; the agent retries it at %s until the phase's progressDeadline: %s",
+		o.OperationPhase, rule, o.attempt(), next.UTC().Format(time.RFC3339), o.OperationMessage)
+}
+
+// Retry says when the agent syncs a child admitted to want at since again: its last sync,
+// of this admission, failed on a transient error, nothing is pending, and Argo CD does not
+// retry it itself. attempt is the number the new sync carries.
+func Retry(o Observation, want string, since time.Time) (at time.Time, attempt int, ok bool) {
+	if o.Revision != want || o.OperationPending || !o.SpecCompared || o.OperationFinishedAt.IsZero() || !transientFailure(o) {
+		return time.Time{}, 0, false
+	}
+	ours := o.OperationMarker != "" && o.OperationMarker == Marker(want, since)
+	if !ours && o.OperationFinishedAt.Before(since) {
+		return time.Time{}, 0, false // a failure from before this admission is not ours to retry
+	}
+	return o.OperationFinishedAt.Add(RetryBackoff(Marker(want, since), o.attempt())), o.attempt() + 1, true
+}
+
+// retryOrWait asks the agent to sync child again when its transient failure's backoff is
+// over, and to come back then otherwise.
+func retryOrWait(child string, o Observation, want string, since, now time.Time, acts *[]Action) {
+	at, _, ok := Retry(o, want, since)
+	switch {
+	case !ok:
+	case now.Before(at):
+		*acts = append(*acts, Action{Kind: ActRequeue, At: at, Message: "retry the sync of " + child})
+	default:
+		*acts = append(*acts, Action{Kind: ActSyncAgain, Cluster: child, Revision: want, Since: since})
+	}
+}
