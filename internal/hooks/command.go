@@ -32,6 +32,9 @@ func (commandKind) Run(ctx context.Context, r *Runner, c Call) Result {
 	if len(argv) == 0 {
 		return Result{Outcome: Errored, Message: "empty command"}
 	}
+	if err := spec.CheckCommandEnv(h.Env); err != nil { // the parser refused it too: a plan is not trusted
+		return Result{Outcome: Errored, Message: "not run: " + err.Error()}
+	}
 	path, err := r.resolve(argv[0])
 	if err != nil {
 		return Result{Outcome: Errored, Message: err.Error()}
@@ -130,7 +133,8 @@ func (r *Runner) inside(path string) bool {
 }
 
 // environ is the scrubbed environment: PATH limited to the allowed directories, the
-// variables the agent passes on, the declared ones, then the injected ones (which win).
+// variables the agent passes on, the declared ones (none of spec.CheckCommandEnv's refused
+// names: Run checked them), then the injected ones (which win).
 func (r *Runner) environ(c Call, declared map[string]string) ([]string, error) {
 	env := map[string]string{"PATH": strings.Join(r.limits.CommandDirs, ":")}
 	for _, k := range r.limits.PassEnv {

@@ -3,6 +3,8 @@ package spec
 import (
 	"maps"
 	"time"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // Default limits of command hooks (seed 000); an installation sets its own (Limits).
@@ -50,5 +52,17 @@ func parseCommand(d *dec, hn hookNode) *CommandHook {
 	if f["command"] != nil && len(c.Command) == 0 {
 		d.fail(f["command"], path+".command", "name the program to run", "is empty")
 	}
+	d.envNames(f["env"], path+".env")
 	return c
+}
+
+// envNames refuses every variable of env (a mapping) a command hook may not declare
+// (CommandEnvProblem), each at its own line.
+func (d *dec) envNames(env *yaml.Node, path string) {
+	for i := 0; env != nil && env.Kind == yaml.MappingNode && i+1 < len(env.Content); i += 2 {
+		k := env.Content[i]
+		if why, fix := CommandEnvProblem(k.Value); k.Kind == yaml.ScalarNode && k.Value != "" && why != "" {
+			d.fail(k, join(path, k.Value), fix, "%s", why)
+		}
+	}
 }
