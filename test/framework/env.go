@@ -91,6 +91,8 @@ type Env struct {
 	promErr   error
 	procs     []*Proc
 	closers   []func() error
+	// forwarders are the clusters' addresses by server URL (CutCluster).
+	forwarders map[string]*forwarder
 }
 
 // Start brings the whole stack up. On error everything already started is stopped.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -160,17 +161,82 @@ func (e *Env) forward(ip net.IP) (string, error) {
 		return "", fmt.Errorf("listen on %s: %w", ip, err)
 	}
 	e.closers = append(e.closers, l.Close)
-	target := "127.0.0.1:" + strconv.Itoa(e.apiPort)
+	f := &forwarder{target: "127.0.0.1:" + strconv.Itoa(e.apiPort), conns: map[net.Conn]struct{}{}}
+	e.mu.Lock()
+	if e.forwarders == nil {
+		e.forwarders = map[string]*forwarder{}
+	}
+	e.forwarders["https://"+l.Addr().String()] = f
+	e.mu.Unlock()
 	go func() {
 		for {
 			c, err := l.Accept()
 			if err != nil {
 				return
 			}
-			go pipe(c, target)
+			go f.pipe(c)
 		}
 	}()
 	return "https://" + l.Addr().String(), nil
+}
+
+// forwarder is one cluster's address: it pipes connections to the API server unless the
+// cluster is cut (CutCluster), when it drops them as a restarting API server does.
+type forwarder struct {
+	target string
+	mu     sync.Mutex
+	until  time.Time
+	conns  map[net.Conn]struct{}
+}
+
+func (f *forwarder) pipe(c net.Conn) {
+	f.mu.Lock()
+	if time.Now().Before(f.until) {
+		f.mu.Unlock()
+		_ = c.Close() // down: the client reads EOF
+		return
+	}
+	f.conns[c] = struct{}{}
+	f.mu.Unlock()
+	defer func() {
+		f.mu.Lock()
+		delete(f.conns, c)
+		f.mu.Unlock()
+	}()
+	pipe(c, f.target)
+}
+
+// cut drops every open connection and every new one for d.
+func (f *forwarder) cut(d time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.until = time.Now().Add(d)
+	for c := range f.conns {
+		if tc, ok := c.(*net.TCPConn); ok {
+			_ = tc.SetLinger(0) // a reset, as from a process that died
+		}
+		_ = c.Close()
+	}
+}
+
+// CutCluster makes cluster name's API server unreachable for d, as its restart would: its
+// open connections (the application controller's watches and a sync's requests) are
+// reset and new ones are closed at once until d has passed. The control plane is untouched.
+func (e *Env) CutCluster(name string, d time.Duration) error {
+	for _, c := range e.Clusters {
+		if c.Name != name {
+			continue
+		}
+		e.mu.Lock()
+		f := e.forwarders[c.Server]
+		e.mu.Unlock()
+		if f == nil {
+			return fmt.Errorf("cut cluster %s: no forwarder for %s", name, c.Server)
+		}
+		f.cut(d)
+		return nil
+	}
+	return fmt.Errorf("cut cluster %s: no such cluster", name)
 }
 
 func pipe(c net.Conn, target string) {
