@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -23,7 +24,7 @@ func TestFlagsHaveDefaultsAndBadOnesSayWhatToDo(t *testing.T) {
 	if o.agent.ArgoCD != nil {
 		t.Fatal("no warming unless argocd-server is given")
 	}
-	if o.agent.Limits != spec.DefaultLimits() {
+	if !reflect.DeepEqual(o.agent.Limits, spec.DefaultLimits()) {
 		t.Fatalf("limits default to seed 000's: %+v", o.agent.Limits)
 	}
 	for name, c := range map[string]struct {
@@ -35,6 +36,7 @@ func TestFlagsHaveDefaultsAndBadOnesSayWhatToDo(t *testing.T) {
 		"a stray argument":               {[]string{"serve"}, `unexpected argument "serve"`},
 		"an unknown flag":                {[]string{"--interval", "1s"}, "flag provided but not defined"},
 		"a zero limit":                   {[]string{"--max-checks-per-phase", "0"}, "--max-checks-per-phase must be positive"},
+		"a reserved Job label allowed":   {[]string{"--job-allowed-labels", "app.kubernetes.io/name"}, "--job-allowed-labels: app.kubernetes.io/name is what Argo CD's Services"},
 		"a token without a server":       {[]string{"--argocd-token-file", "/t"}, "need --argocd-server"},
 		"a server that is no URL":        {[]string{"--argocd-server", "argocd-server:443", "--argocd-token-file", "/t"}, "is not an http(s) URL"},
 		"a server without a token":       {[]string{"--argocd-server", "https://argocd-server"}, "--argocd-token-file is empty"},
@@ -64,13 +66,14 @@ func TestArgoCDFlagsMakeTheClient(t *testing.T) {
 // TestLimitFlags: the installation's limits are settings; validate's have the same names.
 func TestLimitFlags(t *testing.T) {
 	o, err := parse([]string{"--max-command-timeout", "24h", "--max-http-timeout", "15m", "--max-env-vars", "200",
-		"--max-headers", "80", "--max-response-body", "4096", "--max-hooks-per-phase", "2", "--max-checks-per-phase", "3"}, &bytes.Buffer{})
+		"--max-headers", "80", "--max-response-body", "4096", "--max-hooks-per-phase", "2", "--max-checks-per-phase", "3",
+		"--job-allowed-labels", "team,example.com/tier"}, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := spec.Limits{CommandTimeout: 24 * time.Hour, HTTPTimeout: 15 * time.Minute, EnvVars: 200, Headers: 80,
-		ResponseBody: 4096, HooksAtOnce: 2, ChecksAtOnce: 3}
-	if o.agent.Limits != want {
+		ResponseBody: 4096, HooksAtOnce: 2, ChecksAtOnce: 3, JobLabels: []string{"team", "example.com/tier"}}
+	if !reflect.DeepEqual(o.agent.Limits, want) {
 		t.Fatalf("got %+v, want %+v", o.agent.Limits, want)
 	}
 }

@@ -68,8 +68,12 @@ func (jobKind) Run(ctx context.Context, r *Runner, c Call) Result {
 	if err := checkSecretRefs(ctx, kube, ns, &h.Spec.Template.Spec); err != nil {
 		return Result{Outcome: Errored, Message: inCluster(target, err)}
 	}
+	want, err := buildJob(c, h, ns, r.limits.JobServiceAccount, r.limits.Caps.JobLabels)
+	if err != nil {
+		return Result{Outcome: Errored, Message: err.Error()}
+	}
 	jobs := kube.BatchV1().Jobs(ns)
-	job, err := ensureJob(ctx, jobs, buildJob(c, h, ns, r.limits.JobServiceAccount), h, r.jobPoll)
+	job, err := ensureJob(ctx, jobs, want, h, r.jobPoll)
 	if err != nil {
 		return Result{Outcome: Errored, Message: inCluster(target, err)}
 	}

@@ -161,7 +161,7 @@ func TestJobIsBuiltForItsRun(t *testing.T) {
 		}
 	}
 	sa := New(Limits{JobServiceAccount: "hooks"})
-	if pod := buildJob(c, c.Hook.Block.(*spec.JobHook), "argocd", sa.limits.JobServiceAccount).Spec.Template.Spec; pod.ServiceAccountName != "hooks" {
+	if pod := mustBuildJob(t, c, "argocd", sa.limits.JobServiceAccount).Spec.Template.Spec; pod.ServiceAccountName != "hooks" {
 		t.Fatalf("--job-service-account not used: %q", pod.ServiceAccountName)
 	}
 }
@@ -170,7 +170,7 @@ func TestJobAdoptsItsRunsJob(t *testing.T) {
 	f := newFakeClusters()
 	c := jobCall(spec.BeforeHookCreation)
 	c.Attempt = 1
-	job := buildJob(c, c.Hook.Block.(*spec.JobHook), "argocd", "default")
+	job := mustBuildJob(t, c, "argocd", "default")
 	job.Annotations[contract.AnnotationJobRun] = "100000000000/3" // a later attempt an earlier agent reached
 	job.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobComplete, Status: corev1.ConditionTrue}}
 	if _, err := f.control.BatchV1().Jobs("argocd").Create(context.Background(), job, metav1.CreateOptions{}); err != nil {
@@ -206,7 +206,7 @@ func TestJobDeletePolicies(t *testing.T) {
 			if tc.earlier {
 				old := c
 				old.Started = time.Unix(50, 0) // the same key, an earlier rollout of the revision
-				job := buildJob(old, old.Hook.Block.(*spec.JobHook), "argocd", "default")
+				job := mustBuildJob(t, old, "argocd", "default")
 				if _, err := f.control.BatchV1().Jobs("argocd").Create(context.Background(), job, metav1.CreateOptions{}); err != nil {
 					t.Fatal(err)
 				}
@@ -283,7 +283,7 @@ func TestJobNames(t *testing.T) {
 		if len(validation.IsDNS1123Label(name)) > 0 || name != JobName(call) {
 			t.Errorf("%q: not a stable DNS-1123 label", name)
 		}
-		for _, v := range buildJob(call, call.Hook.Block.(*spec.JobHook), "ns", "default").Labels {
+		for _, v := range mustBuildJob(t, call, "ns", "default").Labels {
 			if len(validation.IsValidLabelValue(v)) > 0 {
 				t.Errorf("label value %q", v)
 			}

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -86,8 +87,15 @@ func attempts(job, want *batchv1.Job) (int, int, bool) {
 
 // buildJob is the Job of call c in namespace ns: the hook's spec, labelled and annotated
 // for finding it again, with the injected variables in every container, run as the
-// service account sa without its token mounted.
-func buildJob(c Call, h *spec.JobHook, ns, sa string) *batchv1.Job {
+// service account sa without its token mounted. Its pod carries the agent's labels and,
+// of the template's, only keys in allowed (--job-allowed-labels); a template label not
+// allowed, or a reserved label or annotation key (spec.ReservedJobLabel), is an error and
+// no Job: the parser and the limits refused them already, a plan is not trusted.
+func buildJob(c Call, h *spec.JobHook, ns, sa string, allowed []string) (*batchv1.Job, error) {
+	if over := spec.JobLabelViolations(h, allowed); len(over) > 0 {
+		v := over[0]
+		return nil, fmt.Errorf("not run: %s %s (fix: %s)", v.Field, v.Msg, v.Fix)
+	}
 	labels := map[string]string{
 		contract.LabelJobRollout: labelValue(c.Rollout), contract.LabelJobHook: labelValue(c.Hook.Name),
 		contract.LabelJobPlace: labelValue(c.Place),
@@ -99,12 +107,13 @@ func buildJob(c Call, h *spec.JobHook, ns, sa string) *batchv1.Job {
 		Spec: *h.Spec.DeepCopy(),
 	}
 	tmpl := &job.Spec.Template
-	if tmpl.Labels == nil {
-		tmpl.Labels = map[string]string{}
+	podLabels := maps.Clone(labels)
+	for k, v := range h.Spec.Template.Labels {
+		if slices.Contains(allowed, k) && spec.ReservedJobLabel(k) == "" {
+			podLabels[k] = v
+		}
 	}
-	for k, v := range labels {
-		tmpl.Labels[k] = v
-	}
+	tmpl.Labels = podLabels
 	if tmpl.Spec.RestartPolicy == "" {
 		tmpl.Spec.RestartPolicy = corev1.RestartPolicyNever
 	}
@@ -117,7 +126,7 @@ func buildJob(c Call, h *spec.JobHook, ns, sa string) *batchv1.Job {
 	for i := range tmpl.Spec.Containers {
 		tmpl.Spec.Containers[i].Env = withEnv(tmpl.Spec.Containers[i].Env, env)
 	}
-	return job
+	return job, nil
 }
 
 // jobEnv are the injected variables, as command hooks get them.

@@ -97,7 +97,7 @@ func TestJobAdoptsAnUnfinishedEarlierAttempt(t *testing.T) {
 			f := newFakeClusters()
 			c := jobCall(tc.policy)
 			c.Attempt = 1
-			job := buildJob(c, c.Hook.Block.(*spec.JobHook), "argocd", "default")
+			job := mustBuildJob(t, c, "argocd", "default")
 			job.UID = "first"
 			if tc.finished {
 				job.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded"}}

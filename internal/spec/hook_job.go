@@ -115,6 +115,7 @@ func parseJob(d *dec, hn hookNode) *JobHook {
 			"%d s could delete the Job before the agent records its outcome", *ttl)
 	}
 	d.checkPod(sn, path+".spec.template.spec", &j.Spec.Template.Spec)
+	d.checkPodMeta(sn, path+".spec.template.metadata", &j.Spec.Template.ObjectMeta)
 	for _, name := range (Hook{Block: j}).Placeholders() {
 		if strings.HasPrefix(name, ".secrets.") {
 			d.fail(n, path, "reference the Secret from the pod: env[].valueFrom.secretKeyRef (the agent never reads it)",

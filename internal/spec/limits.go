@@ -19,6 +19,10 @@ type Limits struct {
 	ResponseBody   int64         // --max-response-body: response bytes an http hook reads (1 MiB)
 	HooksAtOnce    int           // --max-hooks-per-phase: pre- and post-hooks running at once (5)
 	ChecksAtOnce   int           // --max-checks-per-phase: checks running at once (10)
+	// JobLabels are the label keys a job hook's pod template may carry, besides the agent's
+	// own (--job-allowed-labels; none by default). Reserved keys are never allowed
+	// (ReservedJobLabel).
+	JobLabels []string
 }
 
 // The settings' names, as flags of the agent and of `cmp-phase validate`.
@@ -67,7 +71,7 @@ func (l Limits) OrDefaults() Limits {
 
 // Violation is one way a hook asks for more than the limits allow.
 type Violation struct {
-	Field   string // relative to the hook: timeout, command.env, http.headers
+	Field   string // relative to the hook: timeout, command.env, http.headers, job.spec.template.metadata.labels.<key>
 	Msg     string // e.g. "24h is over --max-command-timeout (30m)"
 	Setting string // the flag to raise, e.g. --max-command-timeout
 	Fix     string
@@ -98,6 +102,8 @@ func (l Limits) Violations(h Hook) []Violation {
 		if len(b.Prometheus.Headers) > l.Headers {
 			out = append(out, countViolation("metric.prometheus.headers", "headers", len(b.Prometheus.Headers), l.Headers, FlagMaxHeaders, "send fewer headers"))
 		}
+	case *JobHook:
+		out = append(out, JobLabelViolations(b, l.JobLabels)...)
 	}
 	return out
 }

@@ -6,14 +6,16 @@ import (
 )
 
 // BindFlags registers the limits a spec is checked against, with seed 000's defaults:
-// --max-command-timeout, --max-http-timeout, --max-env-vars and --max-headers. The agent
-// and `cmp-phase validate` both bind them, so the two agree when given the same values.
+// --max-command-timeout, --max-http-timeout, --max-env-vars and --max-headers, and
+// --job-allowed-labels (none). The agent and `cmp-phase validate` both bind them, so the
+// two agree when given the same values.
 func (l *Limits) BindFlags(fs *flag.FlagSet) {
 	d := DefaultLimits()
 	fs.DurationVar(&l.CommandTimeout, FlagMaxCommandTimeout, d.CommandTimeout, "longest timeout a command hook may ask for (a longer one is not run: the rollout waits, saying so)")
 	fs.DurationVar(&l.HTTPTimeout, FlagMaxHTTPTimeout, d.HTTPTimeout, "longest timeout an http hook may ask for")
 	fs.IntVar(&l.EnvVars, FlagMaxEnvVars, d.EnvVars, "variables a command hook may declare")
 	fs.IntVar(&l.Headers, FlagMaxHeaders, d.Headers, "headers an http hook may declare")
+	l.bindJobLabels(fs)
 }
 
 // BindRunFlags registers the limits only a running agent applies, with seed 000's
@@ -26,7 +28,7 @@ func (l *Limits) BindRunFlags(fs *flag.FlagSet) {
 }
 
 // Validate refuses a cap that is zero or negative (flags would otherwise read it as the
-// default).
+// default), and an allowed job label key that is reserved or not a label key.
 func (l Limits) Validate() error {
 	for _, c := range []struct {
 		name string
@@ -40,5 +42,5 @@ func (l Limits) Validate() error {
 			return fmt.Errorf("--%s must be positive (fix: leave it out for seed 000's default)", c.name)
 		}
 	}
-	return nil
+	return l.validateJobLabels()
 }

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -127,7 +128,7 @@ func TestLimitsFlags(t *testing.T) {
 	}
 	want := DefaultLimits()
 	want.CommandTimeout, want.Headers, want.ChecksAtOnce = 24*time.Hour, 60, 3
-	if l != want {
+	if !reflect.DeepEqual(l, want) {
 		t.Fatalf("bound %+v, want %+v", l, want)
 	}
 	if err := l.Validate(); err != nil {

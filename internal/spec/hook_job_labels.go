@@ -1,0 +1,160 @@
+package spec
+
+import (
+	"flag"
+	"fmt"
+	"slices"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// A job hook's pod runs in a namespace of the spec's choosing, Argo CD's by default, where
+// a pod's labels decide which Services route to it and which NetworkPolicies let it talk:
+// a pod labelled app.kubernetes.io/name: argocd-repo-server joins the repo-server's Service
+// and is let in and out as the repo-server is. So the pod carries the agent's own labels
+// and, of the spec's template labels, only those the operator allows by key
+// (--job-allowed-labels, a limit: validate reports it, the agent holds the hook), never a
+// reserved one (refused by the parser, and again by the runner when it builds the Job).
+
+// FlagJobAllowedLabels names the label keys a job hook's pod template may carry.
+const FlagJobAllowedLabels = "job-allowed-labels"
+
+// jobPodMeta is the field path, relative to the hook, of a job hook's pod metadata.
+const jobPodMeta = "job.spec.template.metadata"
+
+// ReservedJobLabel says why a label or annotation key may never be set on a job hook's
+// pod by a spec, nor allowed by --job-allowed-labels; "" when it may be allowed.
+func ReservedJobLabel(key string) string {
+	prefix, name, ok := strings.Cut(strings.ToLower(key), "/")
+	if !ok {
+		prefix, name = "", prefix
+	}
+	under := func(domain string) bool { return prefix == domain || strings.HasSuffix(prefix, "."+domain) }
+	switch {
+	case under("cmp-phase.io"):
+		return "is the agent's own (it labels a Job and its pod cmp-phase.io/rollout, /hook and /hook-place)"
+	case prefix == "app.kubernetes.io":
+		return "is what Argo CD's Services and NetworkPolicies select its pods by (app.kubernetes.io/name: argocd-repo-server)"
+	case under("kubernetes.io"), under("k8s.io"), prefix == "" && (name == "job-name" || name == "controller-uid"):
+		return "is Kubernetes' own (the Job controller's batch.kubernetes.io/job-name, AppArmor's and seccomp's annotations)"
+	case under("argoproj.io"):
+		return "is Argo CD's own (argocd.argoproj.io/instance tracks an Application's resources)"
+	}
+	return ""
+}
+
+// checkPodMeta refuses, in a job hook's pod template metadata (meta, read from n), a label
+// or annotation key that is reserved or not a valid key. Whether a label is allowed is the
+// installation's (Limits.Violations).
+func (d *dec) checkPodMeta(n *yaml.Node, path string, meta *metav1.ObjectMeta) {
+	for _, m := range []struct {
+		field, fix string
+		keys       map[string]string
+	}{
+		{"labels", "remove it: a job hook's pod carries the agent's labels and, of its own, only keys --job-allowed-labels names, never cmp-phase.io/, app.kubernetes.io/, Kubernetes' or Argo CD's", meta.Labels},
+		{"annotations", "remove it: a job hook's pod annotations cannot use cmp-phase.io/, Kubernetes' or Argo CD's keys", meta.Annotations},
+	} {
+		at := nodeAt(n, "template", "metadata", m.field)
+		for _, k := range sortedKeys(m.keys) {
+			field := path + "." + m.field + "." + k
+			if why := ReservedJobLabel(k); why != "" {
+				d.fail(keyNode(at, k, n), field, m.fix, "%s", why)
+			} else if errs := validation.IsQualifiedName(k); len(errs) > 0 {
+				d.fail(keyNode(at, k, n), field, "use a Kubernetes label key: [prefix/]name", "%s", errs[0])
+			}
+		}
+	}
+}
+
+// JobLabelViolations are the ways a job hook's pod template metadata asks for labels the
+// installation does not allow (allowed: --job-allowed-labels) or keys no installation may
+// allow, in key order; none when it fits. The limits (Violations) and the runner, building
+// the Job, both ask it.
+func JobLabelViolations(h *JobHook, allowed []string) []Violation {
+	var out []Violation
+	for _, k := range sortedKeys(h.Spec.Template.Labels) {
+		field := jobPodMeta + ".labels." + k
+		switch {
+		case ReservedJobLabel(k) != "":
+			out = append(out, Violation{Field: field, Msg: ReservedJobLabel(k), Fix: "remove it"})
+		case !slices.Contains(allowed, k):
+			list := "none allowed"
+			if len(allowed) > 0 {
+				list = "allowed: " + strings.Join(allowed, ", ")
+			}
+			out = append(out, Violation{Field: field, Setting: "--" + FlagJobAllowedLabels,
+				Msg: fmt.Sprintf("is not in --%s (%s)", FlagJobAllowedLabels, list),
+				Fix: fmt.Sprintf("add %s to --%s on the agent (and for cmp-phase validate), or remove it: a job hook's pod carries only the agent's labels and the allowed ones", k, FlagJobAllowedLabels)})
+		}
+	}
+	for _, k := range sortedKeys(h.Spec.Template.Annotations) {
+		if why := ReservedJobLabel(k); why != "" {
+			out = append(out, Violation{Field: jobPodMeta + ".annotations." + k, Msg: why, Fix: "remove it"})
+		}
+	}
+	return out
+}
+
+// bindJobLabels registers --job-allowed-labels: label keys, comma-separated or repeated.
+func (l *Limits) bindJobLabels(fs *flag.FlagSet) {
+	fs.Func(FlagJobAllowedLabels, "label keys a job hook's pod template may carry (comma-separated or repeated; never cmp-phase.io/, app.kubernetes.io/, Kubernetes' or Argo CD's own)", func(v string) error {
+		for _, k := range strings.Split(v, ",") {
+			if k = strings.TrimSpace(k); k != "" && !slices.Contains(l.JobLabels, k) {
+				l.JobLabels = append(l.JobLabels, k)
+			}
+		}
+		return nil
+	})
+}
+
+// validateJobLabels refuses an allowed key that is not a label key or is reserved.
+func (l Limits) validateJobLabels() error {
+	for _, k := range l.JobLabels {
+		if why := ReservedJobLabel(k); why != "" {
+			return fmt.Errorf("--%s: %s %s (fix: remove it from --%s)", FlagJobAllowedLabels, k, why, FlagJobAllowedLabels)
+		}
+		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
+			return fmt.Errorf("--%s: %q: %s (fix: list label keys, [prefix/]name)", FlagJobAllowedLabels, k, errs[0])
+		}
+	}
+	return nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// nodeAt is the value at keys in mapping n, nil when absent.
+func nodeAt(n *yaml.Node, keys ...string) *yaml.Node {
+	for _, k := range keys {
+		if n == nil || n.Kind != yaml.MappingNode {
+			return nil
+		}
+		var next *yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == k {
+				next = n.Content[i+1]
+			}
+		}
+		n = next
+	}
+	return n
+}
+
+// keyNode is the key node of key in mapping n, else def (for its line).
+func keyNode(n *yaml.Node, key string, def *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i]
+		}
+	}
+	return def
+}
