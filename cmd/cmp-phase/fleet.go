@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
-	"github.com/cmp-phase/cmp-phase/internal/control"
+	"github.com/cmp-phase/cmp-phase/internal/steer"
 )
 
 // runFleet is stop-all (every rollout the agent of the namespace drives pauses, for
@@ -26,7 +26,7 @@ func runFleet(ctx context.Context, name string, args []string, stdout, stderr io
 	}
 	kc, ns, user, err := k.connect()
 	if err == nil {
-		f := control.Fleet{ConfigMaps: kc.CoreV1(), Namespace: ns, Name: *cm, By: s.who(user)}
+		f := steer.Fleet{ConfigMaps: kc.CoreV1(), Namespace: ns, Name: *cm, By: s.who(user)}
 		if name == "stop-all" {
 			err = f.StopAll(ctx, s.reason)
 		} else {

@@ -11,7 +11,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/cmp-phase/cmp-phase/internal/control"
+	"github.com/cmp-phase/cmp-phase/internal/steer"
 )
 
 // answers are the steering verbs that answer an approval gate: they record who the API
@@ -46,20 +46,20 @@ func (k *kubeFlags) overrides() *clientcmd.ConfigOverrides {
 
 // whoAmI asks the API server who the caller is (a SelfSubjectReview): the user and groups
 // it authenticated, the impersonated ones under --as.
-func whoAmI(ctx context.Context, kc kubernetes.Interface) (control.Identity, error) {
+func whoAmI(ctx context.Context, kc kubernetes.Interface) (steer.Identity, error) {
 	r, err := kc.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authv1.SelfSubjectReview{}, metav1.CreateOptions{})
 	if err != nil {
-		return control.Identity{}, fmt.Errorf("ask the API server who you are (SelfSubjectReview, authentication.k8s.io/v1, Kubernetes 1.28 or later): %w", err)
+		return steer.Identity{}, fmt.Errorf("ask the API server who you are (SelfSubjectReview, authentication.k8s.io/v1, Kubernetes 1.28 or later): %w", err)
 	}
 	u := r.Status.UserInfo
 	if u.Username == "" {
-		return control.Identity{}, errors.New("the API server's SelfSubjectReview names no user (fix: authenticate as a user, not anonymously)")
+		return steer.Identity{}, errors.New("the API server's SelfSubjectReview names no user (fix: authenticate as a user, not anonymously)")
 	}
-	return control.Identity{User: u.Username, Groups: u.Groups}, nil
+	return steer.Identity{User: u.Username, Groups: u.Groups}, nil
 }
 
 // identify makes the authenticated user the rollout's approver, and who the history names.
-func identify(ctx context.Context, kc kubernetes.Interface, r control.Rollout) (control.Rollout, error) {
+func identify(ctx context.Context, kc kubernetes.Interface, r steer.Rollout) (steer.Rollout, error) {
 	id, err := whoAmI(ctx, kc)
 	if err != nil {
 		return r, err

@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/cmp-phase/cmp-phase/internal/control"
+	"github.com/cmp-phase/cmp-phase/internal/steer"
 )
 
 // verb is one steering command: its positional arguments after the rollout, and the edit
@@ -21,7 +21,7 @@ type verb struct {
 // call is one steering command as given.
 type call struct {
 	ctx   context.Context
-	r     control.Rollout
+	r     steer.Rollout
 	args  []string
 	flags steerFlags
 }
@@ -71,8 +71,8 @@ func runVerb(ctx context.Context, name string, args []string, stdout, stderr io.
 	}
 	kc, ns, user, err := k.connect()
 	if err == nil {
-		var r control.Rollout
-		if r, err = control.Open(ctx, kc.CoreV1(), ns, pos[0], s.who(user), s.reason); err == nil && answers[name] {
+		var r steer.Rollout
+		if r, err = steer.Open(ctx, kc.CoreV1(), ns, pos[0], s.who(user), s.reason); err == nil && answers[name] {
 			r, err = identify(ctx, kc, r) // identity.go: approvals record who the API server authenticates
 		}
 		if err == nil {

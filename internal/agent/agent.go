@@ -140,7 +140,7 @@ type Agent struct {
 }
 
 // utcNow is the agent's clock: wall time in UTC, without the monotonic reading, exactly as
-// a decoded state holds it — the state a Store remembers (state.Memo) and one decoded from
+// a decoded state holds it — the state a Store remembers (statestore.Memo) and one decoded from
 // its bytes compare and measure time alike.
 func utcNow() time.Time { return time.Now().UTC() }
 

@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
-	"github.com/cmp-phase/cmp-phase/internal/state"
+	"github.com/cmp-phase/cmp-phase/internal/statestore"
 )
 
 // memory is what the agent keeps of one rollout between passes, so a pass works on what
@@ -18,7 +18,7 @@ import (
 // changed since is not observed again). At 10,000 children these two were most of a
 // pass's time and garbage.
 type memory struct {
-	state *state.Memo
+	state *statestore.Memo
 
 	mu   sync.Mutex
 	seen map[string]seenChild // child name → its last observation
@@ -43,7 +43,7 @@ func (a *Agent) memoryOf(name string) *memory {
 	}
 	m, ok := a.memories[name]
 	if !ok {
-		m = &memory{state: &state.Memo{}, seen: map[string]seenChild{}, sent: map[string]string{}}
+		m = &memory{state: &statestore.Memo{}, seen: map[string]seenChild{}, sent: map[string]string{}}
 		a.memories[name] = m
 	}
 	return m

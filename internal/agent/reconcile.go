@@ -15,6 +15,7 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
+	"github.com/cmp-phase/cmp-phase/internal/statestore"
 )
 
 // pass is what one reconcile of a rollout read: its plan, parent and live children, and
@@ -64,7 +65,7 @@ func (a *Agent) reconcile(ctx context.Context, name string, log *slog.Logger) (t
 	store, trace := a.stateStore(name)
 	fleet := a.fleetStop()
 	stateBegan := time.Now()
-	next, wrote, err := store.UpdateCM(ctx, trace.decide(func(data map[string]string, cur *state.State) (state.Edit, error) {
+	next, wrote, err := store.UpdateCM(ctx, trace.decide(func(data map[string]string, cur *state.State) (statestore.Edit, error) {
 		c := controls(data, p.plan, now)
 		c.Fleet = fleet
 		began := time.Now()
@@ -72,12 +73,12 @@ func (a *Agent) reconcile(ctx context.Context, name string, log *slog.Logger) (t
 		a.metrics.decide.WithLabelValues(name).Observe(time.Since(began).Seconds())
 		acts, rebuilt = as, rb
 		if err != nil {
-			return state.Edit{}, err
+			return statestore.Edit{}, err
 		}
 		if n != cur && a.faults.BeforeWrite != nil {
 			a.faults.BeforeWrite(name, n.Generation)
 		}
-		return state.Edit{Next: n, Data: dataEdits(name, as, n)}, nil
+		return statestore.Edit{Next: n, Data: dataEdits(name, as, n)}, nil
 	}))
 	if err != nil {
 		return time.Time{}, trace.failure(err, "state ConfigMap "+a.opts.Namespace+"/"+store.Name)

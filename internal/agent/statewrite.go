@@ -10,6 +10,7 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/state"
+	"github.com/cmp-phase/cmp-phase/internal/statestore"
 )
 
 // step is where a read-modify-write of the state is: each can fail in its own way.
@@ -23,7 +24,7 @@ const (
 	writing              // PUT or POST the ConfigMap
 )
 
-// stateTrace follows one state.Store.UpdateCM (attempt by attempt: a conflict reads again)
+// stateTrace follows one statestore.Store.UpdateCM (attempt by attempt: a conflict reads again)
 // through its ConfigMap calls and its decision, so that a failure says where it happened:
 // only a write that reached the API server and failed is a StateWriteFailed.
 type stateTrace struct {
@@ -32,15 +33,15 @@ type stateTrace struct {
 }
 
 // stateStore is the store of a rollout's state, traced.
-func (a *Agent) stateStore(name string) (*state.Store, *stateTrace) {
+func (a *Agent) stateStore(name string) (*statestore.Store, *stateTrace) {
 	t := &stateTrace{cms: a.kube.CoreV1()}
-	return &state.Store{ConfigMaps: t, Namespace: a.opts.Namespace, Name: contract.StateConfigMap(name),
+	return &statestore.Store{ConfigMaps: t, Namespace: a.opts.Namespace, Name: contract.StateConfigMap(name),
 		OnConflict: func() { a.metrics.conflicts.WithLabelValues(name).Inc() }, Memo: a.memoryOf(name).state}, t
 }
 
 // decide wraps a decision: it marks the steps before and after it.
-func (t *stateTrace) decide(d state.DecideCM) state.DecideCM {
-	return func(data map[string]string, cur *state.State) (state.Edit, error) {
+func (t *stateTrace) decide(d statestore.DecideCM) statestore.DecideCM {
+	return func(data map[string]string, cur *state.State) (statestore.Edit, error) {
 		t.step = deciding
 		e, err := d(data, cur)
 		if err == nil {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/state"
+	"github.com/cmp-phase/cmp-phase/internal/statestore"
 )
 
 func stateCM(t *testing.T, st *state.State) *corev1.ConfigMap {
@@ -86,9 +87,9 @@ func TestAStateWriteFailsByWhereItFailed(t *testing.T) {
 				decide = func(*state.State) (*state.State, error) { return next, nil }
 			}
 			store, trace := f.stateStore("web")
-			_, _, err := store.UpdateCM(context.Background(), trace.decide(func(_ map[string]string, cur *state.State) (state.Edit, error) {
+			_, _, err := store.UpdateCM(context.Background(), trace.decide(func(_ map[string]string, cur *state.State) (statestore.Edit, error) {
 				n, err := decide(cur)
-				return state.Edit{Next: n}, err
+				return statestore.Edit{Next: n}, err
 			}))
 			if err == nil {
 				t.Fatal("no error")

@@ -105,9 +105,9 @@ func Parse(data map[string]string, phases []string, now time.Time) Controls {
 		bad(contract.RollbackKey, "abort and rollback at once (fix: keep one)")
 		c.Rollback = ""
 	}
-	c.Skip = skip(data[contract.SkipKey])
+	c.Skip = SkipList(data[contract.SkipKey])
 	if v, ok := data[contract.ConfirmRemovalKey]; ok {
-		if c.ConfirmRemoval = skip(v); len(c.ConfirmRemoval) == 0 {
+		if c.ConfirmRemoval = SkipList(v); len(c.ConfirmRemoval) == 0 {
 			bad(contract.ConfirmRemovalKey, `names no child (fix: "all", or the children, comma-separated)`)
 		}
 	}
@@ -169,7 +169,7 @@ func phase(data map[string]string, k string, phases []string, bad func(string, s
 	return v
 }
 
-func skip(v string) []string {
+func SkipList(v string) []string {
 	var out []string
 	for _, s := range strings.Split(v, ",") {
 		if s = strings.TrimSpace(s); s != "" && !slices.Contains(out, s) {

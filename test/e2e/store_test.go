@@ -17,6 +17,7 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/agent"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/state"
+	"github.com/cmp-phase/cmp-phase/internal/statestore"
 	"github.com/cmp-phase/cmp-phase/test/framework"
 )
 
@@ -25,8 +26,8 @@ import (
 // an unchanged decision writes nothing, and an over-budget state is refused.
 func TestStateStoreNeverLosesAConcurrentUpdate(t *testing.T) {
 	ctx := context.Background()
-	store := &state.Store{ConfigMaps: env.Kube.CoreV1(), Namespace: framework.ArgoNamespace, Name: contract.StateConfigMap("store-test")}
-	add := func(child string) state.Decide {
+	store := &statestore.Store{ConfigMaps: env.Kube.CoreV1(), Namespace: framework.ArgoNamespace, Name: contract.StateConfigMap("store-test")}
+	add := func(child string) statestore.Decide {
 		return func(cur *state.State) (*state.State, error) {
 			next := cur.Clone()
 			if next == nil {

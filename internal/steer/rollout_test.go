@@ -1,4 +1,4 @@
-package control
+package steer
 
 import (
 	"context"
@@ -17,9 +17,15 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/state"
+	"github.com/cmp-phase/cmp-phase/internal/statestore"
 )
 
 const ns = "argocd"
+
+var (
+	now    = time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
+	phases = []string{"dev", "staging", "prod"}
+)
 
 // steered is a rollout "web" whose state ConfigMap holds data (nil: no ConfigMap), on a
 // fake API server.
@@ -36,7 +42,7 @@ func steered(t *testing.T, data map[string]string) (Rollout, *fake.Clientset) {
 		}
 	}
 	kc.ClearActions()
-	store := &state.Store{ConfigMaps: kc.CoreV1(), Namespace: ns, Name: contract.StateConfigMap("web")}
+	store := &statestore.Store{ConfigMaps: kc.CoreV1(), Namespace: ns, Name: contract.StateConfigMap("web")}
 	return Rollout{Name: "web", Store: store, Phases: phases, By: "alice", Reason: "error rate up", Now: func() time.Time { return now }}, kc
 }
 

@@ -1,4 +1,4 @@
-package control
+package steer
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/render"
-	"github.com/cmp-phase/cmp-phase/internal/state"
+	"github.com/cmp-phase/cmp-phase/internal/statestore"
 )
 
 // Open is rollout name of namespace ns to steer, by who and why: it reads the rollout's plan
@@ -23,6 +23,6 @@ func Open(ctx context.Context, cms corev1client.ConfigMapsGetter, ns, name, by, 
 	if err != nil {
 		return Rollout{}, err
 	}
-	store := &state.Store{ConfigMaps: cms, Namespace: ns, Name: contract.StateConfigMap(name)}
+	store := &statestore.Store{ConfigMaps: cms, Namespace: ns, Name: contract.StateConfigMap(name)}
 	return Rollout{Name: name, Store: store, Phases: plan.PhaseNames(), By: by, Reason: reason}, nil
 }

@@ -1,4 +1,4 @@
-package control
+package steer
 
 import (
 	"context"
@@ -10,13 +10,15 @@ import (
 	"time"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/control"
 	"github.com/cmp-phase/cmp-phase/internal/state"
+	"github.com/cmp-phase/cmp-phase/internal/statestore"
 )
 
 // Store is the read-modify-write of a rollout's state ConfigMap (state.Store is one): it
 // decides again on a concurrent change, so that change is never lost.
 type Store interface {
-	UpdateCM(ctx context.Context, decide state.DecideCM) (next *state.State, wrote bool, err error)
+	UpdateCM(ctx context.Context, decide statestore.DecideCM) (next *state.State, wrote bool, err error)
 }
 
 // Rollout is a rollout to steer: the store of its state ConfigMap, the phases of its plan
@@ -35,7 +37,7 @@ type Rollout struct {
 }
 
 // Refused is an edit refused before anything was written: the agent would refuse it too.
-type Refused struct{ Problem Problem }
+type Refused struct{ Problem control.Problem }
 
 func (r *Refused) Error() string { return "refused: " + r.Problem.String() }
 
@@ -114,7 +116,7 @@ func (r Rollout) because(key string) change {
 // skipping adds children to the skip list (on) or takes them off it.
 func skipping(children []string, on bool) change {
 	return func(data map[string]string) map[string]*string {
-		list := skip(data[contract.SkipKey])
+		list := control.SkipList(data[contract.SkipKey])
 		for _, c := range children {
 			if list = slices.DeleteFunc(list, func(s string) bool { return s == c }); on {
 				list = append(list, c)
@@ -128,7 +130,7 @@ func skipping(children []string, on bool) change {
 	}
 }
 
-// edit writes the change, with who and why, once the ConfigMap it makes passes Parse as the
+// edit writes the change, with who and why, once the ConfigMap it makes passes control.Parse as the
 // agent will read it; a concurrent change is read again and the change made on top of it.
 // A refused edit writes nothing and returns *Refused.
 func (r Rollout) edit(ctx context.Context, ch change) error {
@@ -136,21 +138,21 @@ func (r Rollout) edit(ctx context.Context, ch change) error {
 	if r.Now != nil {
 		now = r.Now
 	}
-	_, _, err := r.Store.UpdateCM(ctx, func(data map[string]string, cur *state.State) (state.Edit, error) {
+	_, _, err := r.Store.UpdateCM(ctx, func(data map[string]string, cur *state.State) (statestore.Edit, error) {
 		if cur == nil && data == nil {
-			return state.Edit{}, fmt.Errorf("rollout %s: no state yet (fix: wait for the agent to start its first rollout)", r.Name)
+			return statestore.Edit{}, fmt.Errorf("rollout %s: no state yet (fix: wait for the agent to start its first rollout)", r.Name)
 		}
 		e := ch(data)
 		if _, answer := e[contract.ApproverKey]; answer {
 			if refused := pendingAnswer(data); refused != nil {
-				return state.Edit{}, refused
+				return statestore.Edit{}, refused
 			}
 		}
 		e[contract.ByKey], e[contract.ReasonKey] = &r.By, &r.Reason
-		if c := Parse(applied(data, e), r.Phases, now()); len(c.Problems) > 0 {
-			return state.Edit{}, &Refused{Problem: c.Problems[0]}
+		if c := control.Parse(applied(data, e), r.Phases, now()); len(c.Problems) > 0 {
+			return statestore.Edit{}, &Refused{Problem: c.Problems[0]}
 		}
-		return state.Edit{Next: cur, Data: e}, nil
+		return statestore.Edit{Next: cur, Data: e}, nil
 	})
 	if refused := (*Refused)(nil); errors.As(err, &refused) {
 		return refused

@@ -1,4 +1,4 @@
-package state
+package statestore
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
 // Store reads and writes one rollout's state ConfigMap.
@@ -25,22 +26,22 @@ type Store struct {
 
 // Decide computes the next state from the current one (nil when there is none). Returning
 // cur itself means nothing to write.
-type Decide func(cur *State) (*State, error)
+type Decide func(cur *state.State) (*state.State, error)
 
 // Edit is what a decision changes: Next (cur itself: unchanged) and data keys of the
 // ConfigMap to set (a value) or remove (nil) — the control keys a person wrote and the
 // status the agent shows them live in the same ConfigMap, so both change in one write.
 type Edit struct {
-	Next *State
+	Next *state.State
 	Data map[string]*string
 }
 
 // DecideCM is Decide with the ConfigMap's data (read-only) in view.
-type DecideCM func(data map[string]string, cur *State) (Edit, error)
+type DecideCM func(data map[string]string, cur *state.State) (Edit, error)
 
 // Update is UpdateCM for a decision that touches only the state.
-func (s *Store) Update(ctx context.Context, decide Decide) (next *State, wrote bool, err error) {
-	return s.UpdateCM(ctx, func(_ map[string]string, cur *State) (Edit, error) {
+func (s *Store) Update(ctx context.Context, decide Decide) (next *state.State, wrote bool, err error) {
+	return s.UpdateCM(ctx, func(_ map[string]string, cur *state.State) (Edit, error) {
 		n, err := decide(cur)
 		return Edit{Next: n}, err
 	})
@@ -50,7 +51,7 @@ func (s *Store) Update(ctx context.Context, decide Decide) (next *State, wrote b
 // result with the resourceVersion it read; on a conflict it reads again and decides again,
 // so a concurrent edit (a person's or another writer's) is never lost. wrote is false when
 // nothing changed. A state over the size budget is refused before anything is written.
-func (s *Store) UpdateCM(ctx context.Context, decide DecideCM) (next *State, wrote bool, err error) {
+func (s *Store) UpdateCM(ctx context.Context, decide DecideCM) (next *state.State, wrote bool, err error) {
 	err = retry.RetryOnConflict(retry.DefaultBackoff, func() error {
 		cm, cur, err := s.read(ctx)
 		if err != nil {
@@ -71,7 +72,7 @@ func (s *Store) UpdateCM(ctx context.Context, decide DecideCM) (next *State, wro
 			if err := e.Next.Validate(); err != nil {
 				return fmt.Errorf("refusing to write an invalid state: %w", err)
 			}
-			if err := ToConfigMap(e.Next, cm); err != nil {
+			if err := state.ToConfigMap(e.Next, cm); err != nil {
 				return err
 			}
 		}
@@ -139,7 +140,7 @@ func (s *Store) write(ctx context.Context, cm *corev1.ConfigMap) (*corev1.Config
 
 // read returns the ConfigMap (a new one when missing) and its decoded state (nil when
 // missing or holding no state document yet).
-func (s *Store) read(ctx context.Context) (*corev1.ConfigMap, *State, error) {
+func (s *Store) read(ctx context.Context) (*corev1.ConfigMap, *state.State, error) {
 	cm, err := s.ConfigMaps.ConfigMaps(s.Namespace).Get(ctx, s.Name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: s.Name, Namespace: s.Namespace,
@@ -154,7 +155,7 @@ func (s *Store) read(ctx context.Context) (*corev1.ConfigMap, *State, error) {
 	if st := s.Memo.lookup(cm); st != nil {
 		return cm, st, nil
 	}
-	st, err := FromConfigMap(cm)
+	st, err := state.FromConfigMap(cm)
 	if err != nil {
 		return nil, nil, err // never overwrite a state we cannot read; it must be rebuilt
 	}

@@ -1,10 +1,13 @@
-package state
+package statestore
 
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"strconv"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -12,6 +15,7 @@ import (
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
 // oneConfigMap is an API server of one ConfigMap that counts resourceVersions, as the
@@ -54,23 +58,23 @@ func TestMemoSkipsDecodingAnUnchangedConfigMapOnly(t *testing.T) {
 	api := &oneConfigMap{}
 	s := &Store{ConfigMaps: api, Namespace: "argocd", Name: "r-state", Memo: &Memo{}}
 	want := bigState(1000)
-	if _, _, err := s.Update(ctx, func(*State) (*State, error) { return want, nil }); err != nil {
+	if _, _, err := s.Update(ctx, func(*state.State) (*state.State, error) { return want, nil }); err != nil {
 		t.Fatal(err)
 	}
 	written := api.cm.BinaryData[contract.StateKey]
 	// Same resourceVersion, unreadable bytes: only the memo can answer.
 	api.cm.BinaryData[contract.StateKey] = []byte("not gzip")
-	var got *State
-	if _, _, err := s.Update(ctx, func(cur *State) (*State, error) { got = cur; return cur, nil }); err != nil {
+	var got *state.State
+	if _, _, err := s.Update(ctx, func(cur *state.State) (*state.State, error) { got = cur; return cur, nil }); err != nil {
 		t.Fatalf("read of the ConfigMap it wrote: %v", err)
 	}
-	enc, err := Encode(got)
+	enc, err := state.Encode(got)
 	if err != nil || !bytes.Equal(enc, written) {
 		t.Fatalf("the remembered state does not encode to the bytes written (err %v)", err)
 	}
 	got.Rollout.Phases[0].Admitted[0] = "changed by a caller"
 	got.Generation = 1
-	if _, _, err := s.Update(ctx, func(cur *State) (*State, error) { got = cur; return cur, nil }); err != nil {
+	if _, _, err := s.Update(ctx, func(cur *state.State) (*state.State, error) { got = cur; return cur, nil }); err != nil {
 		t.Fatal(err)
 	}
 	if got.Generation != want.Generation || got.Rollout.Phases[0].Admitted[0] == "changed by a caller" {
@@ -78,7 +82,7 @@ func TestMemoSkipsDecodingAnUnchangedConfigMapOnly(t *testing.T) {
 	}
 	// Another writer: a new resourceVersion is decoded, and its corruption is an error.
 	api.cm.ResourceVersion = "99"
-	if _, _, err := s.Update(ctx, func(cur *State) (*State, error) { return cur, nil }); err == nil {
+	if _, _, err := s.Update(ctx, func(cur *state.State) (*state.State, error) { return cur, nil }); err == nil {
 		t.Fatalf("a changed ConfigMap was answered from the memo")
 	}
 }
@@ -91,19 +95,32 @@ func TestAStateAReadWouldRefuseIsNeverWritten(t *testing.T) {
 	s := &Store{ConfigMaps: api, Namespace: "argocd", Name: "r-state", Memo: &Memo{}}
 	bad := bigState(10)
 	bad.Children[0], bad.Children[1] = bad.Children[1], bad.Children[0]
-	if _, _, err := s.Update(ctx, func(*State) (*State, error) { return bad, nil }); err == nil || api.cm != nil {
+	if _, _, err := s.Update(ctx, func(*state.State) (*state.State, error) { return bad, nil }); err == nil || api.cm != nil {
 		t.Fatalf("an unsorted state was written (err %v)", err)
 	}
-	if _, _, err := s.Update(ctx, func(*State) (*State, error) { return bigState(10), nil }); err != nil {
+	if _, _, err := s.Update(ctx, func(*state.State) (*state.State, error) { return bigState(10), nil }); err != nil {
 		t.Fatal(err)
 	}
 	delete(api.cm.Labels, contract.LabelState) // restored from a backup without it
 	next := bigState(10)
 	next.Generation++
-	if _, _, err := s.Update(ctx, func(*State) (*State, error) { return next, nil }); err != nil {
+	if _, _, err := s.Update(ctx, func(*state.State) (*state.State, error) { return next, nil }); err != nil {
 		t.Fatal(err)
 	}
 	if api.cm.Labels[contract.LabelState] != contract.MarkerValue {
 		t.Fatalf("the write did not label the state ConfigMap: %v", api.cm.Labels)
 	}
+}
+
+// bigState is a state of n deployed children, half of them admitted to a new revision.
+func bigState(n int) *state.State {
+	children := make([]string, n)
+	for i := range children {
+		children[i] = fmt.Sprintf("payments-api-prod-%05d", i)
+	}
+	rev := json.RawMessage(`{"template":{"metadata":{"name":"payments-api-{{name}}"}}}`)
+	return &state.State{Schema: state.Schema, Generation: 7, Deployed: "aaaaaaaaaaaaaaaa", Children: children,
+		Revisions: map[string]json.RawMessage{"aaaaaaaaaaaaaaaa": rev, "cccccccccccccccc": rev},
+		Rollout: &state.Rollout{Revision: "cccccccccccccccc", Status: "Progressing", StartedAt: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC),
+			Phases: []state.PhaseState{{Name: "prod", Members: children, Admitted: children[:n/2]}}}}
 }

@@ -1,10 +1,12 @@
-package state
+package statestore
 
 import (
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
 // Memo remembers the state a Store last decoded or wrote, by its ConfigMap's UID and
@@ -16,11 +18,11 @@ type Memo struct {
 	mu  sync.Mutex
 	uid types.UID
 	rv  string
-	st  *State
+	st  *state.State
 }
 
 // lookup is the remembered state when cm is the very ConfigMap it was remembered for.
-func (m *Memo) lookup(cm *corev1.ConfigMap) *State {
+func (m *Memo) lookup(cm *corev1.ConfigMap) *state.State {
 	if m == nil || cm.ResourceVersion == "" {
 		return nil
 	}
@@ -33,7 +35,7 @@ func (m *Memo) lookup(cm *corev1.ConfigMap) *State {
 }
 
 // keep remembers st as what cm holds.
-func (m *Memo) keep(cm *corev1.ConfigMap, st *State) {
+func (m *Memo) keep(cm *corev1.ConfigMap, st *state.State) {
 	if m == nil || cm == nil || cm.ResourceVersion == "" || st == nil {
 		return
 	}
