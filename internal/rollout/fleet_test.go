@@ -299,3 +299,20 @@ func TestConfirmRemovalWaitsForAPerson(t *testing.T) {
 		t.Fatalf("dev-2 was confirmed before: removing %v confirmed %v", w.st.Removing, w.st.Confirmed)
 	}
 }
+
+// TestAPhaseWithoutAProgressDeadlineHasTheDefault: a member that never settles does not
+// hold the rollout forever.
+func TestAPhaseWithoutAProgressDeadlineHasTheDefault(t *testing.T) {
+	w := newWorld(threePhases()...)
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1") // dev-2 never syncs
+	limit := int(DefaultProgressDeadline / time.Second)
+	w.step(t, limit-1)
+	if w.st.Rollout.Status != StatusProgressing {
+		t.Fatal("stopped before the default deadline")
+	}
+	w.step(t, limit)
+	if r := w.st.Rollout; r.Status != StatusStopped || r.Phases[0].Clusters["dev-2"].Status != ClusterErrored {
+		t.Fatalf("at the default deadline the member is Errored and onFailure applies: %s %+v", r.Status, r.Phases[0].Clusters)
+	}
+}

@@ -92,10 +92,26 @@ func startPhase(r *state.Rollout, ph *state.PhaseState, sp spec.Phase, now time.
 // start: an approval to enter it (or RollingSync's maxUpdate: 0) may hold everyone for
 // hours, and that wait is not the members' to settle in.
 func startDeadline(ph *state.PhaseState, sp spec.Phase, now time.Time) {
-	if sp.ProgressDeadline > 0 && ph.DeadlineAt == nil {
-		d := now.Add(sp.ProgressDeadline)
+	if ph.DeadlineAt == nil {
+		d := now.Add(progressDeadline(sp))
 		ph.DeadlineAt = &d
 	}
+}
+
+// DefaultProgressDeadline bounds a phase whose spec states no progressDeadline: a member
+// that has not settled 30 minutes after the phase's first admission (a sync retried on
+// transient errors all along, a rollback whose old revision is Degraded too) is Errored
+// and onFailure applies, instead of the rollout waiting forever. RollingSync has no such
+// bound; 30 minutes leaves room for slow syncs and sync hooks. State a longer one to wait
+// longer.
+const DefaultProgressDeadline = 30 * time.Minute
+
+// progressDeadline is the phase's progressDeadline, or the default.
+func progressDeadline(sp spec.Phase) time.Duration {
+	if sp.ProgressDeadline > 0 {
+		return sp.ProgressDeadline
+	}
+	return DefaultProgressDeadline
 }
 
 // admit admits the given members of ph, waiting on their first observation from now.

@@ -44,22 +44,22 @@ func rollBack(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action
 // retryUntil is the return deadline of returning phase ph (index i of the plan), zero
 // when it has none.
 func retryUntil(ph *state.PhaseState, p Plan, i int) time.Time {
-	if i >= len(p.Phases) || p.Phases[i].ProgressDeadline <= 0 || ph.RollbackAt == nil {
+	if i >= len(p.Phases) || ph.RollbackAt == nil {
 		return time.Time{}
 	}
-	return ph.RollbackAt.Add(p.Phases[i].ProgressDeadline)
+	return ph.RollbackAt.Add(progressDeadline(p.Phases[i]))
 }
 
 // returnDeadline applies the progressDeadline of returning phase ph (index i of the plan)
 // to its children still pending: before the deadline it asks to come back then; at or
 // after it those children are Errored, the phase Errored and the rollout Stopped, with a
-// reason naming them and the deadline. A phase without progressDeadline waits as long as
-// it takes (a person may abort).
+// reason naming them and the deadline. A phase without progressDeadline has the default
+// (DefaultProgressDeadline).
 func returnDeadline(r *state.Rollout, ph *state.PhaseState, p Plan, i int, pending []string, now time.Time, acts *[]Action) {
-	if i >= len(p.Phases) || p.Phases[i].ProgressDeadline <= 0 || ph.RollbackAt == nil {
+	if i >= len(p.Phases) || ph.RollbackAt == nil {
 		return
 	}
-	limit := p.Phases[i].ProgressDeadline
+	limit := progressDeadline(p.Phases[i])
 	deadline := ph.RollbackAt.Add(limit)
 	if now.Before(deadline) {
 		*acts = append(*acts, Action{Kind: ActRequeue, At: deadline, Message: "progressDeadline of returning phase " + ph.Name})

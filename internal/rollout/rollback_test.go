@@ -92,3 +92,32 @@ func TestARollbackWithinItsDeadlineIsUnchanged(t *testing.T) {
 		t.Fatalf("%s %q", r.Status, r.Reason)
 	}
 }
+
+// TestARollbackToADegradedRevisionStopsAtTheDefaultDeadline: the previous revision is
+// Degraded too and no phase states a progressDeadline: the rollback stops at the default
+// one instead of staying RollingBack forever.
+func TestARollbackToADegradedRevisionStopsAtTheDefaultDeadline(t *testing.T) {
+	phases := threePhases()
+	phases[1].WaitDuration = 0
+	phases[2].OnFailure = "rollback"
+	w := newWorld(phases...)
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1", "dev-2")
+	w.step(t, 10)
+	w.syncs(15, "r2", "staging-1", "staging-2")
+	w.step(t, 20)
+	w.syncs(25, "r2", "prod-1")
+	w.degrade("prod-1")
+	w.step(t, 30)
+	w.syncs(40, "r1", "prod-1")
+	w.degrade("prod-1") // the old revision is Degraded as well
+	limit := 30 + int(DefaultProgressDeadline/time.Second)
+	w.step(t, limit-1)
+	if w.st.Rollout.Status != StatusRollingBack {
+		t.Fatalf("stopped before the default deadline: %s", w.st.Rollout.Status)
+	}
+	w.step(t, limit)
+	if r := w.st.Rollout; r.Status != StatusStopped || r.Phases[2].Clusters["prod-1"].Status != ClusterErrored {
+		t.Fatalf("the rollback stops at the default deadline: %s %+v", r.Status, r.Phases[2].Clusters)
+	}
+}

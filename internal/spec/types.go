@@ -100,7 +100,7 @@ type Phase struct {
 	WaitDuration   time.Duration
 	OnFailure      string // stop | rollback | continue
 	// ProgressDeadline (extension) bounds how long the phase may take from its start until
-	// every admitted member has settled; 0 means no deadline. A member still waiting then is
+	// every admitted member has settled; 0 means the engine's default (30m). A member still waiting then is
 	// Errored (we could not tell in time) and counts as a failure.
 	ProgressDeadline time.Duration
 	// MaxFailures (extension) is how many failed or errored members the phase tolerates
