@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/hooks"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
+	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
@@ -137,6 +137,14 @@ func (a *Agent) runHook(ctx context.Context, p *pass, revision string, act rollo
 	a.log.Info("hook ended", "rollout", p.plan.Rollout, "hook", act.Key, "status", res.Status, "attempts", res.Attempts, "duration", res.Duration)
 }
 
+// hookCall is the call of one hook run the engine asked for: HOOK_TYPE (Place) is the
+// place its ledger key names.
+func (a *Agent) hookCall(p *pass, revision string, act rollout.Action, id string, started time.Time, h spec.Hook, secrets []string, vars map[string]string) hooks.Call {
+	return hooks.Call{Rollout: p.plan.Rollout, Namespace: a.opts.Namespace, Phase: phaseName(p, act.Phase), Revision: revision,
+		Cluster: act.Cluster, Place: rollout.HookPlace(act.Key), Hook: h, IdempotencyKey: id, Secrets: secrets,
+		Server: vars["server"], Started: started, Until: act.At}
+}
+
 // hookAttempts runs the hook's attempts; with the result it returns the Job to delete once
 // the ledger has recorded it, if any. dest is a per-cluster job run's child (jobDest).
 func (a *Agent) hookAttempts(ctx context.Context, p *pass, revision string, act rollout.Action, id string, started time.Time, dest *childDest) (rollout.HookResult, *hooks.JobRef) {
@@ -150,9 +158,7 @@ func (a *Agent) hookAttempts(ctx context.Context, p *pass, revision string, act 
 	if reach.SkipsTLSVerify {
 		a.log.Warn("hook skips TLS verification", "rollout", p.plan.Rollout, "hook", act.Key)
 	}
-	call := hooks.Call{Rollout: p.plan.Rollout, Namespace: a.opts.Namespace, Phase: phaseName(p, act.Phase), Revision: revision,
-		Cluster: act.Cluster, Place: strings.SplitN(act.Key, "/", 2)[0], Hook: h, IdempotencyKey: id, Secrets: secrets,
-		Server: vars["server"], Started: started, Until: act.At}
+	call := a.hookCall(p, revision, act, id, started, h, secrets, vars)
 	if reach.PerRequest {
 		call.Slot = func(ctx context.Context) func() { return a.hostSlot(ctx, reach.Host) }
 	} else {
@@ -167,7 +173,7 @@ func (a *Agent) hookAttempts(ctx context.Context, p *pass, revision string, act 
 	attempts := 0
 	res := a.hooks.RunAttempts(ctx, call, a.opts.Backoff, func(n int, _ hooks.Result) { attempts = n })
 	status := ledgerStatus(res.Outcome)
-	a.metrics.hook(strings.SplitN(act.Key, "/", 2)[0], status, time.Since(start))
+	a.metrics.hook(rollout.HookPlace(act.Key), status, time.Since(start))
 	return rollout.HookResult{Status: status, Attempts: attempts, FinishedAt: time.Now(), Duration: time.Since(start), Message: res.Message}, res.Cleanup
 }
 

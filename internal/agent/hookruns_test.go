@@ -2,6 +2,7 @@ package agent
 
 import (
 	"testing"
+	"time"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -10,6 +11,7 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/render"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
+	"github.com/cmp-phase/cmp-phase/internal/spec"
 )
 
 // TestClusterVarsComeFromTheClusterTheEngineNames: a per-cluster run gets its cluster's
@@ -38,5 +40,18 @@ func TestClusterVarsComeFromTheClusterTheEngineNames(t *testing.T) {
 				t.Fatalf("%v", vars)
 			}
 		})
+	}
+}
+
+// TestHookTypeIsThePlaceTheEngineNamed: HOOK_TYPE (the call's Place) is pre, post or check
+// as the ledger key of the engine's action says, never one constant.
+func TestHookTypeIsThePlaceTheEngineNamed(t *testing.T) {
+	a := &Agent{inv: &inventory.Inventory{}}
+	p := &pass{plan: &render.Plan{Rollout: "web", Phases: []spec.Phase{{Name: "dev"}}}}
+	for _, place := range []string{"pre", "post", "check"} {
+		act := rollout.Action{Kind: rollout.ActRunHook, Key: rollout.HookKey(place, "notify", "web-dev-1"), Cluster: "web-dev-1"}
+		if got := a.hookCall(p, "r2", act, "id", time.Time{}, spec.Hook{Name: "notify"}, nil, nil).Place; got != place {
+			t.Fatalf("a %s hook runs with HOOK_TYPE %q", place, got)
+		}
 	}
 }

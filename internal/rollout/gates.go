@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/cmp-phase/cmp-phase/internal/spec"
@@ -40,6 +41,13 @@ func HookKey(kind, name, cluster string) string {
 		return kind + "/" + name
 	}
 	return kind + "/" + name + "/" + cluster
+}
+
+// HookPlace is where the hook of a ledger key sits in its phase: its kind (pre, post or
+// check; seed 000's HOOK_TYPE).
+func HookPlace(key string) string {
+	kind, _, _ := strings.Cut(key, "/")
+	return kind
 }
 
 // gateVerdict is where a list of hooks stands.

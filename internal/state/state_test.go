@@ -184,3 +184,19 @@ func BenchmarkAdmittedPhases(b *testing.B) {
 		_ = r.AdmittedPhases()
 	}
 }
+
+// TestTheHistoryKeepsItsLatestEntriesOnly: a rollout that records more than MaxHistory
+// events keeps the latest MaxHistory, oldest first, so the state stays within its budget.
+func TestTheHistoryKeepsItsLatestEntriesOnly(t *testing.T) {
+	r := &Rollout{}
+	t0 := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	for i := range MaxHistory + 25 {
+		r.Record(t0.Add(time.Duration(i)*time.Second), "Event", fmt.Sprintf("entry %d", i))
+	}
+	if len(r.History) != MaxHistory {
+		t.Fatalf("%d entries kept, want %d", len(r.History), MaxHistory)
+	}
+	if r.History[0].Message != "entry 25" || r.History[MaxHistory-1].Message != fmt.Sprintf("entry %d", MaxHistory+24) {
+		t.Fatalf("the oldest entries go first: %q … %q", r.History[0].Message, r.History[MaxHistory-1].Message)
+	}
+}
