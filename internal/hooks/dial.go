@@ -17,15 +17,19 @@ import (
 // ErrRefused marks a destination the policy refuses.
 var ErrRefused = errors.New("address refused")
 
-// metadata are cloud metadata endpoints, refused even when private ranges are allowed.
+// metadata are cloud metadata and credential endpoints, refused even when private ranges
+// are allowed (most are also in a refused range; these are not, or not always).
 var metadata = []netip.Addr{
 	netip.MustParseAddr("169.254.169.254"), // AWS, GCP, Azure, OpenStack, Oracle
 	netip.MustParseAddr("169.254.170.2"),   // AWS ECS task metadata
+	netip.MustParseAddr("169.254.170.23"),  // AWS EKS Pod Identity agent
 	netip.MustParseAddr("fd00:ec2::254"),   // AWS IPv6
+	netip.MustParseAddr("fd00:ec2::23"),    // AWS EKS Pod Identity agent, IPv6
 	netip.MustParseAddr("100.100.100.200"), // Alibaba Cloud
+	netip.MustParseAddr("168.63.129.16"),   // Azure wireserver (a public address)
 }
 
-var cgnat = netip.MustParsePrefix("100.64.0.0/10")
+func isMetadata(ip netip.Addr) bool { return slices.Contains(metadata, ip) }
 
 // guard resolves a hook's host, checks every address, and dials the checked address itself,
 // so a second DNS answer (rebinding) never reaches the connection.
@@ -38,20 +42,14 @@ func lookupNetIP(ctx context.Context, host string) ([]netip.Addr, error) {
 	return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
 }
 
-// check says why an address is refused, or nil.
+// check says why an address is refused, or nil: the IANA special-purpose tables
+// (dialtable.go), the IPv4 address inside every IPv6 translation form included.
 func (g *guard) check(ip netip.Addr) error {
-	ip = ip.Unmap()
-	switch {
-	case slices.Contains(metadata, ip):
-		return fmt.Errorf("%w: %s is a cloud metadata address", ErrRefused, ip)
-	case ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast():
-		return fmt.Errorf("%w: %s is link-local", ErrRefused, ip)
-	case ip.IsUnspecified() || ip.IsMulticast() || ip.IsInterfaceLocalMulticast():
-		return fmt.Errorf("%w: %s is not a unicast address", ErrRefused, ip)
-	case (ip.IsLoopback() || ip.IsPrivate() || cgnat.Contains(ip)) && !g.allowPrivate:
-		return fmt.Errorf("%w: %s is loopback or private (fix: allow private hook addresses in the agent's config)", ErrRefused, ip)
+	ip = ip.Unmap().WithZone("") // a zone would make every prefix miss
+	if ip.Is4() {
+		return g.checkV4(ip, "")
 	}
-	return nil
+	return g.checkV6(ip)
 }
 
 // dial resolves addr's host; if any address is refused the dial is (a name that resolves
