@@ -42,6 +42,8 @@ func TestDeletionOrder(t *testing.T) {
 		"seed 003: RollingSync without deletionOrder is AllAtOnce": {"    type: RollingSync\n" + stepsBlock, DeletionAllAtOnce, false},
 		"seed 003: Reverse with RollingSync steps":                 {"    type: RollingSync\n    deletionOrder: Reverse\n" + stepsBlock, DeletionReverse, false},
 		"seed 003: AllAtOnce snippet without steps":                {"    type: AllAtOnce\n    deletionOrder: AllAtOnce", DeletionAllAtOnce, false},
+		"seed 003: the RollingSync snippet without steps":          {"    type: RollingSync # or AllAtOnce\n    deletionOrder: AllAtOnce # explicit, but this is the default", DeletionAllAtOnce, false},
+		"Reverse with RollingSync and steps left out":              {"    type: RollingSync\n    deletionOrder: Reverse", "rollingSync.steps", true},
 		"Reverse with AllAtOnce":                                   {"    type: AllAtOnce\n    deletionOrder: Reverse", "spec.strategy.deletionOrder: Reverse needs type: RollingSync (seed 003), not AllAtOnce", true},
 		"Reverse with RollingUpdate": {"    type: RollingUpdate\n    deletionOrder: Reverse\n" + strings.ReplaceAll(stepsBlock, "rollingSync", "rollingUpdate"),
 			"Reverse needs type: RollingSync (seed 003), not RollingUpdate", true},
@@ -83,5 +85,22 @@ func TestASpecRemovedFromGitIsRefused(t *testing.T) {
 	_, err := Load(t.TempDir(), targets.NewCache(8))
 	if err == nil || !strings.Contains(err.Error(), "no ApplicationSet found") || !strings.Contains(err.Error(), "deleted with the resources finalizer") {
 		t.Fatalf("want a refusal naming the way to remove the rollout, got %v", err)
+	}
+}
+
+// TestStepsMayBeLeftOut: seeds 001 and 003 leave a rolling strategy's steps out; every
+// child is then updated together, as one step.
+func TestStepsMayBeLeftOut(t *testing.T) {
+	for _, strategy := range []string{"    type: RollingSync", "    type: RollingUpdate", "    type: RollingSync\n    rollingSync: {}", "    type: RollingUpdate\n    rollingUpdate: {}"} {
+		s, err := Parse("spec.yaml", []byte(strings.Replace(strategyBase, "STRATEGY", strategy, 1)), targets.NewCache(8))
+		if err != nil {
+			t.Fatalf("%q: %v", strategy, err)
+		}
+		if len(s.Phases) != 1 || s.Phases[0].Name != "all" || s.Phases[0].Size.Kind != SizeAll || len(s.Phases[0].Targets) != 0 || s.Phases[0].MatchAppLabels {
+			t.Fatalf("%q: one step of every child, got %+v", strategy, s.Phases)
+		}
+	}
+	if _, err := Parse("spec.yaml", []byte(strings.Replace(strategyBase, "STRATEGY", "    type: RollingSync\n    rollingSync: {steps: []}", 1)), targets.NewCache(8)); err == nil || !strings.Contains(err.Error(), "leave rollingSync out") {
+		t.Fatalf("an empty list of steps says how to write none: %v", err)
 	}
 }

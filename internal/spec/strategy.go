@@ -214,8 +214,19 @@ func (d *dec) rolling(s *Spec, n *yaml.Node, exprs *targets.Cache) {
 		key = "rollingUpdate"
 	}
 	path := "spec.strategy." + key
-	body := d.fields(d.required(f, n, "spec.strategy", key, "add "+key+".steps"), path, "steps")
-	for i, sn := range d.seq(d.required(body, f[key], path, "steps", "list at least one step"), path+".steps") {
+	body := d.fields(f[key], path, "steps")
+	if f[key] == nil || body["steps"] == nil {
+		// seeds 001 and 003: the steps may be left out; every child is updated together, in
+		// name order, as one step
+		s.Phases = []Phase{{Name: "all", Size: Size{Kind: SizeAll}, OnFailure: "stop"}}
+		d.reverseNeedsSteps(s, f["deletionOrder"], 0)
+		return
+	}
+	steps := d.seq(body["steps"], path+".steps")
+	if len(steps) == 0 {
+		d.fail(body["steps"], path+".steps", "list at least one step, or leave "+key+" out to update every child together", "is empty")
+	}
+	for i, sn := range steps {
 		p := fmt.Sprintf("%s.steps[%d]", path, i)
 		sf := d.fields(sn, p, "matchExpressions", "maxUpdate", "progressDeadline", "maxFailures", "order", "spread")
 		ph := Phase{Name: fmt.Sprintf("step-%d", i+1), MatchAppLabels: true, OnFailure: "stop", Size: Size{Kind: SizeAll}}
@@ -233,7 +244,7 @@ func (d *dec) rolling(s *Spec, n *yaml.Node, exprs *targets.Cache) {
 		ph.Ordering = d.ordering(sf, p, exprs)
 		s.Phases = append(s.Phases, ph)
 	}
-	d.reverseNeedsSteps(s, f["deletionOrder"])
+	d.reverseNeedsSteps(s, f["deletionOrder"], len(steps))
 }
 
 // deletionOrder reads spec.strategy.deletionOrder: AllAtOnce (seed 003's default) or
@@ -250,8 +261,8 @@ func (d *dec) deletionOrder(n *yaml.Node, typ string) string {
 
 // reverseNeedsSteps refuses deletionOrder: Reverse over no steps (seed 003: "requires
 // rollingSync.steps to be defined"): there is no order to reverse.
-func (d *dec) reverseNeedsSteps(s *Spec, n *yaml.Node) {
-	if s.DeletionOrder == DeletionReverse && len(s.Phases) == 0 {
+func (d *dec) reverseNeedsSteps(s *Spec, n *yaml.Node, steps int) {
+	if s.DeletionOrder == DeletionReverse && steps == 0 {
 		d.fail(n, "spec.strategy.deletionOrder", "list rollingSync.steps, or use deletionOrder: AllAtOnce", "Reverse needs rollingSync.steps (seed 003)")
 	}
 }
