@@ -15,6 +15,8 @@ import (
 	"os/signal"
 	"syscall"
 
+	"k8s.io/klog/v2"
+
 	"github.com/cmp-phase/cmp-phase/internal/agent"
 	"github.com/cmp-phase/cmp-phase/internal/logging"
 )
@@ -73,6 +75,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 		return 2
 	}
 	log := logging.New(stderr, logging.ParseLevel(o.obs.logLevel))
+	klog.SetSlogLogger(log) // client-go's own lines in the same format
+	log.Info("agent starting", "version", versionOf())
 	if err := start(ctx, o, log); err != nil {
 		log.Error("agent failed", "error", err)
 		return 1

@@ -55,25 +55,26 @@ func start(ctx context.Context, o options, log *slog.Logger) error {
 	defer broadcaster.Shutdown()
 	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "cmp-phase-agent"})
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), buildInfo())
 	o.agent.Metrics = reg
+	a := agent.New(kube, argo, o.agent, log, recorder, faults(log))
+	ready := &readiness{election: o.election.enabled, synced: a.Synced}
 	if o.obs.metricsAddr != "" {
-		stop, err := serveMetrics(o.obs.metricsAddr, reg, o.obs.profiling, log)
+		stop, err := serveMetrics(o.obs.metricsAddr, reg, o.obs.profiling, ready, log)
 		if err != nil {
 			return err
 		}
 		defer stop()
 	}
-	a := agent.New(kube, argo, o.agent, log, recorder, faults(log))
 	if !o.election.enabled {
 		return a.Run(ctx)
 	}
-	return lead(ctx, o, kube, recorder, log, a.Run)
+	return lead(ctx, o, kube, recorder, ready, log, a.Run)
 }
 
 // lead runs work while this process holds the Lease. Losing it ends the process (with an
 // error) rather than risking two writers; a cancelled ctx releases the Lease at once.
-func lead(ctx context.Context, o options, kube kubernetes.Interface, rec record.EventRecorder, log *slog.Logger, work func(context.Context) error) error {
+func lead(ctx context.Context, o options, kube kubernetes.Interface, rec record.EventRecorder, ready *readiness, log *slog.Logger, work func(context.Context) error) error {
 	id := o.election.identity
 	if id == "" {
 		host, _ := os.Hostname()
@@ -93,13 +94,18 @@ func lead(ctx context.Context, o options, kube kubernetes.Interface, rec record.
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: func(ctx context.Context) {
 				led.Store(true)
+				ready.leading.Store(true)
 				defer close(done)
 				log.Info("leading", "identity", id, "lease", o.election.lease)
 				workErr = work(ctx)
 			},
-			OnStoppedLeading: func() { log.Info("not leading", "identity", id) },
+			OnStoppedLeading: func() {
+				ready.leading.Store(false)
+				log.Info("not leading", "identity", id)
+			},
 			OnNewLeader: func(leader string) {
 				if leader != id {
+					ready.leaderSeen.Store(true)
 					log.Info("standing by", "leader", leader)
 				}
 			},
@@ -123,15 +129,16 @@ func lead(ctx context.Context, o options, kube kubernetes.Interface, rec record.
 	return nil
 }
 
-// serveMetrics serves /metrics, and /debug/pprof when profiling, until the returned stop is
-// called.
-func serveMetrics(addr string, reg *prometheus.Registry, profiling bool, log *slog.Logger) (func(), error) {
+// serveMetrics serves /metrics, /healthz and /readyz, and /debug/pprof when profiling,
+// until the returned stop is called.
+func serveMetrics(addr string, reg *prometheus.Registry, profiling bool, ready *readiness, log *slog.Logger) (func(), error) {
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("metrics on %s: %w", addr, err)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	ready.handle(mux)
 	if profiling {
 		mux.HandleFunc("/debug/pprof/", pprof.Index)
 		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	argoclient "github.com/argoproj/argo-cd/v3/pkg/client/clientset/versioned"
@@ -119,6 +120,7 @@ type Agent struct {
 	log      *slog.Logger
 	events   record.EventRecorder
 	faults   Faults
+	synced   atomic.Bool // Run's caches synced (Synced)
 	renderer *render.Renderer
 	exprs    *targets.Cache
 	queue    workqueue.TypedRateLimitingInterface[string]
@@ -164,6 +166,9 @@ func New(kube kubernetes.Interface, argo argoclient.Interface, opts Options, log
 	return a
 }
 
+// Synced reports whether Run's caches have synced and it works the queue (readiness).
+func (a *Agent) Synced() bool { return a.synced.Load() }
+
 // Run watches, and works the queue until ctx ends; it returns after the workers stopped.
 func (a *Agent) Run(ctx context.Context) error {
 	c, err := a.newCaches(a.opts.Resync)
@@ -175,6 +180,8 @@ func (a *Agent) Run(ctx context.Context) error {
 	if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
 		return fmt.Errorf("caches did not sync: %w", ctx.Err())
 	}
+	a.synced.Store(true)
+	defer a.synced.Store(false)
 	a.log.Info("agent started", "namespace", a.opts.Namespace, "workers", a.opts.Workers)
 	if next, err := a.publish(ctx); err != nil { // rollouts need the inventory: publish it first
 		a.fail(inventoryKey, a.logFor(inventoryKey), err)
