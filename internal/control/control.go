@@ -2,9 +2,11 @@ package control
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 )
@@ -69,18 +71,58 @@ type Problem struct {
 
 func (p Problem) String() string { return fmt.Sprintf("%s=%q: %s", p.Key, p.Value, p.Message) }
 
+// MaxReason bounds, in bytes, what a person writes as a reason or a name (pause, abort,
+// rollback, reason, by, approver, approver-groups): the engine copies these into the
+// rollout's state, its history and Events, all in one ConfigMap of at most 1 MiB.
+const MaxReason = 1024
+
+// maxProblemValue bounds the value a Problem quotes: the agent keeps every refused edit in
+// the state, so a huge refused value must not make the state too big to write.
+const maxProblemValue = 128
+
+// clip cuts v to at most n bytes on a rune boundary.
+func clip(v string, n int) string {
+	if len(v) <= n {
+		return v
+	}
+	for n > 0 && !utf8.RuneStart(v[n]) {
+		n--
+	}
+	return v[:n]
+}
+
 // Parse reads the steering keys of data against the plan's phase names, at now.
 func Parse(data map[string]string, phases []string, now time.Time) Controls {
-	c := Controls{By: strings.TrimSpace(data[contract.ByKey]), Reason: strings.TrimSpace(data[contract.ReasonKey])}
+	var c Controls
 	bad := func(k, msg string, args ...any) {
-		c.Problems = append(c.Problems, Problem{Key: k, Value: data[k], Message: fmt.Sprintf(msg, args...)})
+		v := data[k]
+		if len(v) > maxProblemValue {
+			v = clip(v, maxProblemValue) + fmt.Sprintf("… (%d bytes)", len(v))
+		}
+		c.Problems = append(c.Problems, Problem{Key: k, Value: v, Message: fmt.Sprintf(msg, args...)})
 	}
+	tooLong := func(k, v, then string) bool {
+		if len(v) <= MaxReason {
+			return false
+		}
+		bad(k, "is %d bytes, over the limit of %d%s (fix: shorten it to at most %d bytes)", len(v), MaxReason, then, MaxReason)
+		return true
+	}
+	for _, k := range []string{contract.ByKey, contract.ReasonKey, contract.ApproverKey, contract.ApproverGroupsKey} {
+		if tooLong(k, strings.TrimSpace(data[k]), "; refused, the edit goes on without it") {
+			data = withoutKey(data, k)
+		}
+	}
+	c.By, c.Reason = strings.TrimSpace(data[contract.ByKey]), strings.TrimSpace(data[contract.ReasonKey])
 	for _, k := range sortedKeys(data) {
 		if !slices.Contains(editable, k) && !slices.Contains(agentKeys, k) {
 			bad(k, "unknown key (fix: remove it; the keys are %s)", strings.Join(editable, ", "))
 		}
 	}
 	c.Pause = reason(data, contract.PauseKey, bad)
+	if tooLong(contract.PauseKey, c.Pause, "; the pause holds, with the reason cut there") {
+		c.Pause = clip(c.Pause, MaxReason) // refusing it would resume a paused rollout
+	}
 	if v, ok := data[contract.PauseUntilKey]; ok {
 		c.PauseUntil = until(v, now, bad)
 		if c.Pause == "" && c.PauseUntil != nil {
@@ -100,7 +142,13 @@ func Parse(data map[string]string, phases []string, now time.Time) Controls {
 		}
 	}
 	c.Abort = reason(data, contract.AbortKey, bad)
+	if tooLong(contract.AbortKey, c.Abort, "; the abort goes ahead, with the reason cut there") {
+		c.Abort = clip(c.Abort, MaxReason) // stopping is the safe direction
+	}
 	c.Rollback = reason(data, contract.RollbackKey, bad)
+	if tooLong(contract.RollbackKey, c.Rollback, "; refused, nothing rolls back") {
+		c.Rollback = "" // a rollback moves the fleet: only as asked in full
+	}
 	if c.Abort != "" && c.Rollback != "" {
 		bad(contract.RollbackKey, "abort and rollback at once (fix: keep one)")
 		c.Rollback = ""
@@ -123,6 +171,13 @@ func Parse(data map[string]string, phases []string, now time.Time) Controls {
 		}
 	}
 	return c
+}
+
+// withoutKey is data less k, data itself untouched.
+func withoutKey(data map[string]string, k string) map[string]string {
+	out := maps.Clone(data)
+	delete(out, k)
+	return out
 }
 
 func sortedKeys(m map[string]string) []string {
