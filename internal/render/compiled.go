@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 
 	lru "github.com/hashicorp/golang-lru/v2"
@@ -188,7 +189,49 @@ func (c *compiledRev) index(params []Params) (map[string]Params, error) {
 		if _, dup := out[name]; dup {
 			return nil, fmt.Errorf("two parameter sets render the child name %q (fix: make template.metadata.name unique per cluster)", name)
 		}
+		if err := checkClusterLabel(name, p); err != nil {
+			return nil, err
+		}
 		out[name] = p
 	}
 	return out, nil
+}
+
+// checkClusterLabel refuses a child whose cmp-phase.io/cluster label (its cluster's name,
+// or its own name for a list element) is not a label value: an EKS ARN or a long GKE name
+// would render, and the API server would refuse the child when it is applied. The agent
+// selects a cluster's children by that label, so the value is the exact name or nothing:
+// the render fails closed.
+func checkClusterLabel(child string, p Params) error {
+	v := p.clusterName(child)
+	if isLabelValue(v) {
+		return nil
+	}
+	const rule = "is not a Kubernetes label value (63 characters at most, letters, digits, '-', '_', '.', beginning and ending with a letter or digit)"
+	if p.Cluster != nil {
+		return fmt.Errorf("cluster %q: its name %s, and cmp-phase labels each child with it (%s) (fix: register the cluster under a shorter name in its Argo CD cluster Secret's \"name\")",
+			v, rule, contract.LabelCluster)
+	}
+	fix := "make spec.template.metadata.name render at most 63 characters"
+	if strings.Contains(v, "{{") {
+		fix = "give every list element the parameters spec.template.metadata.name names"
+	}
+	return fmt.Errorf("child %q: its name %s, and cmp-phase labels a list element's child with it (%s) (fix: %s)",
+		v, rule, contract.LabelCluster, fix)
+}
+
+// isLabelValue is validation.IsValidLabelValue without its regular expression: it runs
+// once per child and inventory.
+func isLabelValue(v string) bool {
+	if len(v) > 63 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		alnum := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+		if !alnum && ((i == 0 || i == len(v)-1) || c != '-' && c != '_' && c != '.') {
+			return false
+		}
+	}
+	return true
 }

@@ -10,9 +10,11 @@ import (
 	"strings"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 	sigsyaml "sigs.k8s.io/yaml"
 
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
 	"github.com/cmp-phase/cmp-phase/internal/tmpl"
 )
@@ -125,7 +127,9 @@ func (d *dec) root(n *yaml.Node, exprs *targets.Cache) *Spec {
 		d.fail(n, "kind", "write kind: ApplicationSet", "must be ApplicationSet, not %q", v)
 	}
 	meta := d.fields(d.required(top, n, "", "metadata", "give the rollout a name"), "metadata")
-	s.Name = d.str(d.required(meta, top["metadata"], "metadata", "name", "set metadata.name"), "metadata.name")
+	nameNode := d.required(meta, top["metadata"], "metadata", "name", "set metadata.name")
+	s.Name = d.str(nameNode, "metadata.name")
+	d.rolloutName(nameNode, s.Name)
 	s.Namespace = d.str(meta["namespace"], "metadata.namespace")
 	d.minVersion(meta)
 	spec := d.required(top, n, "", "spec", "add spec.generators and spec.template")
@@ -144,6 +148,22 @@ func (d *dec) root(n *yaml.Node, exprs *targets.Cache) *Spec {
 	d.template(s, d.required(f, spec, "spec", "template", "add spec.template with metadata.name and spec"))
 	d.strategy(s, f["strategy"], strategyGen, strategyPath, exprs)
 	return s
+}
+
+// rolloutName refuses a metadata.name the names derived from it cannot carry: the
+// rollout's ConfigMaps are <name>-state and <name>-plan (<name>-plan-<k> per shard), and
+// every child and plan is labelled cmp-phase.io/rollout=<name>, a label value. A DNS-1123
+// label (63 characters at most) is all of these; a longer or dotted name would render, and
+// the API server would refuse the state, plan or children later.
+func (d *dec) rolloutName(n *yaml.Node, name string) {
+	if n == nil || name == "" && n.Kind != yaml.ScalarNode {
+		return // reported already
+	}
+	if problems := validation.IsDNS1123Label(name); len(problems) > 0 {
+		d.fail(n, "metadata.name", "use at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit",
+			"%q is not a DNS-1123 label (%s): cmp-phase names the rollout's ConfigMaps %s and %s and labels each child %s=%s",
+			name, strings.Join(problems, "; "), contract.StateConfigMap("<name>"), contract.PlanConfigMap("<name>"), contract.LabelRollout, "<name>")
+	}
 }
 
 // generators parses spec.generators and returns the deploymentStrategy node, if any.
