@@ -25,6 +25,8 @@ type memory struct {
 	// sent: children this agent moved, by the object version it moved them from — until
 	// the cache shows them changed, a move of them again would only meet a conflict.
 	sent map[string]string
+	// parent: the rollout's state annotations last patched onto its parent (parent.go).
+	parent map[string]string
 }
 
 // seenChild is one child's observation and the object version it was made of.

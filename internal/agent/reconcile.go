@@ -98,6 +98,7 @@ func (a *Agent) reconcile(ctx context.Context, name string, log *slog.Logger) (t
 		}
 	}
 	a.publishEvents(p, acts)
+	a.annotateParent(ctx, p, next)
 	if next != nil && next.RemovedRevision != "" {
 		return a.removeRollout(ctx, p, next)
 	}

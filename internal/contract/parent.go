@@ -1,0 +1,26 @@
+package contract
+
+// The rollout's state on its parent Application: annotations the agent writes (a merge
+// patch, only when one changes) so argocd-notifications triggers, `kubectl wait
+// --for=jsonpath=…` and dashboards can read where a rollout stands without the state
+// ConfigMap. A git-managed parent needs them in ignoreDifferences, as PHASE_GEN.
+const (
+	// ParentStatus is the rollout's status: Idle, Progressing, Completed, Stopped,
+	// RollingBack, RolledBack or Abandoned.
+	ParentStatus = "cmp-phase.io/status"
+	// ParentPhase is the current (or last) phase's name ("" when idle).
+	ParentPhase = "cmp-phase.io/phase"
+	// ParentAdmitted is the current phase's admitted members of its members, "n/m".
+	ParentAdmitted = "cmp-phase.io/admitted"
+	// ParentWaitingFor is what a running rollout waits for: approval, window, soak, check,
+	// person (paused), sync (members not settled yet); "" when it waits for nothing.
+	ParentWaitingFor = "cmp-phase.io/waiting-for"
+	// ParentRolloutRevision is the revision the current (or last) rollout rolls out.
+	ParentRolloutRevision = "cmp-phase.io/rollout-revision"
+	// ParentRolloutID names one rollout: its revision and when it started (RFC 3339), so a
+	// notification's oncePer sends one message per rollout (and phase).
+	ParentRolloutID = "cmp-phase.io/rollout-id"
+)
+
+// ParentAnnotationKeys are every key of the rollout's state on its parent.
+var ParentAnnotationKeys = []string{ParentStatus, ParentPhase, ParentAdmitted, ParentWaitingFor, ParentRolloutRevision, ParentRolloutID}
