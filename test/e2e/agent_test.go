@@ -329,6 +329,7 @@ func TestAgentDrivesPhasedRollouts(t *testing.T) {
 	}
 	r.until("v2 (refreshed after the commit) completes", r2, rollout.StatusCompleted, everywhere("v2"))
 	r.syncedOnce(ctx, "v2")
+	r.parentSays(string(rollout.StatusCompleted), r2)
 
 	r3 := r.commit("v3", nil) // no refresh: the parent notices by polling
 	r.until("v3 (noticed by polling) completes", r3, rollout.StatusCompleted, everywhere("v3"))
@@ -351,6 +352,20 @@ func TestAgentDrivesPhasedRollouts(t *testing.T) {
 	for _, want := range []string{"StateRebuilt", rollout.EvRolloutStarted, rollout.EvPhaseStarted, rollout.EvPhaseSoaking, rollout.EvPhaseSucceeded, rollout.EvRolloutCompleted} {
 		r.eventually(want)
 	}
+}
+
+// parentSays waits until the parent's annotations carry the rollout of rev at status.
+func (r *phased) parentSays(status, rev string) {
+	r.t.Helper()
+	env.WaitFor(r.t, time.Minute, "the parent's annotations say "+status, func(ctx context.Context) (bool, string) {
+		parent, err := env.App(ctx, r.name)
+		if err != nil {
+			return false, err.Error()
+		}
+		a := parent.Annotations
+		return a[contract.ParentStatus] == status && a[contract.ParentRolloutRevision] == rev && strings.HasPrefix(a[contract.ParentRolloutID], rev+"@"),
+			fmt.Sprint(a[contract.ParentStatus], " ", a[contract.ParentRolloutRevision])
+	})
 }
 
 // loseState deletes the state ConfigMap and waits for the agent to rebuild it from the live
@@ -404,6 +419,7 @@ func TestAgentFailurePolicies(t *testing.T) {
 					t.Fatalf("the reason names the cluster and why: %q", st.Rollout.Reason)
 				}
 				r.eventually(rollout.EvRolloutStopped)
+				r.parentSays(string(rollout.StatusStopped), r2)
 				return
 			}
 			r.until("the rollout rolls back to v1", r2, rollout.StatusRolledBack, everywhere("v1"))
