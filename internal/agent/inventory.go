@@ -1,11 +1,14 @@
 package agent
 
 import (
+	"cmp"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
@@ -19,10 +22,62 @@ var excludedAnnotations = []string{
 	contract.AnnotationInstallationID, corev1.LastAppliedConfigAnnotation,
 }
 
+// MaxAnnotationValue bounds, in bytes, a cluster Secret annotation value the inventory
+// publishes: templates use annotations for short values (a URL, an owner); a longer one is
+// more likely a copy of something, credentials included.
+const MaxAnnotationValue = 256
+
+// withheld says why an annotation of a cluster Secret is not published, or "". A deploy
+// tool's copy of the object (kubectl's last-applied-configuration, kapp's original) holds
+// the Secret's data, credentials included, so keys known to carry copies are withheld, and
+// so is any value shaped like one — a JSON or YAML map or list — or over MaxAnnotationValue.
+func withheld(k, v string) string {
+	name := k[strings.LastIndex(k, "/")+1:]
+	switch {
+	case slices.Contains(excludedAnnotations, k):
+		return "Argo CD's or kubectl's bookkeeping"
+	case strings.Contains(name, "last-applied") || strings.HasPrefix(name, "original"):
+		return "a key deploy tools keep a copy of the object under"
+	case len(v) > MaxAnnotationValue:
+		return fmt.Sprintf("a value of %d bytes, over %d", len(v), MaxAnnotationValue)
+	case structured(v):
+		return "a value that is a JSON or YAML map or list"
+	}
+	return ""
+}
+
+// structured says whether v parses as a JSON or YAML map or list.
+func structured(v string) bool {
+	var x any
+	if err := sigsyaml.Unmarshal([]byte(v), &x); err != nil {
+		return false
+	}
+	switch x.(type) {
+	case map[string]any, []any:
+		return true
+	}
+	return false
+}
+
 // Inventory turns Argo CD cluster Secrets into the inventory the renderer reads: name,
 // server, project, labels and annotations — never the config (credentials).
 func Inventory(secrets []*corev1.Secret) *inventory.Inventory {
+	inv, _ := inventoryOf(secrets)
+	return inv
+}
+
+// inventoryOf is Inventory with what it left out, for the log and Events: a cluster whose
+// name another Secret already has (the oldest Secret keeps the name, then by namespace and
+// name: a duplicate name would make every render fail), and withheld annotations (keys only).
+func inventoryOf(secrets []*corev1.Secret) (*inventory.Inventory, []omission) {
 	inv := &inventory.Inventory{Clusters: []inventory.Cluster{}}
+	var left []omission
+	secrets = slices.Clone(secrets)
+	slices.SortFunc(secrets, func(a, b *corev1.Secret) int {
+		return cmp.Or(a.CreationTimestamp.Time.Compare(b.CreationTimestamp.Time),
+			strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
+	})
+	owner := map[string]*corev1.Secret{}
 	for _, s := range secrets {
 		if s.Labels[contract.LabelSecretType] != contract.SecretTypeCluster || len(s.Data["server"]) == 0 {
 			continue
@@ -31,12 +86,31 @@ func Inventory(secrets []*corev1.Secret) *inventory.Inventory {
 		if name == "" {
 			name = string(s.Data["server"])
 		}
-		ann := maps.Clone(s.Annotations)
-		for _, k := range excludedAnnotations {
-			delete(ann, k)
+		if first := owner[name]; first != nil {
+			left = append(left, omission{duplicate: true, msg: fmt.Sprintf(
+				"cluster Secrets %s/%s and %s/%s both name cluster %q: only %s/%s (the older) is published (fix: give %s/%s another data.name, or delete the Secret that should not be there)",
+				first.Namespace, first.Name, s.Namespace, s.Name, name, first.Namespace, first.Name, s.Namespace, s.Name)})
+			continue
 		}
-		if len(ann) == 0 {
-			ann = nil
+		owner[name] = s
+		var ann map[string]string
+		var dropped []string
+		for _, k := range slices.Sorted(maps.Keys(s.Annotations)) {
+			v := s.Annotations[k]
+			if why := withheld(k, v); why != "" {
+				if !slices.Contains(excludedAnnotations, k) {
+					dropped = append(dropped, fmt.Sprintf("%s (%s)", k, why))
+				}
+				continue
+			}
+			if ann == nil {
+				ann = map[string]string{}
+			}
+			ann[k] = v
+		}
+		if len(dropped) > 0 {
+			left = append(left, omission{msg: fmt.Sprintf("cluster Secret %s/%s: annotations not published: %s (fix: keep templated annotations to short plain values)",
+				s.Namespace, s.Name, strings.Join(dropped, ", "))})
 		}
 		inv.Clusters = append(inv.Clusters, inventory.Cluster{
 			Name: name, Server: string(s.Data["server"]), Project: string(s.Data["project"]),
@@ -44,5 +118,11 @@ func Inventory(secrets []*corev1.Secret) *inventory.Inventory {
 		})
 	}
 	slices.SortFunc(inv.Clusters, func(a, b inventory.Cluster) int { return strings.Compare(a.Name, b.Name) })
-	return inv
+	return inv, left
+}
+
+// omission is something of the cluster Secrets the inventory leaves out.
+type omission struct {
+	duplicate bool // a second Secret with a cluster's name: a Warning Event on every parent
+	msg       string
 }

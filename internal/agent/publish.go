@@ -34,7 +34,8 @@ func (a *Agent) publish(ctx context.Context) (time.Time, error) {
 	if getErr != nil {
 		cur = nil
 	}
-	inv, gone, next := inventory.Hold(a.published(cur), Inventory(secrets), a.now(), a.opts.RemovalGrace)
+	fresh, left := inventoryOf(secrets)
+	inv, gone, next := inventory.Hold(a.published(cur), fresh, a.now(), a.opts.RemovalGrace)
 	b, err := inv.Encode()
 	if err != nil {
 		return time.Time{}, err
@@ -59,6 +60,11 @@ func (a *Agent) publish(ctx context.Context) (time.Time, error) {
 		a.warnEveryParent("ClusterAbsent", fmt.Sprintf("the Secret of cluster %s is gone: its children stay as they are and are removed only if it is still gone at %s (--removal-grace %s)",
 			c, a.now().Add(a.opts.RemovalGrace).UTC().Format(time.RFC3339), a.opts.RemovalGrace))
 	}
+	for _, o := range left { // a duplicate leaves the inventory as it was: said every time
+		if o.duplicate {
+			a.warnEveryParent("ClusterNameDuplicate", o.msg)
+		}
+	}
 	a.mu.Lock()
 	changed := a.inv == nil || !bytes.Equal(a.invBytes, b)
 	a.inv, a.invBytes = inv, b
@@ -67,6 +73,11 @@ func (a *Agent) publish(ctx context.Context) (time.Time, error) {
 		return next, nil // a Secret changed in what the inventory does not carry (credentials)
 	}
 	a.log.Info("inventory published", "clusters", len(inv.Clusters))
+	for _, o := range left { // withheld annotations: said when the inventory changes
+		if !o.duplicate {
+			a.log.Warn("cluster annotations withheld", "message", o.msg)
+		}
+	}
 	if err := a.everyRollout(); err != nil {
 		return time.Time{}, err
 	}
