@@ -37,6 +37,9 @@ func CompileCondition(src string) (*Condition, error) {
 	if len(src) > targets.MaxExprLen {
 		return nil, fmt.Errorf("condition is %d bytes, over the limit of %d", len(src), targets.MaxExprLen)
 	}
+	if err := targets.CheckBounded(src); err != nil {
+		return nil, err
+	}
 	opts := append([]expr.Option{expr.Env(conditionEnv{}), expr.AsBool(), expr.MaxNodes(targets.MaxExprNodes)}, conditionFuncs...)
 	p, err := expr.Compile(src, opts...)
 	if err != nil {
@@ -51,7 +54,7 @@ func (c *Condition) String() string { return c.src }
 // Eval runs the condition over a query's result; an error (an index past the result's
 // end) means the result cannot be judged by it.
 func (c *Condition) Eval(result []float64) (bool, error) {
-	out, err := vm.Run(c.p, conditionEnv{Result: result})
+	out, err := targets.Run(c.p, conditionEnv{Result: result})
 	if err != nil {
 		return false, fmt.Errorf("%s: %s", c.src, strings.Join(strings.Fields(err.Error()), " "))
 	}

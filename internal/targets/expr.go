@@ -54,6 +54,9 @@ func (c *Cache) Compile(src string) (*Program, error) {
 			return p, nil
 		}
 	}
+	if err := CheckBounded(src); err != nil {
+		return nil, err
+	}
 	p, err := expr.Compile(src, expr.Env(env{}), expr.AsBool(), expr.MaxNodes(MaxExprNodes))
 	if err != nil {
 		return nil, fmt.Errorf("%s", oneLine(err.Error()))
@@ -67,7 +70,7 @@ func (c *Cache) Compile(src string) (*Program, error) {
 
 // Eval runs the program against a subject.
 func (p *Program) Eval(s Subject) (bool, error) {
-	out, err := vm.Run(p.p, env{Name: s.Name, Server: s.Server, Labels: s.Labels, Annotations: s.Annotations, Values: s.Values})
+	out, err := Run(p.p, env{Name: s.Name, Server: s.Server, Labels: s.Labels, Annotations: s.Annotations, Values: s.Values})
 	if err != nil {
 		return false, fmt.Errorf("evaluate %q for %s: %s", p.src, s.Name, oneLine(err.Error()))
 	}

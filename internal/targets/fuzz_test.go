@@ -5,17 +5,22 @@ import (
 	"testing"
 )
 
-// TestEvaluationIsBounded: an expression that would allocate without bound is stopped by
-// expr-lang's memory budget with a one-line error, quickly.
+// TestEvaluationIsBounded: an expression that would allocate without bound is refused at
+// compile time naming the fix (bound.go), or stopped by the memory budget with a one-line
+// error, quickly.
 func TestEvaluationIsBounded(t *testing.T) {
 	for _, src := range []string{
 		`len(repeat("a", 1000000000)) > 0`,
 		`all(1..100000000, {# > 0})`,
 		`len(map(1..10000, {map(1..10000, {#})})) > 0`,
+		`len(map(1..999, 1..999)) > 0`, // compiles: each iteration's range is charged
 	} {
 		p, err := NewCache(1).Compile(src)
 		if err != nil {
-			t.Fatalf("%s: %v", src, err)
+			if !strings.Contains(err.Error(), "(fix: ") || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("%s: want a one-line refusal naming the fix, got %v", src, err)
+			}
+			continue
 		}
 		if _, err := p.Eval(Subject{Name: "a"}); err == nil || !strings.Contains(err.Error(), "memory budget exceeded") || strings.Contains(err.Error(), "\n") {
 			t.Fatalf("%s: want a one-line budget error, got %v", src, err)

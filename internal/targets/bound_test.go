@@ -1,0 +1,105 @@
+package targets
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// evalBudget is what compiling and evaluating one expression may allocate: a fraction of
+// the sidecar's 512 MiB, whatever the expression.
+const evalBudget = 64 << 20
+
+// doubling is `let a1 = name + name; let a2 = a1 + a1; …; len(aN)`: no builtin at all.
+func doubling(n int) string {
+	var b strings.Builder
+	prev := "name"
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "let a%d = %s + %s; ", i, prev, prev)
+		prev = fmt.Sprintf("a%d", i)
+	}
+	return b.String() + "len(" + prev + ")"
+}
+
+// TestExpressionsCannotAllocateWithoutBound: a 4 KB expression ran once per cluster with
+// no bound on what it builds (`repeat("<3,900 bytes>", 1e6)` allocated 3.7 GB). Each
+// expression here, as a target, a key and a metric-style condition, must be refused at
+// compile time or fail at evaluation with an error, allocating less than evalBudget.
+func TestExpressionsCannotAllocateWithoutBound(t *testing.T) {
+	big := strings.Repeat("x", 3900)
+	evil := map[string]string{
+		"repeat 1e6":         `len(repeat("` + big + `", 1000000))`,
+		"repeat 20000":       `len(repeat("` + big + `", 20000))`,
+		"join of a map":      `len(join(map(1..99999, "` + big[:3000] + `"), ""))`,
+		"range of 1e9":       `len(map(1..1000000000, #))`,
+		"sum of a range":     `sum(1..1000000000)`,
+		"computed range":     `len(1..(len(name) * 100000000))`,
+		"let doubling":       doubling(24),
+		"reduce doubling":    `len(reduce(1..24, #acc + #acc, name))`,
+		"replace amplifies":  `len(replace(replace(name, "", "` + big[:1000] + `"), "", "` + big[:1000] + `"))`,
+		"nested loops":       `count(1..999, count(1..999, upper(name + name) != "") > 0)`,
+		"nested split loops": `count(split(annotations.big, ""), count(split(annotations.big, ""), # == "y") > 0)`,
+	}
+	s := Subject{Name: "prod-eu-1", Labels: map[string]string{"env": "prod"}, Annotations: map[string]string{"big": strings.Repeat("x", 4000)}}
+	for name, e := range evil {
+		t.Run(name, func(t *testing.T) {
+			measure := func(what string, f func() error) {
+				runtime.GC()
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				err := f()
+				runtime.ReadMemStats(&after)
+				if delta := after.TotalAlloc - before.TotalAlloc; delta > evalBudget {
+					t.Errorf("%s: allocated %d MiB, over %d MiB", what, delta>>20, evalBudget>>20)
+				}
+				if err == nil {
+					t.Errorf("%s: accepted and evaluated without an error", what)
+				} else if !strings.Contains(err.Error(), "(fix: ") && !strings.Contains(err.Error(), "memory budget exceeded") {
+					t.Errorf("%s: error %q names no fix", what, err)
+				}
+			}
+			measure("target", func() error {
+				p, err := (*Cache)(nil).Compile(e + " >= 0")
+				if err != nil {
+					return err
+				}
+				_, err = p.Eval(s)
+				return err
+			})
+			measure("key", func() error {
+				p, err := (*Cache)(nil).CompileKey(e)
+				if err != nil {
+					return err
+				}
+				_, err = p.Eval(s)
+				return err
+			})
+			measure("bounded", func() error { return CheckBounded(e) })
+		})
+	}
+}
+
+// TestBoundedExpressionsStillWork: what cluster selection needs is left alone.
+func TestBoundedExpressionsStillWork(t *testing.T) {
+	s := Subject{Name: "prod-eu-1", Labels: map[string]string{"env": "prod", "tier": "2"}}
+	for _, e := range []string{
+		`labels.env == "prod" && name startsWith "prod-"`,
+		`"eu" in split(name, "-")`,
+		`int(labels.tier) in 1..3`,
+		`any(keys(labels), # startsWith "ti")`,
+		`count(split(name, "-"), len(#) > 1) == 2`,
+		`all(1..999, # > 0)`,
+		`lower(upper(name)) + "-x" == "prod-eu-1-x"`,
+		`name matches "^prod-[a-z]+-[0-9]$"`,
+	} {
+		p, err := (*Cache)(nil).Compile(e)
+		if err != nil {
+			t.Errorf("%s: %v", e, err)
+			continue
+		}
+		if ok, err := p.Eval(s); err != nil || !ok {
+			t.Errorf("%s: %v, %v", e, ok, err)
+		}
+	}
+}
