@@ -5,6 +5,9 @@ package contract
 // --for=jsonpath=…` and dashboards can read where a rollout stands without the state
 // ConfigMap. A git-managed parent needs them in ignoreDifferences, as PHASE_GEN.
 const (
+	// ParentRollout names the rollout (the spec's metadata.name: what cmp-phase's commands
+	// take), which may differ from the parent's name.
+	ParentRollout = "cmp-phase.io/rollout"
 	// ParentStatus is the rollout's status: Idle, Progressing, Completed, Stopped,
 	// RollingBack, RolledBack or Abandoned.
 	ParentStatus = "cmp-phase.io/status"
@@ -15,6 +18,8 @@ const (
 	// ParentWaitingFor is what a running rollout waits for: approval, window, soak, check,
 	// person (paused), sync (members not settled yet); "" when it waits for nothing.
 	ParentWaitingFor = "cmp-phase.io/waiting-for"
+	// ParentPhaseSucceeded is the latest phase of the rollout that succeeded ("" when none).
+	ParentPhaseSucceeded = "cmp-phase.io/phase-succeeded"
 	// ParentRolloutRevision is the revision the current (or last) rollout rolls out.
 	ParentRolloutRevision = "cmp-phase.io/rollout-revision"
 	// ParentRolloutID names one rollout: its revision and when it started (RFC 3339), so a
@@ -23,4 +28,4 @@ const (
 )
 
 // ParentAnnotationKeys are every key of the rollout's state on its parent.
-var ParentAnnotationKeys = []string{ParentStatus, ParentPhase, ParentAdmitted, ParentWaitingFor, ParentRolloutRevision, ParentRolloutID}
+var ParentAnnotationKeys = []string{ParentStatus, ParentRollout, ParentPhase, ParentAdmitted, ParentWaitingFor, ParentPhaseSucceeded, ParentRolloutRevision, ParentRolloutID}

@@ -13,16 +13,22 @@ import (
 // and the current phase only: cheap at any fleet size.
 func Parent(rollout string, st *state.State) map[string]string {
 	d := Outline(rollout, st)
-	out := map[string]string{contract.ParentStatus: d.Status}
-	for _, k := range contract.ParentAnnotationKeys[1:] {
+	out := map[string]string{}
+	for _, k := range contract.ParentAnnotationKeys {
 		out[k] = ""
 	}
+	out[contract.ParentStatus], out[contract.ParentRollout] = d.Status, rollout
 	if d.Revision == "" {
 		return out
 	}
 	out[contract.ParentRolloutRevision] = d.Revision
 	out[contract.ParentRolloutID] = d.Revision + "@" + d.StartedAt.UTC().Format(time.RFC3339)
 	out[contract.ParentPhase] = d.Phase
+	for _, p := range d.Phases {
+		if p.Status == string(state.PhaseSucceeded) && p.Track == "" {
+			out[contract.ParentPhaseSucceeded] = p.Name
+		}
+	}
 	if r := st.Rollout; r.Phase < len(r.Phases) {
 		p, ph := d.Phases[r.Phase], r.Phases[r.Phase]
 		out[contract.ParentAdmitted] = fmt.Sprintf("%d/%d", p.Admitted, p.Members)

@@ -50,7 +50,7 @@ func TestParentAnnotationsSayWhereTheRolloutStands(t *testing.T) {
 			c.change(st)
 			got := Parent("web", st)
 			want := map[string]string{contract.ParentStatus: c.status, contract.ParentPhase: "prod", contract.ParentWaitingFor: c.waiting,
-				contract.ParentRolloutRevision: "r2", contract.ParentRolloutID: "r2@2026-11-22T10:00:00Z", contract.ParentAdmitted: got[contract.ParentAdmitted]}
+				contract.ParentRolloutRevision: "r2", contract.ParentRolloutID: "r2@2026-11-22T10:00:00Z", contract.ParentAdmitted: got[contract.ParentAdmitted], contract.ParentPhaseSucceeded: "dev", contract.ParentRollout: "web"}
 			if !maps.Equal(got, want) {
 				t.Fatalf("got %v\nwant %v", got, want)
 			}
@@ -60,7 +60,7 @@ func TestParentAnnotationsSayWhereTheRolloutStands(t *testing.T) {
 		t.Fatalf("admitted %q", got)
 	}
 	idle := Parent("web", &state.State{Schema: state.Schema, Deployed: "r1"})
-	if idle[contract.ParentStatus] != "Idle" || len(idle) != len(contract.ParentAnnotationKeys) || idle[contract.ParentPhase] != "" {
+	if idle[contract.ParentStatus] != "Idle" || len(idle) != len(contract.ParentAnnotationKeys) || idle[contract.ParentPhase] != "" || idle[contract.ParentRollout] != "web" {
 		t.Fatalf("idle: every key, empty but the status: %v", idle)
 	}
 }

@@ -1,0 +1,131 @@
+package status
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"text/template"
+
+	"github.com/expr-lang/expr"
+	"sigs.k8s.io/yaml"
+
+	"github.com/cmp-phase/cmp-phase/internal/state"
+)
+
+// catalog is manifests/notifications' argocd-notifications-cm: trigger name → its one
+// condition, and template name → its texts.
+func catalog(t *testing.T) (map[string]map[string]string, map[string]string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "manifests", "notifications", "argocd-notifications-cm.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cm struct{ Data map[string]string }
+	if err := yaml.Unmarshal(b, &cm); err != nil {
+		t.Fatal(err)
+	}
+	triggers, templates := map[string]map[string]string{}, map[string]string{}
+	for k, v := range cm.Data {
+		switch {
+		case strings.HasPrefix(k, "trigger."):
+			var conds []map[string]any
+			if err := yaml.Unmarshal([]byte(v), &conds); err != nil || len(conds) != 1 {
+				t.Fatalf("%s: %v", k, err)
+			}
+			triggers[strings.TrimPrefix(k, "trigger.")] = map[string]string{"when": conds[0]["when"].(string), "oncePer": conds[0]["oncePer"].(string)}
+		case strings.HasPrefix(k, "template."):
+			templates[strings.TrimPrefix(k, "template.")] = v
+		}
+	}
+	return triggers, templates
+}
+
+// app is the parent as argocd-notifications sees it (unstructured), carrying st's state.
+func app(st *state.State) map[string]any {
+	ann := map[string]any{}
+	for k, v := range Parent("web", st) {
+		if v != "" {
+			ann[k] = v
+		}
+	}
+	return map[string]any{"metadata": map[string]any{"name": "web-parent", "annotations": ann}}
+}
+
+func eval(t *testing.T, code string, env map[string]any) any {
+	t.Helper()
+	prog, err := expr.Compile(code, expr.Env(env))
+	if err != nil {
+		t.Fatalf("%s: %v", code, err)
+	}
+	out, err := expr.Run(prog, env)
+	if err != nil {
+		t.Fatalf("%s: %v", code, err)
+	}
+	return out
+}
+
+// TestTheNotificationCatalogFiresOnTheParentsAnnotations: each state of a rollout makes
+// exactly its triggers fire (with argocd-notifications' expression language over the parent
+// the agent annotates), their oncePer names the rollout, and every template renders.
+func TestTheNotificationCatalogFiresOnTheParentsAnnotations(t *testing.T) {
+	triggers, templates := catalog(t)
+	if len(triggers) != 7 || len(templates) != 7 {
+		t.Fatalf("seven triggers and templates, got %d and %d", len(triggers), len(templates))
+	}
+	cases := map[string]struct {
+		change func(*state.State)
+		fire   []string
+	}{
+		"admitting the second phase": {func(*state.State) {}, []string{"on-cmp-phase-phase-succeeded", "on-cmp-phase-rollout-started"}},
+		"awaiting approval": {func(s *state.State) { s.Rollout.Phases[1].Approval = &state.ApprovalGate{Required: 1} },
+			[]string{"on-cmp-phase-awaiting-approval", "on-cmp-phase-phase-succeeded", "on-cmp-phase-rollout-started"}},
+		"held by a window": {func(s *state.State) { s.Rollout.Window = &state.WindowHold{Phase: "prod", Windows: []string{"freeze"}} },
+			[]string{"on-cmp-phase-held-by-window", "on-cmp-phase-phase-succeeded", "on-cmp-phase-rollout-started"}},
+		"stopped":     {func(s *state.State) { s.Rollout.Status = state.RolloutStopped }, []string{"on-cmp-phase-phase-succeeded", "on-cmp-phase-stopped"}},
+		"rolled back": {func(s *state.State) { s.Rollout.Status = state.RolloutRolledBack }, []string{"on-cmp-phase-phase-succeeded", "on-cmp-phase-rolled-back"}},
+		"completed":   {func(s *state.State) { s.Rollout.Status = state.RolloutCompleted }, []string{"on-cmp-phase-completed", "on-cmp-phase-phase-succeeded"}},
+		"idle":        {func(s *state.State) { s.Rollout = nil }, nil},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			st := rolling()
+			c.change(st)
+			env := map[string]any{"app": app(st)}
+			var fired []string
+			for trig, cond := range triggers {
+				if eval(t, cond["when"], env) == true {
+					fired = append(fired, trig)
+					if once := eval(t, cond["oncePer"], env).(string); !strings.HasPrefix(once, "r2@") {
+						t.Fatalf("%s: oncePer %q does not name the rollout", trig, once)
+					}
+				}
+			}
+			slices.Sort(fired)
+			if !slices.Equal(fired, c.fire) {
+				t.Fatalf("fired %v, want %v", fired, c.fire)
+			}
+		})
+	}
+	for name, text := range templates {
+		var tmpl map[string]any
+		if err := yaml.Unmarshal([]byte(text), &tmpl); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		hook := tmpl["webhook"].(map[string]any)["cmp-phase"].(map[string]any)
+		completed := rolling()
+		completed.Rollout.Status = state.RolloutCompleted // says nothing of what it waits for
+		for _, st := range []*state.State{rolling(), completed} {
+			for _, part := range []string{tmpl["message"].(string), tmpl["email"].(map[string]any)["subject"].(string), hook["body"].(string)} {
+				var out strings.Builder
+				if err := template.Must(template.New(name).Parse(part)).Execute(&out, map[string]any{"app": app(st)}); err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				if strings.Contains(out.String(), "<no value>") || !strings.Contains(out.String(), "web") {
+					t.Fatalf("%s renders %q", name, out.String())
+				}
+			}
+		}
+	}
+}
