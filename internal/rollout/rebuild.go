@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 
 	"github.com/cmp-phase/cmp-phase/internal/state"
@@ -17,6 +18,11 @@ import (
 // children already on it are pinned there. The generation is after the parent's PHASE_GEN
 // (the renderer refuses a state older than the generation the parent names).
 func Rebuild(p Plan, others map[string]json.RawMessage, live map[string]string, phaseGen int64) (*state.State, error) {
+	// phaseGen+1 must be a generation: PHASE_GEN=9223372036854775807 wrapped to a negative
+	// one, which every render then refused as older than the parent's.
+	if phaseGen < 0 || phaseGen == math.MaxInt64 {
+		return nil, fmt.Errorf("rebuild state: the parent's PHASE_GEN is %d, and the rebuilt state's generation must be one more, between 1 and %d (fix: set the parent's plugin env PHASE_GEN to 0, or remove it, and let the agent rebuild the state again)", phaseGen, int64(math.MaxInt64))
+	}
 	bodies := maps.Clone(others)
 	if bodies == nil {
 		bodies = map[string]json.RawMessage{}

@@ -2,6 +2,8 @@ package rollout
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
 	"strings"
 	"testing"
 )
@@ -38,5 +40,25 @@ func TestARevisionNobodyKeptFailsTheRebuildClosed(t *testing.T) {
 	_, err := Rebuild(Plan{Revision: "r2", Body: json.RawMessage(`{}`)}, nil, map[string]string{"a": "r2", "b": "r9"}, 3)
 	if err == nil || !strings.Contains(err.Error(), `child b runs revision "r9"`) || !strings.Contains(err.Error(), "fix:") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// TestAPhaseGenWithNoGenerationAfterItFailsTheRebuildClosed: the rebuilt state's generation
+// is PHASE_GEN+1, which for the largest int64 wrapped to a negative generation every render
+// refused as stale; it is an error naming PHASE_GEN and the fix instead.
+func TestAPhaseGenWithNoGenerationAfterItFailsTheRebuildClosed(t *testing.T) {
+	live := map[string]string{"a": "r2"}
+	for _, gen := range []int64{math.MaxInt64, -1} {
+		st, err := Rebuild(Plan{Revision: "r2", Body: json.RawMessage(`{}`)}, nil, live, gen)
+		if err == nil {
+			t.Fatalf("PHASE_GEN %d: rebuilt generation %d", gen, st.Generation)
+		}
+		if !strings.Contains(err.Error(), fmt.Sprintf("PHASE_GEN is %d", gen)) || !strings.Contains(err.Error(), "(fix: ") {
+			t.Fatalf("PHASE_GEN %d: %v", gen, err)
+		}
+	}
+	st, err := Rebuild(Plan{Revision: "r2", Body: json.RawMessage(`{}`)}, nil, live, math.MaxInt64-1)
+	if err != nil || st.Generation != math.MaxInt64 {
+		t.Fatalf("%+v %v", st, err)
 	}
 }
