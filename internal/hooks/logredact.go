@@ -1,11 +1,14 @@
 package hooks
 
 import (
+	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -68,16 +71,38 @@ func logForms(values [][]byte) ([]string, error) {
 	return forms, nil
 }
 
-// encodings are s as it may show in a log: itself, base64 and URL-escaped.
+// encodings are s as it may show in a log or a message: itself; base64 (standard and URL,
+// padded or not); URL-escaped; and escaped inside a JSON or Go string (json.Marshal with and
+// without HTML escaping, strconv.Quote and QuoteToASCII, without the quotes), as a client or
+// server quoting a request back writes it.
 func encodings(s string) []string {
 	if s == "" {
 		return nil
 	}
 	b := []byte(s)
-	return []string{s, base64.StdEncoding.EncodeToString(b), base64.RawStdEncoding.EncodeToString(b),
+	out := []string{s, base64.StdEncoding.EncodeToString(b), base64.RawStdEncoding.EncodeToString(b),
 		base64.URLEncoding.EncodeToString(b), base64.RawURLEncoding.EncodeToString(b),
-		url.QueryEscape(s), url.PathEscape(s)}
+		url.QueryEscape(s), url.PathEscape(s), unquoted(strconv.Quote(s)), unquoted(strconv.QuoteToASCII(s))}
+	if j, err := json.Marshal(s); err == nil {
+		out = append(out, unquoted(string(j)))
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(s) == nil {
+		out = append(out, unquoted(strings.TrimSuffix(buf.String(), "\n")))
+	}
+	var uniq []string
+	for _, f := range out {
+		if f != "" && !slices.Contains(uniq, f) {
+			uniq = append(uniq, f)
+		}
+	}
+	return uniq
 }
+
+// unquoted is a quoted string without its quotes.
+func unquoted(q string) string { return q[1 : len(q)-1] }
 
 // redactLog is the tail of a pod's log safe for a hook's message, at most max bytes: every
 // Secret value replaced by [redacted] (before and after the text is cleaned, so escapes

@@ -1,7 +1,6 @@
 package hooks
 
 import (
-	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -37,33 +36,45 @@ type Result struct {
 	Cleanup *JobRef `json:"-"`
 }
 
+// minMessageSecret is the shortest secret value a message is redacted of: a shorter one
+// would redact ordinary text (every "a", every "42"), so a message of a call using one is
+// withheld instead (shortSecretMessage), its outcome kept.
+const minMessageSecret = 3
+
+// shortSecretMessage replaces the message of a call with a secret too short to redact.
+const shortSecretMessage = "message withheld: a secret value the hook uses is shorter than 3 bytes, too short to redact from it (fix: use a secret value of at least 3 bytes)"
+
 // redactor replaces secret values in text; it is built per call from the values the call
-// resolved, longest first so a secret that contains another is redacted whole.
-type redactor []string
+// resolved, in every form they may show (encodings: escaped for JSON, Go or a URL, base64),
+// longest first so a secret that contains another is redacted whole. short: a value was too
+// short to redact, so message withholds the text.
+type redactor struct {
+	forms []string
+	short bool
+}
 
 func newRedactor(secrets []string) redactor {
 	var r redactor
 	for _, s := range secrets {
-		if len(s) < 3 { // shorter values would redact ordinary text, and are not secrets
+		if s == "" {
+			continue // shows nothing
+		}
+		if len(s) < minMessageSecret {
+			r.short = true
 			continue
 		}
-		// a secret may show escaped too, e.g. in a URL a client quotes back
-		for _, form := range []string{s, url.QueryEscape(s), url.PathEscape(s)} {
-			if !slices.Contains(r, form) {
-				r = append(r, form)
+		for _, form := range encodings(s) {
+			if len(form) >= minMessageSecret && !slices.Contains(r.forms, form) {
+				r.forms = append(r.forms, form)
 			}
 		}
 	}
-	for i := range r { // insertion sort by length, longest first (a handful of values)
-		for j := i; j > 0 && len(r[j]) > len(r[j-1]); j-- {
-			r[j], r[j-1] = r[j-1], r[j]
-		}
-	}
+	slices.SortStableFunc(r.forms, func(a, b string) int { return len(b) - len(a) })
 	return r
 }
 
 func (r redactor) apply(s string) string {
-	for _, secret := range r {
+	for _, secret := range r.forms {
 		s = strings.ReplaceAll(s, secret, "[redacted]")
 	}
 	return s
@@ -72,6 +83,9 @@ func (r redactor) apply(s string) string {
 // message is text made safe for a Result: redacted first (a cut could split a secret), then
 // truncated to max bytes on a rune boundary.
 func (r redactor) message(s string, max int) string {
+	if r.short && strings.TrimSpace(s) != "" {
+		s = shortSecretMessage
+	}
 	s = strings.TrimSpace(r.apply(s))
 	if len(s) <= max {
 		return s
