@@ -10,17 +10,38 @@ import (
 // "billion laughs" document is refused quickly instead of being expanded.
 const maxExpandedNodes = 200_000
 
+// nodesError is a document over maxExpandedNodes, with the fix for its cause: its own size,
+// or its aliases.
+type nodesError struct{ msg, fix string }
+
+func (e *nodesError) Error() string { return e.msg + " (fix: " + e.fix + ")" }
+
 // expandAliases returns n with every alias replaced by a copy of what its anchor names and
 // every merge key (<<) merged into its mapping, as kubectl reads YAML — so each part of the
 // spec can be decoded on its own (an alias to an anchor in another list element works).
+// A document over maxExpandedNodes as written is refused as too large, before any
+// alias is expanded; one that aliases make larger, as having too many aliases.
 func expandAliases(n *yaml.Node) (*yaml.Node, error) {
+	if own := countNodes(n); own > maxExpandedNodes {
+		return nil, &nodesError{msg: fmt.Sprintf("has %d YAML nodes, over the limit of %d", own, maxExpandedNodes),
+			fix: "split the rollout into several specs, or let a clusters generator list the clusters instead of list elements"}
+	}
 	budget := maxExpandedNodes
 	return expand(n, &budget, 0)
 }
 
+// countNodes counts the nodes of n as written (an alias is one node).
+func countNodes(n *yaml.Node) int {
+	c := 1
+	for _, k := range n.Content {
+		c += countNodes(k)
+	}
+	return c
+}
+
 func expand(n *yaml.Node, budget *int, depth int) (*yaml.Node, error) {
 	if *budget--; *budget < 0 {
-		return nil, fmt.Errorf("expanding its aliases makes over %d nodes (fix: use fewer, smaller aliases)", maxExpandedNodes)
+		return nil, &nodesError{msg: fmt.Sprintf("expanding its aliases makes over %d YAML nodes", maxExpandedNodes), fix: "use fewer, smaller aliases"}
 	}
 	if depth > 1000 {
 		return nil, fmt.Errorf("aliases nest over 1000 deep (fix: use fewer aliases)")

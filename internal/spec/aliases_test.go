@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -79,5 +80,35 @@ func TestProblemsAreCappedAndReadable(t *testing.T) {
 	lines := es.Lines()
 	if len(lines) != 21 || !strings.HasPrefix(lines[20], "and ") || len(err.Error()) > 2048 {
 		t.Fatalf("%d lines, %d bytes: %q", len(lines), len(err.Error()), lines[len(lines)-1])
+	}
+}
+
+// TestALargeSpecWithoutAliasesIsRefusedAsLarge: a spec over the node limit as written is
+// refused for its size, with the count, the limit and the fix; an alias bomb still for its
+// aliases. Each message has one fix.
+func TestALargeSpecWithoutAliasesIsRefusedAsLarge(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata: {name: big}\nspec:\n  generators:\n  - list:\n      elements:\n")
+	for range 70_000 {
+		b.WriteString("      - {n: x}\n")
+	}
+	_, err := Parse("big.yaml", []byte(b.String()), targets.NewCache(1))
+	if err == nil {
+		t.Fatal("a spec of 210,000 nodes was accepted")
+	}
+	msg := err.Error()
+	if !regexp.MustCompile(`big\.yaml:1: \(file\): has 2\d{5} YAML nodes, over the limit of 200000 \(fix: split the rollout`).MatchString(msg) ||
+		strings.Contains(msg, "alias") || strings.Count(msg, "(fix: ") != 1 {
+		t.Fatalf("want the node count, the limit and one fix, no aliases: %s", msg)
+	}
+
+	var lol strings.Builder
+	lol.WriteString("apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata: {name: lol}\nspec:\n  x0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n")
+	for i := 1; i < 10; i++ {
+		fmt.Fprintf(&lol, "  x%d: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]\n", i, i, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1)
+	}
+	_, err = Parse("lol.yaml", []byte(lol.String()), targets.NewCache(1))
+	if err == nil || !strings.Contains(err.Error(), "lol.yaml:1: (file): expanding its aliases makes over 200000 YAML nodes (fix: use fewer, smaller aliases)") || strings.Count(err.Error(), "(fix: ") != 1 {
+		t.Fatalf("want the alias message with one fix: %v", err)
 	}
 }

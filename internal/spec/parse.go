@@ -76,7 +76,11 @@ func parseFile(file string, data []byte, exprs *targets.Cache, l *Limits) (*Spec
 	}
 	found, err := expandAliases(found)
 	if err != nil {
-		return nil, true, Errors{{File: file, Line: 1, Path: "(file)", Msg: err.Error(), Fix: "write the document without so many aliases"}}
+		msg, fix := err.Error(), "write the document without so many aliases"
+		if ne, ok := err.(*nodesError); ok {
+			msg, fix = ne.msg, ne.fix
+		}
+		return nil, true, Errors{{File: file, Line: 1, Path: "(file)", Msg: msg, Fix: fix}}
 	}
 	d := &dec{file: file}
 	s := d.root(found, exprs)
