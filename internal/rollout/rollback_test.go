@@ -12,11 +12,18 @@ import (
 // until prod-1 is Degraded and prod starts returning, at t0+30s.
 func toRollback(t *testing.T) *world {
 	t.Helper()
+	return toRollbackWithin(t, 5*time.Minute)
+}
+
+// toRollbackWithin is toRollback with every phase's progressDeadline deadline (0: none
+// stated).
+func toRollbackWithin(t *testing.T, deadline time.Duration) *world {
+	t.Helper()
 	phases := threePhases()
 	phases[1].WaitDuration = 0
 	phases[2].OnFailure = "rollback"
 	for i := range phases {
-		phases[i].ProgressDeadline = 5 * time.Minute
+		phases[i].ProgressDeadline = deadline
 	}
 	w := newWorld(phases...)
 	w.step(t, 0)
@@ -97,18 +104,7 @@ func TestARollbackWithinItsDeadlineIsUnchanged(t *testing.T) {
 // Degraded too and no phase states a progressDeadline: the rollback stops at the default
 // one instead of staying RollingBack forever.
 func TestARollbackToADegradedRevisionStopsAtTheDefaultDeadline(t *testing.T) {
-	phases := threePhases()
-	phases[1].WaitDuration = 0
-	phases[2].OnFailure = "rollback"
-	w := newWorld(phases...)
-	w.step(t, 0)
-	w.syncs(5, "r2", "dev-1", "dev-2")
-	w.step(t, 10)
-	w.syncs(15, "r2", "staging-1", "staging-2")
-	w.step(t, 20)
-	w.syncs(25, "r2", "prod-1")
-	w.degrade("prod-1")
-	w.step(t, 30)
+	w := toRollbackWithin(t, 0)
 	w.syncs(40, "r1", "prod-1")
 	w.degrade("prod-1") // the old revision is Degraded as well
 	limit := 30 + int(DefaultProgressDeadline/time.Second)

@@ -156,6 +156,18 @@ func (w *world) failsTransiently(key string, s, n int, msg string) {
 		OperationMarker: Marker("r2", t0), OperationAttempt: n}
 }
 
+// devAdmitted is threePhases, dev with a 5-minute progressDeadline, admitted at t0 and
+// dev-1 done at t0+5s.
+func devAdmitted(t *testing.T) *world {
+	t.Helper()
+	phases := threePhases()
+	phases[0].ProgressDeadline = 5 * time.Minute
+	w := newWorld(phases...)
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1")
+	return w
+}
+
 func syncAgain(acts []Action, child string) bool {
 	return slices.ContainsFunc(acts, func(a Action) bool {
 		return a.Kind == ActSyncAgain && a.Cluster == child && a.Revision == "r2" && a.Since.Equal(t0)
@@ -166,11 +178,7 @@ func syncAgain(acts []Action, child string) bool {
 // server restart; the phase waits, the engine asks for its sync again after the backoff
 // (a requeue before), and when the retry succeeds the rollout goes on.
 func TestATransientSyncFailureIsRetriedAndTheRolloutGoesOn(t *testing.T) {
-	phases := threePhases()
-	phases[0].ProgressDeadline = 5 * time.Minute
-	w := newWorld(phases...)
-	w.step(t, 0)
-	w.syncs(5, "r2", "dev-1")
+	w := devAdmitted(t)
 	w.failsTransiently("dev-2", 6, 0, eofMsg)
 	due := at(6).Add(RetryBackoff(Marker("r2", t0), 1))
 	acts := w.step(t, 7)
@@ -199,11 +207,7 @@ func TestATransientSyncFailureIsRetriedAndTheRolloutGoesOn(t *testing.T) {
 // TestATransientFailurePastTheProgressDeadlineAppliesOnFailure: retries end at the
 // phase's progressDeadline, and only then onFailure applies.
 func TestATransientFailurePastTheProgressDeadlineAppliesOnFailure(t *testing.T) {
-	phases := threePhases()
-	phases[0].ProgressDeadline = 5 * time.Minute
-	w := newWorld(phases...)
-	w.step(t, 0)
-	w.syncs(5, "r2", "dev-1")
+	w := devAdmitted(t)
 	w.failsTransiently("dev-2", 290, 6, eofMsg)
 	w.step(t, 299)
 	if w.st.Rollout.Status != StatusProgressing {
@@ -221,11 +225,7 @@ func TestATransientFailurePastTheProgressDeadlineAppliesOnFailure(t *testing.T) 
 
 // TestAPermanentSyncFailureStopsTheRolloutAtOnce: an invalid manifest is a verdict.
 func TestAPermanentSyncFailureStopsTheRolloutAtOnce(t *testing.T) {
-	phases := threePhases()
-	phases[0].ProgressDeadline = 5 * time.Minute
-	w := newWorld(phases...)
-	w.step(t, 0)
-	w.syncs(5, "r2", "dev-1")
+	w := devAdmitted(t)
 	w.failsTransiently("dev-2", 6, 0, invalidMsg)
 	acts := w.step(t, 7)
 	if r := w.st.Rollout; r.Status != StatusStopped || r.Phases[0].Clusters["dev-2"].Status != ClusterFailed || syncAgain(acts, "dev-2") {

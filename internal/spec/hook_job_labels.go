@@ -3,6 +3,7 @@ package spec
 import (
 	"flag"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -58,7 +59,7 @@ func (d *dec) checkPodMeta(n *yaml.Node, path string, meta *metav1.ObjectMeta) {
 		{"annotations", "remove it: a job hook's pod annotations cannot use cmp-phase.io/, Kubernetes' or Argo CD's keys", meta.Annotations},
 	} {
 		at := nodeAt(n, "template", "metadata", m.field)
-		for _, k := range sortedKeys(m.keys) {
+		for _, k := range slices.Sorted(maps.Keys(m.keys)) {
 			field := path + "." + m.field + "." + k
 			if why := ReservedJobLabel(k); why != "" {
 				d.fail(keyNode(at, k, n), field, m.fix, "%s", why)
@@ -75,7 +76,7 @@ func (d *dec) checkPodMeta(n *yaml.Node, path string, meta *metav1.ObjectMeta) {
 // the Job, both ask it.
 func JobLabelViolations(h *JobHook, allowed []string) []Violation {
 	var out []Violation
-	for _, k := range sortedKeys(h.Spec.Template.Labels) {
+	for _, k := range slices.Sorted(maps.Keys(h.Spec.Template.Labels)) {
 		field := jobPodMeta + ".labels." + k
 		switch {
 		case ReservedJobLabel(k) != "":
@@ -90,7 +91,7 @@ func JobLabelViolations(h *JobHook, allowed []string) []Violation {
 				Fix: fmt.Sprintf("add %s to --%s on the agent (and for cmp-phase validate), or remove it: a job hook's pod carries only the agent's labels and the allowed ones", k, FlagJobAllowedLabels)})
 		}
 	}
-	for _, k := range sortedKeys(h.Spec.Template.Annotations) {
+	for _, k := range slices.Sorted(maps.Keys(h.Spec.Template.Annotations)) {
 		if why := ReservedJobLabel(k); why != "" {
 			out = append(out, Violation{Field: jobPodMeta + ".annotations." + k, Msg: why, Fix: "remove it"})
 		}
@@ -121,15 +122,6 @@ func (l Limits) validateJobLabels() error {
 		}
 	}
 	return nil
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // nodeAt is the value at keys in mapping n, nil when absent.
