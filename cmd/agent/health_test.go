@@ -3,12 +3,12 @@ package main
 import (
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/cmp-phase/cmp-phase/internal/telemetry"
 )
 
 func status(t *testing.T, mux *http.ServeMux, path string) int {
@@ -23,8 +23,7 @@ func status(t *testing.T, mux *http.ServeMux, path string) int {
 func TestReadyzWaitsForTheCachesAndTheElection(t *testing.T) {
 	var synced atomic.Bool
 	r := &readiness{election: true, synced: synced.Load}
-	mux := http.NewServeMux()
-	r.handle(mux)
+	mux := telemetry.Mux(prometheus.NewRegistry(), r.why, false)
 	if status(t, mux, "/healthz") != 200 || status(t, mux, "/readyz") != 503 {
 		t.Fatal("before the election: healthy, not ready")
 	}
@@ -44,21 +43,5 @@ func TestReadyzWaitsForTheCachesAndTheElection(t *testing.T) {
 	alone := &readiness{synced: synced.Load}
 	if alone.why() != "" {
 		t.Fatal("without election: ready once synced")
-	}
-}
-
-func TestBuildInfo(t *testing.T) {
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(buildInfo())
-	if n, err := testutil.GatherAndCount(reg, "cmp_phase_build_info"); err != nil || n != 1 {
-		t.Fatalf("cmp_phase_build_info: %d series, %v", n, err)
-	}
-	mfs, _ := reg.Gather()
-	var labels []string
-	for _, l := range mfs[0].GetMetric()[0].GetLabel() {
-		labels = append(labels, l.GetName())
-	}
-	if got := strings.Join(labels, ","); got != "goversion,revision,version" {
-		t.Fatalf("labels %s", got)
 	}
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/agent"
 	"github.com/cmp-phase/cmp-phase/internal/logging"
+	"github.com/cmp-phase/cmp-phase/internal/telemetry"
 )
 
 // options are the agent's flags, by concern; each concern binds its own (flags.go).
@@ -76,7 +77,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	}
 	log := logging.New(stderr, logging.ParseLevel(o.obs.logLevel))
 	klog.SetSlogLogger(log) // client-go's own lines in the same format
-	log.Info("agent starting", "version", versionOf())
+	log.Info("agent starting", "version", telemetry.Version())
 	if err := start(ctx, o, log); err != nil {
 		log.Error("agent failed", "error", err)
 		return 1

@@ -5,17 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
-	"net/http"
-	"net/http/pprof"
 	"os"
 	"sync/atomic"
-	"time"
 
 	argoclient "github.com/argoproj/argo-cd/v3/pkg/client/clientset/versioned"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
@@ -27,6 +22,7 @@ import (
 	"k8s.io/client-go/tools/record"
 
 	"github.com/cmp-phase/cmp-phase/internal/agent"
+	"github.com/cmp-phase/cmp-phase/internal/telemetry"
 )
 
 var errLostLease = errors.New("lost the leader Lease (the process exits so that a fresh start stands for election again)")
@@ -55,12 +51,12 @@ func start(ctx context.Context, o options, log *slog.Logger) error {
 	defer broadcaster.Shutdown()
 	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "cmp-phase-agent"})
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), buildInfo())
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), telemetry.BuildInfo())
 	o.agent.Metrics = reg
 	a := agent.New(kube, argo, o.agent, log, recorder, faults(log))
 	ready := &readiness{election: o.election.enabled, synced: a.Synced}
 	if o.obs.metricsAddr != "" {
-		stop, err := serveMetrics(o.obs.metricsAddr, reg, o.obs.profiling, ready, log)
+		stop, err := telemetry.Serve(o.obs.metricsAddr, reg, ready.why, o.obs.profiling, log)
 		if err != nil {
 			return err
 		}
@@ -127,32 +123,4 @@ func lead(ctx context.Context, o options, kube kubernetes.Interface, rec record.
 		return errLostLease
 	}
 	return nil
-}
-
-// serveMetrics serves /metrics, /healthz and /readyz, and /debug/pprof when profiling,
-// until the returned stop is called.
-func serveMetrics(addr string, reg *prometheus.Registry, profiling bool, ready *readiness, log *slog.Logger) (func(), error) {
-	l, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("metrics on %s: %w", addr, err)
-	}
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-	ready.handle(mux)
-	if profiling {
-		mux.HandleFunc("/debug/pprof/", pprof.Index)
-		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			log.Warn("metrics server stopped", "error", err)
-		}
-	}()
-	log.Info("serving metrics", "addr", l.Addr().String())
-	return func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
-	}, nil
 }

@@ -10,11 +10,16 @@ import (
 	"time"
 
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/klog/v2"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/cmp-phase/cmp-phase/internal/cmpserver"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/kubeclient"
 	"github.com/cmp-phase/cmp-phase/internal/logging"
+	"github.com/cmp-phase/cmp-phase/internal/telemetry"
 )
 
 type serveOptions struct {
@@ -25,6 +30,7 @@ type serveOptions struct {
 	kubeconfig     string
 	staleWait      time.Duration
 	logLevel       string
+	metricsAddr    string
 }
 
 func runServe(ctx context.Context, args []string, stderr io.Writer) int {
@@ -38,10 +44,13 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) int {
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig (default: in-cluster)")
 	fs.DurationVar(&o.staleWait, "stale-wait", 10*time.Second, "how long a render waits for the state to reach "+contract.EnvPhaseGen)
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at /metrics and /healthz on this address, e.g. :9403 (empty: off)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	log := logging.New(os.Stderr, logging.ParseLevel(o.logLevel))
+	klog.SetSlogLogger(log) // client-go's own lines in the same format
+	log.Info("sidecar starting", "version", telemetry.Version())
 	if err := serve(ctx, o, log); err != nil {
 		log.Error("serve failed", "error", err)
 		return 1
@@ -62,6 +71,17 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	srv := cmpserver.New(cmpserver.Options{WorkDir: o.workDir, StateNamespace: o.stateNamespace, StaleWait: o.staleWait}, store, log)
+	opts := cmpserver.Options{WorkDir: o.workDir, StateNamespace: o.stateNamespace, StaleWait: o.staleWait}
+	if o.metricsAddr != "" {
+		reg := prometheus.NewRegistry()
+		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), telemetry.BuildInfo())
+		stop, err := telemetry.Serve(o.metricsAddr, reg, nil, false, log)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		opts.Metrics = reg
+	}
+	srv := cmpserver.New(opts, store, log)
 	return cmpserver.Serve(ctx, o.socketDir, o.pluginName, srv)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/argoproj/argo-cd/v3/cmpserver/apiclient"
 	"github.com/argoproj/argo-cd/v3/util/cmp"
 	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/emptypb"
@@ -44,6 +45,8 @@ type Options struct {
 	WorkDir        string        // temp dirs for received repositories go here
 	StateNamespace string        // namespace of the plan ConfigMap
 	StaleWait      time.Duration // how long a render waits for the informer to reach PHASE_GEN
+	// Metrics registers the sidecar's metrics (nil: none kept).
+	Metrics prometheus.Registerer
 }
 
 // Server implements the CMP service.
@@ -56,6 +59,7 @@ type Server struct {
 	exprs    *targets.Cache
 	specs    *lru.Cache[string, *spec.Spec]
 	digests  *content.Digester
+	metrics  *metrics
 }
 
 // paramSets is how many revisions keep their generated parameters between renders: a
@@ -65,6 +69,13 @@ type Server struct {
 // only sets in use are kept, so 8 costs nothing until a fleet uses them.
 const paramSets = 8
 
+func newMetricsOrNil(reg prometheus.Registerer) *metrics {
+	if reg == nil {
+		return nil
+	}
+	return newMetrics(reg)
+}
+
 // New makes a server.
 func New(opts Options, store Store, log *slog.Logger) *Server {
 	if opts.StaleWait == 0 {
@@ -72,7 +83,7 @@ func New(opts Options, store Store, log *slog.Logger) *Server {
 	}
 	specs, _ := lru.New[string, *spec.Spec](64)
 	return &Server{opts: opts, store: store, log: log, renderer: render.NewBounded(64, paramSets), exprs: targets.NewCache(1024), specs: specs,
-		digests: content.NewDigester(256, content.Limits{})}
+		digests: content.NewDigester(256, content.Limits{}), metrics: newMetricsOrNil(opts.Metrics)}
 }
 
 // GenerateManifest receives the repository and renders the app directory.
@@ -100,8 +111,10 @@ func (s *Server) GenerateManifest(stream apiclient.ConfigManagementPluginService
 	docs, err := s.render(ctx, dir, appPath, env)
 	if err != nil {
 		s.log.Warn("render failed", "app", env[contract.EnvAppName], "error", oneLine(err), "duration", time.Since(start))
+		s.metrics.rendered(codeOf(err).String(), time.Since(start), received)
 		return status.Error(codeOf(err), oneLine(err))
 	}
+	s.metrics.rendered("ok", time.Since(start), received)
 	manifests := manifestsOf(docs)
 	s.log.Info("rendered", "app", env[contract.EnvAppName], "documents", len(docs), "duration", time.Since(start), "received", received)
 	return stream.SendAndClose(&apiclient.ManifestResponse{Manifests: manifests})
@@ -174,8 +187,10 @@ func (s *Server) loadSpec(dir string) (*spec.Spec, error) {
 		return nil, err
 	}
 	if sp, ok := s.specs.Get(key); ok {
+		s.metrics.spec(true)
 		return sp, nil
 	}
+	s.metrics.spec(false)
 	sp, err := spec.Load(dir, s.exprs)
 	if err != nil {
 		return nil, err

@@ -45,8 +45,15 @@ func (m *memStore) Inventory() (*inventory.Inventory, error) { return m.inv, nil
 // startServer serves on a fresh socket and returns a client and the server's work dir.
 func startServer(t *testing.T, store Store, staleWait time.Duration) (apiclient.ConfigManagementPluginServiceClient, string) {
 	t.Helper()
+	return startServerWith(t, store, Options{StaleWait: staleWait})
+}
+
+// startServerWith is startServer with opts (its WorkDir and StateNamespace set here).
+func startServerWith(t *testing.T, store Store, opts Options) (apiclient.ConfigManagementPluginServiceClient, string) {
+	t.Helper()
 	sockDir, workDir := t.TempDir(), t.TempDir()
-	srv := New(Options{WorkDir: workDir, StateNamespace: contract.DefaultNamespace, StaleWait: staleWait}, store, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	opts.WorkDir, opts.StateNamespace = workDir, contract.DefaultNamespace
+	srv := New(opts, store, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- Serve(ctx, sockDir, contract.PluginName, srv) }()

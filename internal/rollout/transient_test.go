@@ -17,6 +17,8 @@ func TestClassifySyncFailure(t *testing.T) {
 		want FailureKind
 	}{
 		// the fault suite's: the API server restarted while the sync applied
+		// seen when a managed cluster went away mid-sync (the fault suite, without the rule)
+		{`one or more synchronization tasks are not valid: failed to discover server resources for group version v1: Get "https://127.0.0.2:26686/api/v1?timeout=32s": EOF - error from a previous attempt: read tcp 127.0.0.1:58552->127.0.0.2:26686: read: connection reset by peer`, Transient},
 		{`one or more objects failed to apply, reason: error when patching "/dev/shm/123": Patch "https://127.0.0.2:6443/api/v1/namespaces/dev-1/configmaps/faults?fieldManager=argocd-controller": EOF`, Transient},
 		{`one or more objects failed to apply, reason: Patch "https://127.0.0.2:6443/api/v1/namespaces/dev-1/configmaps/faults?fieldManager=argocd-controller": dial tcp 127.0.0.2:6443: connect: connection refused`, Transient},
 		{`one or more objects failed to apply, reason: Get "https://10.0.0.1/api?timeout=32s": read tcp 10.0.0.2:51234->10.0.0.1:443: read: connection reset by peer`, Transient},
