@@ -34,8 +34,8 @@ func (a *Agent) act(ctx context.Context, p *pass, st *state.State, acts []rollou
 	}
 	if st.Rollout != nil {
 		a.startHooks(ctx, p, st, acts) // hooks need no re-render: they gate what comes next
-		if err := a.syncAgain(ctx, p, acts); err != nil {
-			return requeue, err // a retried sync needs none either: the child runs its revision
+		if !st.Rollout.Status.IsTerminal() {
+			_ = a.syncAgain(ctx, p, acts) // a retried sync needs none either: the child runs its revision
 		}
 	}
 	if p.plan.Parent == "" {

@@ -15,14 +15,16 @@ import (
 
 // syncAgain carries out the engine's ActSyncAgain: the sync of a child whose last attempt
 // failed on a transient error. Each is judged again on the live child (not the cache), so
-// a retry already started, or a child changed meanwhile, is left alone.
+// a retry already started, or a child changed meanwhile, is left alone; one that fails is
+// logged and the next pass asks again.
 func (a *Agent) syncAgain(ctx context.Context, p *pass, acts []rollout.Action) error {
 	for _, act := range acts {
 		if act.Kind != rollout.ActSyncAgain {
 			continue
 		}
 		if err := a.retrySync(ctx, p, act); err != nil {
-			return err
+			// one child refused is that child's: the others and the rest of the pass go on
+			p.log.Warn("sync not retried", "child", act.Cluster, "error", err)
 		}
 	}
 	return nil

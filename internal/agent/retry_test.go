@@ -2,12 +2,15 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
 	synccommon "github.com/argoproj/argo-cd/gitops-engine/pkg/sync/common"
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
+	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/render"
@@ -100,5 +103,31 @@ func TestObserveReadsTheAttemptAndArgoCDsRetry(t *testing.T) {
 	a.Status.OperationState.Operation.Info[1].Value = "bogus"
 	if Observe(a).OperationAttempt != 0 {
 		t.Fatal("an unreadable attempt counts as the first")
+	}
+}
+
+// TestARefusedRetryDoesNotHoldTheOthers: an Update the API server refuses (a policy engine,
+// say) is that child's; the next child is still retried and the pass goes on.
+func TestARefusedRetryDoesNotHoldTheOthers(t *testing.T) {
+	ctx := context.Background()
+	admitted := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	refused, other := cutChild(admitted, 0), cutChild(admitted, 0)
+	other.Name = "x-dev-2"
+	f := newFakeAgent(t, []runtime.Object{refused, other})
+	f.now = func() time.Time { return admitted.Add(time.Hour) }
+	f.argo.PrependReactor("update", "applications", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if a.(k8stesting.UpdateAction).GetObject().(*v1alpha1.Application).Name == refused.Name {
+			return true, nil, apierrors.NewForbidden(v1alpha1.SchemeGroupVersion.WithResource("applications").GroupResource(), refused.Name, errors.New("denied by policy"))
+		}
+		return false, nil, nil
+	})
+	p := &pass{plan: &render.Plan{Rollout: "x"}, log: f.log}
+	acts := []rollout.Action{{Kind: rollout.ActSyncAgain, Cluster: refused.Name, Revision: "r2", Since: admitted},
+		{Kind: rollout.ActSyncAgain, Cluster: other.Name, Revision: "r2", Since: admitted}}
+	if err := f.syncAgain(ctx, p, acts); err != nil {
+		t.Fatalf("a refused retry is no failure of the pass: %v", err)
+	}
+	if getApp(t, f, other.Name).Operation == nil {
+		t.Fatal("the other child was not retried")
 	}
 }

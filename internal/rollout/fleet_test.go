@@ -300,19 +300,30 @@ func TestConfirmRemovalWaitsForAPerson(t *testing.T) {
 	}
 }
 
-// TestAPhaseWithoutAProgressDeadlineHasTheDefault: a member that never settles does not
-// hold the rollout forever.
-func TestAPhaseWithoutAProgressDeadlineHasTheDefault(t *testing.T) {
+// TestWithoutAProgressDeadlineOnlyTransientRetriesEnd: with no progressDeadline stated, a
+// member that merely waits (a slow sync, a soak, a gate) waits as long as it takes, but
+// one whose sync keeps failing on transient errors is Errored DefaultProgressDeadline after
+// its admission, and onFailure applies, instead of being retried forever.
+func TestWithoutAProgressDeadlineOnlyTransientRetriesEnd(t *testing.T) {
+	limit := int(DefaultProgressDeadline / time.Second)
 	w := newWorld(threePhases()...)
 	w.step(t, 0)
 	w.syncs(5, "r2", "dev-1") // dev-2 never syncs
-	limit := int(DefaultProgressDeadline / time.Second)
+	w.step(t, 3*limit)
+	if r := w.st.Rollout; r.Status != StatusProgressing || r.Phases[0].Clusters["dev-2"].Status != ClusterWaiting {
+		t.Fatalf("a member that merely waits is not bounded by the default: %s %+v", r.Status, r.Phases[0].Clusters)
+	}
+
+	w = newWorld(threePhases()...)
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1")
+	w.failsTransiently("dev-2", limit-30, 9, eofMsg)
 	w.step(t, limit-1)
 	if w.st.Rollout.Status != StatusProgressing {
 		t.Fatal("stopped before the default deadline")
 	}
 	w.step(t, limit)
 	if r := w.st.Rollout; r.Status != StatusStopped || r.Phases[0].Clusters["dev-2"].Status != ClusterErrored {
-		t.Fatalf("at the default deadline the member is Errored and onFailure applies: %s %+v", r.Status, r.Phases[0].Clusters)
+		t.Fatalf("a member still failing on transient errors is Errored at the default: %s %+v", r.Status, r.Phases[0].Clusters)
 	}
 }

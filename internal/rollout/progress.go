@@ -92,18 +92,18 @@ func startPhase(r *state.Rollout, ph *state.PhaseState, sp spec.Phase, now time.
 // start: an approval to enter it (or RollingSync's maxUpdate: 0) may hold everyone for
 // hours, and that wait is not the members' to settle in.
 func startDeadline(ph *state.PhaseState, sp spec.Phase, now time.Time) {
-	if ph.DeadlineAt == nil {
-		d := now.Add(progressDeadline(sp))
+	if sp.ProgressDeadline > 0 && ph.DeadlineAt == nil {
+		d := now.Add(sp.ProgressDeadline)
 		ph.DeadlineAt = &d
 	}
 }
 
-// DefaultProgressDeadline bounds a phase whose spec states no progressDeadline: a member
-// that has not settled 30 minutes after the phase's first admission (a sync retried on
-// transient errors all along, a rollback whose old revision is Degraded too) is Errored
-// and onFailure applies, instead of the rollout waiting forever. RollingSync has no such
-// bound; 30 minutes leaves room for slow syncs and sync hooks. State a longer one to wait
-// longer.
+// DefaultProgressDeadline bounds, where the spec states no progressDeadline, only what
+// would otherwise wait forever without anyone deciding: a member whose sync keeps failing
+// on transient errors 30 minutes after its admission (it is Errored, and onFailure
+// applies), and a returning phase of a rollback whose previous revision is Degraded too.
+// A phase's soak, gates, pauses and windows are not bounded by it (RollingSync has no
+// bound at all). State a progressDeadline to bound a phase as a whole.
 const DefaultProgressDeadline = 30 * time.Minute
 
 // progressDeadline is the phase's progressDeadline, or the default.
@@ -143,9 +143,7 @@ func settle(r *state.Rollout, ph *state.PhaseState, sp spec.Phase, o Observed, n
 		v, why := Waiting, "not observed yet"
 		if obs, ok := o.Children[c]; ok {
 			v, why = Settle(obs, r.Revision, cs.AdmittedAt)
-			if v == Waiting && (ph.DeadlineAt == nil || now.Before(*ph.DeadlineAt)) {
-				retryOrWait(c, obs, r.Revision, cs.AdmittedAt, now, acts)
-			}
+			v, why = retryTransient(c, obs, r.Revision, cs.AdmittedAt, ph.DeadlineAt, now, v, why, acts)
 		}
 		if v == Waiting && ph.DeadlineAt != nil && !now.Before(*ph.DeadlineAt) {
 			v, why = Errored, "did not settle by the phase's progressDeadline: "+why

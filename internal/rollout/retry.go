@@ -3,7 +3,10 @@ package rollout
 import (
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"time"
+
+	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
 // The agent's backoff between attempts at a sync that failed on a transient error: the
@@ -77,4 +80,44 @@ func retryOrWait(child string, o Observation, want string, since, now time.Time,
 	default:
 		*acts = append(*acts, Action{Kind: ActSyncAgain, Cluster: child, Revision: want, Since: since})
 	}
+}
+
+// retryTransient is the engine's part in a member's transient failure (Settle said Waiting
+// for it): before the phase's deadline it syncs the member again when its backoff is over;
+// without a deadline stated, a member still failing DefaultProgressDeadline after its
+// admission is Errored instead of retried forever. Any other verdict passes through.
+func retryTransient(child string, o Observation, want string, since time.Time, deadline *time.Time, now time.Time, v Verdict, why string, acts *[]Action) (Verdict, string) {
+	if v != Waiting {
+		return v, why
+	}
+	if _, _, ok := Retry(o, want, since); ok && deadline == nil && !now.Before(since.Add(DefaultProgressDeadline)) {
+		return Errored, fmt.Sprintf("still failing on transient errors %s after admission (no progressDeadline stated): %s", DefaultProgressDeadline, why)
+	}
+	if deadline == nil || now.Before(*deadline) {
+		retryOrWait(child, o, want, since, now, acts)
+	}
+	return v, why
+}
+
+// liveRetries drops the syncs asked for in a pass that then stopped the rollout or turned
+// it back: only a member still waiting in a progressing rollout of that revision, or a
+// returning child of a rollback, is synced again.
+func liveRetries(r *state.Rollout, acts []Action) []Action {
+	return slices.DeleteFunc(acts, func(a Action) bool {
+		if a.Kind != ActSyncAgain {
+			return false
+		}
+		if r == nil {
+			return true
+		}
+		for _, ph := range r.Phases {
+			switch {
+			case r.Status == StatusProgressing && a.Revision == r.Revision && ph.Clusters[a.Cluster].Status == ClusterWaiting && slices.Contains(ph.Admitted, a.Cluster):
+				return false
+			case r.Status == StatusRollingBack && ph.RollbackAt != nil && a.Since.Equal(*ph.RollbackAt) && slices.Contains(ph.Returning, a.Cluster):
+				return false
+			}
+		}
+		return true
+	})
 }

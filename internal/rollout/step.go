@@ -188,6 +188,7 @@ func Step(p Plan, cur *state.State, o Observed, now time.Time) (*state.State, []
 		progress(st, p, o, now, &acts)
 	}
 	followRollout(st.Rollout, now) // tracks.go
+	acts = liveRetries(st.Rollout, acts)
 	stampTimes(cur, st, now)
 	if state.Equal(cur, st) {
 		return cur, filterRequeue(acts), nil

@@ -34,7 +34,9 @@ var permanentRules = []failureRule{
 	{"admission denial", regexp.MustCompile(`(?i)denied the request|admission webhook .* denied`)},
 	{"forbidden", regexp.MustCompile(`(?i)\bis forbidden\b|\bforbidden:|exceeded quota`)},
 	{"immutable field", regexp.MustCompile(`(?i)field is immutable|is immutable`)},
-	{"invalid object", regexp.MustCompile(`(?i)\bis invalid\b|invalid value|unknown field|strict decoding error|error validating data`)},
+	{"invalid object", regexp.MustCompile(`(?i)\bis invalid\b|invalid value|unknown field|strict decoding error|error validating data: \[?ValidationError|error unmarshaling JSON|error converting YAML`)},
+	{"webhook missing", regexp.MustCompile(`(?i)failed calling webhook .*: service "[^"]+" not found`)},
+	{"cached manifest error", regexp.MustCompile(`Manifest generation error \(cached\)`)},
 	{"unknown kind", regexp.MustCompile(`(?i)no matches for kind|could not find the requested resource|resource mapping not found`)},
 	{"project refusal", regexp.MustCompile(`(?i)not permitted in project|is not permitted|not allowed to be deployed`)},
 	{"terminated", regexp.MustCompile(`(?i)operation terminated|SyncFail hooks failed`)},
@@ -54,9 +56,19 @@ var transientRules = []failureRule{
 	{"unauthorized", regexp.MustCompile(`(?i)\bUnauthorized\b`)},
 }
 
+// transientFirst are transient answers worded like permanent ones: they win over both tables.
+var transientFirst = []failureRule{
+	{"namespace terminating", regexp.MustCompile(`(?i)because it is being terminated`)},
+}
+
 // ClassifySyncFailure tells from a failed sync's message (status.operationState.message)
 // whether a retry may succeed, and the rule that decided ("" when none knew it).
 func ClassifySyncFailure(msg string) (FailureKind, string) {
+	for _, r := range transientFirst {
+		if r.re.MatchString(msg) {
+			return Transient, r.name
+		}
+	}
 	for _, r := range permanentRules {
 		if r.re.MatchString(msg) {
 			return Permanent, r.name

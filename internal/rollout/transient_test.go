@@ -38,7 +38,13 @@ func TestClassifySyncFailure(t *testing.T) {
 		{`one or more objects failed to apply, reason: Unauthorized`, Transient},
 		{`one or more objects failed to apply, reason: http2: client connection lost`, Transient},
 		{`one or more objects failed to apply, reason: context deadline exceeded`, Transient},
+		{`one or more objects failed to apply, reason: error validating "/dev/shm/1": error validating data: failed to download openapi: Get "https://10.0.0.1/openapi/v2?timeout=32s": dial tcp 10.0.0.1:443: connect: connection refused; if you choose to ignore these errors, turn validation off with --validate=false`, Transient},
+		{`one or more objects failed to apply, reason: configmaps "x" is forbidden: unable to create new content in namespace dev-1 because it is being terminated`, Transient},
 		// reasons that will not change by themselves
+		{`one or more objects failed to apply, reason: error validating "/dev/shm/1": error validating data: ValidationError(Deployment.spec): unknown field "x" in io.k8s.api.apps.v1.DeploymentSpec`, Permanent},
+		{`one or more objects failed to apply, reason: Internal error occurred: failed calling webhook "v.example.com": failed to call webhook: Post "https://w.svc:443/v": service "w" not found`, Permanent},
+		{`Manifest generation error (cached): rpc error: code = Unknown desc = dial tcp: lookup git.example.com: no such host`, Permanent},
+		{`one or more objects failed to apply, reason: error unmarshaling JSON: while decoding JSON: unexpected EOF`, Permanent},
 		{`one or more objects failed to apply, reason: admission webhook "validate.kyverno.svc-fail" denied the request: resource ConfigMap/dev-1/faults was blocked`, Permanent},
 		{`one or more objects failed to apply, reason: configmaps "faults" is forbidden: User "system:serviceaccount:argocd:argocd-application-controller" cannot patch resource "configmaps" in API group "" in the namespace "dev-1"`, Permanent},
 		{`one or more objects failed to apply, reason: Deployment.apps "web" is invalid: spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"app":"web2"}}: field is immutable`, Permanent},
@@ -247,5 +253,23 @@ func TestAReturningChildsTransientFailureIsRetried(t *testing.T) {
 	}
 	if w.st.Rollout.Status != StatusRollingBack {
 		t.Fatalf("and the rollback waits for it: %s", w.st.Rollout.Status)
+	}
+}
+
+// TestNoRetryInAPassThatStopsTheRollout: dev-2's backoff is over when dev-1 fails for good
+// in the same pass: the rollout stops where it is, and nothing is synced again.
+func TestNoRetryInAPassThatStopsTheRollout(t *testing.T) {
+	for _, policy := range []string{"stop", "rollback"} {
+		phases := threePhases()
+		phases[0].ProgressDeadline = 5 * time.Minute
+		phases[0].OnFailure = policy
+		w := newWorld(phases...)
+		w.step(t, 0)
+		w.failsTransiently("dev-2", 6, 0, eofMsg)
+		w.failsTransiently("dev-1", 6, 0, invalidMsg)
+		acts := w.step(t, 100)
+		if st := w.st.Rollout.Status; st == StatusProgressing || syncAgain(acts, "dev-2") {
+			t.Fatalf("%s: a rollout that stopped or turned back syncs nobody again: %s %v", policy, st, acts)
+		}
 	}
 }
