@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 
 	"k8s.io/klog/v2"
@@ -29,6 +30,7 @@ type options struct {
 	election election
 	obs      observability
 	argoAPI  argoAPI
+	version  bool // --version: print it and exit
 }
 
 func main() {
@@ -48,8 +50,12 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	o.election.BindFlags(fs)
 	o.obs.BindFlags(fs)
 	o.argoAPI.BindFlags(fs)
+	fs.BoolVar(&o.version, "version", false, "print the version, VCS revision and Go version, and exit")
 	if err := fs.Parse(args); err != nil {
 		return o, err
+	}
+	if o.version {
+		return o, nil
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected argument %q (fix: the agent takes flags only; see -h)", fs.Arg(0))
@@ -74,6 +80,10 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "agent:", err)
 		}
 		return 2
+	}
+	if o.version {
+		fmt.Fprintf(os.Stdout, "agent %s (revision %s, %s)\n", telemetry.Version(), telemetry.Revision(), runtime.Version())
+		return 0
 	}
 	log := logging.New(stderr, logging.ParseLevel(o.obs.logLevel))
 	klog.SetSlogLogger(log) // client-go's own lines in the same format

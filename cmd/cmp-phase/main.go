@@ -37,6 +37,10 @@ commands:
   stop-all, resume-all
              pause every rollout of the namespace's agent at once, or lift that stop:
              cmp-phase stop-all --reason "incident 4711"; cmp-phase resume-all
+  version    print the version, VCS revision and Go version
+
+status --wait exits 0 when the rollout completed, 1 when it stopped, rolled back or was
+abandoned, 3 when --timeout passed; every command exits 2 on bad usage.
 `
 
 func main() {
@@ -63,6 +67,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return runPreview(ctx, args[1:], stdout, stderr)
 	case "stop-all", "resume-all":
 		return runFleet(ctx, args[0], args[1:], stdout, stderr)
+	case "version", "--version":
+		fmt.Fprintln(stdout, versionLine())
+		return 0
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -24,10 +24,13 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.SetOutput(stderr)
 	var k kubeFlags
 	var out outputFlags
+	var w waitFlags
 	k.BindFlags(fs)
 	out.BindFlags(fs)
+	fs.BoolVar(&w.wait, "wait", false, "wait until the current (or last) rollout ends, show it, and exit 0 if it completed, 1 if it stopped, rolled back or was abandoned, 3 on --timeout")
+	fs.DurationVar(&w.timeout, "timeout", 0, "with --wait: give up after this long (exit 3); 0: wait as long as it takes")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: cmp-phase status <rollout> [-o table|json|yaml] [--watch] [flags]")
+		fmt.Fprintln(stderr, "usage: cmp-phase status <rollout> [-o table|json|yaml] [--watch | --wait [--timeout D]] [flags]")
 		fs.PrintDefaults()
 	}
 	if err := parseInterleaved(fs, args); err != nil {
@@ -37,10 +40,17 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fs.Usage()
 		return 2
 	}
+	if w.wait && out.watch {
+		fmt.Fprintln(stderr, "cmp-phase: --wait and --watch together (fix: keep one)")
+		return 2
+	}
 	kc, ns, _, err := k.connect()
 	if err != nil {
 		fmt.Fprintln(stderr, "cmp-phase:", err)
 		return 1
+	}
+	if w.wait {
+		return waitFor(ctx, kc, ns, fs.Arg(0), out.format, w, stdout, stderr)
 	}
 	last := ""
 	for {

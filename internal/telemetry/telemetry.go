@@ -26,18 +26,22 @@ func Version() string {
 	return "devel"
 }
 
-// BuildInfo is cmp_phase_build_info{version,revision,goversion} = 1.
-func BuildInfo() prometheus.Collector {
-	rev := "unknown"
+// Revision is the VCS revision the binary was built from, "unknown" when not stamped.
+func Revision() string {
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range bi.Settings {
 			if s.Key == "vcs.revision" && s.Value != "" {
-				rev = s.Value
+				return s.Value
 			}
 		}
 	}
+	return "unknown"
+}
+
+// BuildInfo is cmp_phase_build_info{version,revision,goversion} = 1.
+func BuildInfo() prometheus.Collector {
 	g := prometheus.NewGauge(prometheus.GaugeOpts{Name: "cmp_phase_build_info", Help: "1, labelled with the binary's version, VCS revision and Go version.",
-		ConstLabels: prometheus.Labels{"version": Version(), "revision": rev, "goversion": runtime.Version()}})
+		ConstLabels: prometheus.Labels{"version": Version(), "revision": Revision(), "goversion": runtime.Version()}})
 	g.Set(1)
 	return g
 }

@@ -330,6 +330,9 @@ func TestAgentDrivesPhasedRollouts(t *testing.T) {
 	r.until("v2 (refreshed after the commit) completes", r2, rollout.StatusCompleted, everywhere("v2"))
 	r.syncedOnce(ctx, "v2")
 	r.parentSays(string(rollout.StatusCompleted), r2)
+	if code, out := r.cliCode("status", r.name, "--wait", "--timeout", "1m", "-o", "json"); code != 0 || !strings.Contains(out, `"status": "Completed"`) {
+		t.Fatalf("status --wait on a completed rollout: exit %d\n%s", code, out)
+	}
 
 	r3 := r.commit("v3", nil) // no refresh: the parent notices by polling
 	r.until("v3 (noticed by polling) completes", r3, rollout.StatusCompleted, everywhere("v3"))
@@ -420,6 +423,9 @@ func TestAgentFailurePolicies(t *testing.T) {
 				}
 				r.eventually(rollout.EvRolloutStopped)
 				r.parentSays(string(rollout.StatusStopped), r2)
+				if code, out := r.cliCode("status", r.name, "--wait", "--timeout", "1m"); code != 1 || !strings.Contains(out, "Stopped") {
+					t.Fatalf("status --wait on a stopped rollout: exit %d, want 1\n%s", code, out)
+				}
 				return
 			}
 			r.until("the rollout rolls back to v1", r2, rollout.StatusRolledBack, everywhere("v1"))

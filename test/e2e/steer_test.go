@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os/exec"
 	"slices"
@@ -26,6 +27,20 @@ func (r *phased) cli(args ...string) string {
 		r.t.Fatalf("cmp-phase %v: %v\n%s", args, err, out)
 	}
 	return string(out)
+}
+
+// cliCode runs the real cmp-phase binary and returns its exit code and output.
+func (r *phased) cliCode(args ...string) (int, string) {
+	r.t.Helper()
+	out, err := exec.Command(cmpPhaseBin, append(args, "--kubeconfig", env.Kubeconfig, "-n", framework.ArgoNamespace)...).CombinedOutput()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		return exit.ExitCode(), string(out)
+	case err != nil:
+		r.t.Fatalf("cmp-phase %v: %v", args, err)
+	}
+	return 0, string(out)
 }
 
 // waitState waits until cond holds of the state.
