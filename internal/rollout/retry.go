@@ -32,14 +32,15 @@ func RetryBackoff(marker string, attempt int) time.Duration {
 }
 
 // transientFailure reports whether the finished operation o observes failed on a transient
-// error that the agent retries: Argo CD does not retry it itself (the child's own
-// syncPolicy.retry: Argo CD's last word is final), and its message says transient.
-func transientFailure(o Observation) bool {
+// error that the agent retries — Argo CD does not retry it itself (the child's own
+// syncPolicy.retry: Argo CD's last word is final), and its message says transient — and
+// the rule that said so.
+func transientFailure(o Observation) (string, bool) {
 	if o.OperationPhase != "Failed" && o.OperationPhase != "Error" || o.ArgoCDRetries {
-		return false
+		return "", false
 	}
-	kind, _ := ClassifySyncFailure(o.OperationMessage)
-	return kind == Transient
+	kind, rule := ClassifySyncFailure(o.OperationMessage)
+	return rule, kind == Transient
 }
 
 // attempt is the number of the observed operation among this admission's attempts.
@@ -48,8 +49,7 @@ func (o Observation) attempt() int {
 }
 
 // transientReason is a Waiting child's reason while its failed sync is retried.
-func transientReason(o Observation, want string, since time.Time) string {
-	_, rule := ClassifySyncFailure(o.OperationMessage)
+func transientReason(o Observation, rule, want string, since time.Time) string {
 	next := o.OperationFinishedAt.Add(RetryBackoff(Marker(want, since), o.attempt()))
 	return fmt.Sprintf("sync %s on a transient error (%s), attempt %d; the agent retries it at %s until the phase's progressDeadline: %s",
 		o.OperationPhase, rule, o.attempt(), next.UTC().Format(time.RFC3339), o.OperationMessage)
@@ -59,7 +59,10 @@ func transientReason(o Observation, want string, since time.Time) string {
 // of this admission, failed on a transient error, nothing is pending, and Argo CD does not
 // retry it itself. attempt is the number the new sync carries.
 func Retry(o Observation, want string, since time.Time) (at time.Time, attempt int, ok bool) {
-	if o.Revision != want || o.OperationPending || !o.SpecCompared || o.OperationFinishedAt.IsZero() || !transientFailure(o) {
+	if o.Revision != want || o.OperationPending || !o.SpecCompared || o.OperationFinishedAt.IsZero() {
+		return time.Time{}, 0, false
+	}
+	if _, transient := transientFailure(o); !transient {
 		return time.Time{}, 0, false
 	}
 	ours := o.OperationMarker != "" && o.OperationMarker == Marker(want, since)
@@ -69,32 +72,25 @@ func Retry(o Observation, want string, since time.Time) (at time.Time, attempt i
 	return o.OperationFinishedAt.Add(RetryBackoff(Marker(want, since), o.attempt())), o.attempt() + 1, true
 }
 
-// retryOrWait asks the agent to sync child again when its transient failure's backoff is
-// over, and to come back then otherwise.
-func retryOrWait(child string, o Observation, want string, since, now time.Time, acts *[]Action) {
-	at, _, ok := Retry(o, want, since)
-	switch {
-	case !ok:
-	case now.Before(at):
-		*acts = append(*acts, Action{Kind: ActRequeue, At: at, Message: "retry the sync of " + child})
-	default:
-		*acts = append(*acts, Action{Kind: ActSyncAgain, Cluster: child, Revision: want, Since: since})
-	}
-}
-
-// retryTransient is the engine's part in a member's transient failure (Settle said Waiting
-// for it): before the phase's deadline it syncs the member again when its backoff is over;
-// without a deadline stated, a member still failing DefaultProgressDeadline after its
-// admission is Errored instead of retried forever. Any other verdict passes through.
+// retryTransient is the engine's part in a child's transient failure (Settle said Waiting
+// for it): before deadline it asks the agent to sync the child again once its backoff is
+// over (ActSyncAgain), and to come back then otherwise; with no deadline stated, a child
+// still failing DefaultProgressDeadline after since is Errored instead of retried forever.
+// Any other verdict passes through.
 func retryTransient(child string, o Observation, want string, since time.Time, deadline *time.Time, now time.Time, v Verdict, why string, acts *[]Action) (Verdict, string) {
 	if v != Waiting {
 		return v, why
 	}
-	if _, _, ok := Retry(o, want, since); ok && deadline == nil && !now.Before(since.Add(DefaultProgressDeadline)) {
+	at, _, ok := Retry(o, want, since)
+	switch {
+	case !ok:
+	case deadline == nil && !now.Before(since.Add(DefaultProgressDeadline)):
 		return Errored, fmt.Sprintf("still failing on transient errors %s after admission (no progressDeadline stated): %s", DefaultProgressDeadline, why)
-	}
-	if deadline == nil || now.Before(*deadline) {
-		retryOrWait(child, o, want, since, now, acts)
+	case deadline != nil && !now.Before(*deadline):
+	case now.Before(at):
+		*acts = append(*acts, Action{Kind: ActRequeue, At: at, Message: "retry the sync of " + child})
+	default:
+		*acts = append(*acts, Action{Kind: ActSyncAgain, Cluster: child, Revision: want, Since: since})
 	}
 	return v, why
 }

@@ -21,7 +21,7 @@ func rollBack(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action
 			break // a track rolls back its own phases only (tracks.go)
 		}
 		if len(ph.Returning) > 0 {
-			pending := returned(st, ph, o, retryUntil(ph, p, i), now, acts)
+			pending := returned(st, ph, o, returnDeadlineAt(ph, p, i), now, acts)
 			if len(pending) == 0 {
 				ph.Returning, ph.Status = nil, PhaseReturned
 				emit(r, acts, now, EvPhaseRolledBack, "phase "+ph.Name+" rolled back")
@@ -41,13 +41,14 @@ func rollBack(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action
 	emit(r, acts, now, EvRolledBack, "rollout rolled back: "+r.Reason)
 }
 
-// retryUntil is the return deadline of returning phase ph (index i of the plan), zero
-// when it has none.
-func retryUntil(ph *state.PhaseState, p Plan, i int) time.Time {
+// returnDeadlineAt is the return deadline of returning phase ph (index i of the plan): its
+// progressDeadline (or the default) from when it started returning; nil when unknown.
+func returnDeadlineAt(ph *state.PhaseState, p Plan, i int) *time.Time {
 	if i >= len(p.Phases) || ph.RollbackAt == nil {
-		return time.Time{}
+		return nil
 	}
-	return ph.RollbackAt.Add(progressDeadline(p.Phases[i]))
+	d := ph.RollbackAt.Add(progressDeadline(p.Phases[i]))
+	return &d
 }
 
 // returnDeadline applies the progressDeadline of returning phase ph (index i of the plan)
@@ -56,11 +57,11 @@ func retryUntil(ph *state.PhaseState, p Plan, i int) time.Time {
 // reason naming them and the deadline. A phase without progressDeadline has the default
 // (DefaultProgressDeadline).
 func returnDeadline(r *state.Rollout, ph *state.PhaseState, p Plan, i int, pending []string, now time.Time, acts *[]Action) {
-	if i >= len(p.Phases) || ph.RollbackAt == nil {
+	at := returnDeadlineAt(ph, p, i)
+	if at == nil {
 		return
 	}
-	limit := progressDeadline(p.Phases[i])
-	deadline := ph.RollbackAt.Add(limit)
+	limit, deadline := progressDeadline(p.Phases[i]), *at
 	if now.Before(deadline) {
 		*acts = append(*acts, Action{Kind: ActRequeue, At: deadline, Message: "progressDeadline of returning phase " + ph.Name})
 		return
@@ -79,8 +80,8 @@ func returnDeadline(r *state.Rollout, ph *state.PhaseState, p Plan, i int, pendi
 // returned lists the returning children of ph that have not settled on their previous
 // revision yet (none: the phase has returned), recording where each one stands.
 // A returning child whose sync failed on a transient error is synced again until the
-// phase's return deadline (until; zero: none).
-func returned(st *state.State, ph *state.PhaseState, o Observed, until, now time.Time, acts *[]Action) []string {
+// phase's return deadline (until; nil: unknown).
+func returned(st *state.State, ph *state.PhaseState, o Observed, until *time.Time, now time.Time, acts *[]Action) []string {
 	var pending []string
 	for _, c := range ph.Returning {
 		want := st.Deployed
@@ -90,9 +91,7 @@ func returned(st *state.State, ph *state.PhaseState, o Observed, until, now time
 		v, why := Waiting, "not observed yet"
 		if obs, ok := o.Children[c]; ok {
 			v, why = Settle(obs, want, *ph.RollbackAt)
-			if v == Waiting && (until.IsZero() || now.Before(until)) {
-				retryOrWait(c, obs, want, *ph.RollbackAt, now, acts)
-			}
+			v, why = retryTransient(c, obs, want, *ph.RollbackAt, until, now, v, why, acts)
 		}
 		ph.Clusters[c] = state.ClusterState{Status: state.ClusterReturning, Reason: why, AdmittedAt: ph.Clusters[c].AdmittedAt}
 		if v != Done {

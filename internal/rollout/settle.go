@@ -79,8 +79,8 @@ func Settle(o Observation, want string, admittedAt time.Time) (Verdict, string) 
 		case "Succeeded":
 			synced = later(o.OperationFinishedAt, admittedAt.Truncate(time.Second))
 		case "Failed", "Error":
-			if transientFailure(o) {
-				return Waiting, transientReason(o, want, admittedAt)
+			if rule, transient := transientFailure(o); transient {
+				return Waiting, transientReason(o, rule, want, admittedAt)
 			}
 			if o.OperationPhase == "Failed" {
 				return Failed, "sync Failed: " + o.OperationMessage
