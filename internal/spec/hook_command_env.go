@@ -3,6 +3,7 @@ package spec
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -105,12 +106,7 @@ func (r envRule) matches(upper string) bool {
 // before it runs: the first refused name (in name order), as an error naming the field and
 // the fix; nil when every name may be declared.
 func CheckCommandEnv(env map[string]string) error {
-	names := make([]string, 0, len(env))
-	for k := range env {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	for _, k := range names {
+	for _, k := range slices.Sorted(maps.Keys(env)) {
 		if why, fix := CommandEnvProblem(k); why != "" {
 			return fmt.Errorf("command.env.%s: %s (fix: %s)", k, why, fix)
 		}
