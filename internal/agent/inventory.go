@@ -68,7 +68,9 @@ func Inventory(secrets []*corev1.Secret) *inventory.Inventory {
 
 // inventoryOf is Inventory with what it left out, for the log and Events: a cluster whose
 // name another Secret already has (the oldest Secret keeps the name, then by namespace and
-// name: a duplicate name would make every render fail), and withheld annotations (keys only).
+// name: a duplicate name would make every render fail), a cluster whose name is not a label
+// value (every render of a rollout selecting it would fail: its child cannot carry the
+// cluster label), and withheld annotations (keys only).
 func inventoryOf(secrets []*corev1.Secret) (*inventory.Inventory, []omission) {
 	inv := &inventory.Inventory{Clusters: []inventory.Cluster{}}
 	var left []omission
@@ -86,8 +88,14 @@ func inventoryOf(secrets []*corev1.Secret) (*inventory.Inventory, []omission) {
 		if name == "" {
 			name = string(s.Data["server"])
 		}
+		if !contract.IsLabelValue(name) {
+			left = append(left, omission{reason: "ClusterNameNotALabel", msg: fmt.Sprintf(
+				"cluster Secret %s/%s names cluster %q, which is not a Kubernetes label value (63 characters at most, letters, digits, '-', '_', '.', beginning and ending with a letter or digit): cmp-phase labels each child with its cluster's name, so the cluster is left out of the inventory and gets no child (fix: set the Secret's data.name to a short name such as %q)",
+				s.Namespace, s.Name, name, contract.LabelValueHint(name))})
+			continue
+		}
 		if first := owner[name]; first != nil {
-			left = append(left, omission{duplicate: true, msg: fmt.Sprintf(
+			left = append(left, omission{reason: "ClusterNameDuplicate", msg: fmt.Sprintf(
 				"cluster Secrets %s/%s and %s/%s both name cluster %q: only %s/%s (the older) is published (fix: give %s/%s another data.name, or delete the Secret that should not be there)",
 				first.Namespace, first.Name, s.Namespace, s.Name, name, first.Namespace, first.Name, s.Namespace, s.Name)})
 			continue
@@ -123,6 +131,9 @@ func inventoryOf(secrets []*corev1.Secret) (*inventory.Inventory, []omission) {
 
 // omission is something of the cluster Secrets the inventory leaves out.
 type omission struct {
-	duplicate bool // a second Secret with a cluster's name: a Warning Event on every parent
-	msg       string
+	// reason, when set, is the reason of a Warning Event on every parent, said at every
+	// publish: a cluster left out (a second Secret with a cluster's name, a name that is not
+	// a label value). Without it the omission is logged when the inventory changes.
+	reason string
+	msg    string
 }

@@ -90,3 +90,28 @@ func TestADuplicateClusterNameLeavesOnlyTheDuplicateOut(t *testing.T) {
 		t.Fatalf("events %q", ev)
 	}
 }
+
+// TestAClusterNamedByAnARNIsLeftOutWithAWarning: one cluster registered under a name that
+// cannot be a label value (an EKS ARN) is left out of the inventory, said on every parent,
+// and the other clusters are published, so rollouts selecting it still render and decide.
+func TestAClusterNamedByAnARNIsLeftOutWithAWarning(t *testing.T) {
+	ctx := context.Background()
+	arn := clusterSecret("arn:aws:eks:eu-west-1:123456789012:cluster/prod", "https://prod", nil)
+	other := clusterSecret("dev-1", "https://dev-1", nil)
+	f := newFakeAgent(t, nil, arn, other, planOf("web", "web-parent"))
+	if _, err := f.publish(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cm, err := f.kube.CoreV1().ConfigMaps(testNS).Get(ctx, contract.InventoryConfigMap, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inv, err := inputs.InventoryFromConfigMap(cm); err != nil || len(inv.Clusters) != 1 || inv.Clusters[0].Name != "dev-1" {
+		t.Fatalf("the published inventory: %v %+v", err, inv)
+	}
+	ev := drain(f.events)
+	want := `Warning ClusterNameNotALabel cluster Secret ` + testNS + `/` + arn.Name + ` names cluster "arn:aws:eks:eu-west-1:123456789012:cluster/prod", which is not a Kubernetes label value`
+	if len(ev) != 1 || !strings.HasPrefix(ev[0], want) || !strings.Contains(ev[0], `(fix: set the Secret's data.name to a short name such as "prod")`) {
+		t.Fatalf("events %q", ev)
+	}
+}

@@ -60,9 +60,9 @@ func (a *Agent) publish(ctx context.Context) (time.Time, error) {
 		a.warnEveryParent("ClusterAbsent", fmt.Sprintf("the Secret of cluster %s is gone: its children stay as they are and are removed only if it is still gone at %s (--removal-grace %s)",
 			c, a.now().Add(a.opts.RemovalGrace).UTC().Format(time.RFC3339), a.opts.RemovalGrace))
 	}
-	for _, o := range left { // a duplicate leaves the inventory as it was: said every time
-		if o.duplicate {
-			a.warnEveryParent("ClusterNameDuplicate", o.msg)
+	for _, o := range left { // a cluster left out leaves the inventory as it was: said every time
+		if o.reason != "" {
+			a.warnEveryParent(o.reason, o.msg)
 		}
 	}
 	a.mu.Lock()
@@ -74,7 +74,7 @@ func (a *Agent) publish(ctx context.Context) (time.Time, error) {
 	}
 	a.log.Info("inventory published", "clusters", len(inv.Clusters))
 	for _, o := range left { // withheld annotations: said when the inventory changes
-		if !o.duplicate {
+		if o.reason == "" {
 			a.log.Warn("cluster annotations withheld", "message", o.msg)
 		}
 	}

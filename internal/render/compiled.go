@@ -201,10 +201,12 @@ func (c *compiledRev) index(params []Params) (map[string]Params, error) {
 // or its own name for a list element) is not a label value: an EKS ARN or a long GKE name
 // would render, and the API server would refuse the child when it is applied. The agent
 // selects a cluster's children by that label, so the value is the exact name or nothing:
-// the render fails closed.
+// the render fails closed. The agent's inventory already leaves such a cluster out (with a
+// Warning on every parent), so for clusters this is the backstop for an inventory written
+// by hand or by an older agent; for list elements it is the check.
 func checkClusterLabel(child string, p Params) error {
 	v := p.clusterName(child)
-	if isLabelValue(v) {
+	if contract.IsLabelValue(v) {
 		return nil
 	}
 	const rule = "is not a Kubernetes label value (63 characters at most, letters, digits, '-', '_', '.', beginning and ending with a letter or digit)"
@@ -220,18 +222,3 @@ func checkClusterLabel(child string, p Params) error {
 		v, rule, contract.LabelCluster, fix)
 }
 
-// isLabelValue is validation.IsValidLabelValue without its regular expression: it runs
-// once per child and inventory.
-func isLabelValue(v string) bool {
-	if len(v) > 63 {
-		return false
-	}
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		alnum := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
-		if !alnum && ((i == 0 || i == len(v)-1) || c != '-' && c != '_' && c != '.') {
-			return false
-		}
-	}
-	return true
-}
