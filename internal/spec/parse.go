@@ -155,18 +155,26 @@ func (d *dec) root(n *yaml.Node, exprs *targets.Cache) *Spec {
 }
 
 // rolloutName refuses a metadata.name the names derived from it cannot carry: the
-// rollout's ConfigMaps are <name>-state and <name>-plan (<name>-plan-<k> per shard), and
-// every child and plan is labelled cmp-phase.io/rollout=<name>, a label value. A DNS-1123
-// label (63 characters at most) is all of these; a longer or dotted name would render, and
-// the API server would refuse the state, plan or children later.
+// rollout's ConfigMaps are <name>-state and <name>-plan (<name>-plan-<k> per shard), DNS
+// subdomains, and every child and plan is labelled cmp-phase.io/rollout=<name>, a label
+// value. A dotted name such as web.prod is both; an uppercase or longer name would render,
+// and the API server would refuse the state, plan or children later.
 func (d *dec) rolloutName(n *yaml.Node, name string) {
 	if n == nil || name == "" && n.Kind != yaml.ScalarNode {
 		return // reported already
 	}
-	if problems := validation.IsDNS1123Label(name); len(problems) > 0 {
-		d.fail(n, "metadata.name", "use at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit",
-			"%q is not a DNS-1123 label (%s): cmp-phase names the rollout's ConfigMaps %s and %s and labels each child %s=%s",
-			name, strings.Join(problems, "; "), contract.StateConfigMap("<name>"), contract.PlanConfigMap("<name>"), contract.LabelRollout, "<name>")
+	problems := validation.IsValidLabelValue(name)
+	if name == "" {
+		problems = append(problems, "must not be empty")
+	}
+	for _, derived := range []string{name, contract.StateConfigMap(name), contract.PlanConfigMap(name)} {
+		problems = append(problems, validation.IsDNS1123Subdomain(derived)...)
+	}
+	if len(problems) > 0 {
+		slices.Sort(problems)
+		d.fail(n, "metadata.name", "use at most 63 lowercase letters, digits, '-' and '.', starting and ending with a letter or digit",
+			"%q cannot name a rollout (%s): cmp-phase names the rollout's ConfigMaps %s and %s and labels each child %s=%s",
+			name, strings.Join(slices.Compact(problems), "; "), contract.StateConfigMap("<name>"), contract.PlanConfigMap("<name>"), contract.LabelRollout, "<name>")
 	}
 }
 
