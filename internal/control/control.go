@@ -91,15 +91,32 @@ func clip(v string, n int) string {
 	return v[:n]
 }
 
+// Problemf is a Problem whose value, and every string it quotes in its message, is cut to
+// maxProblemValue bytes (and says its length): a refused edit is kept in the state and told
+// in Events, so whatever a person wrote, the refusal stays small. Every Problem is made here.
+func Problemf(key, value, format string, args ...any) Problem {
+	args = slices.Clone(args)
+	for i, a := range args {
+		if s, ok := a.(string); ok {
+			args[i] = shortened(s)
+		}
+	}
+	return Problem{Key: key, Value: shortened(value), Message: fmt.Sprintf(format, args...)}
+}
+
+// shortened is v cut to maxProblemValue bytes, with its length said when it was cut.
+func shortened(v string) string {
+	if len(v) <= maxProblemValue {
+		return v
+	}
+	return clip(v, maxProblemValue) + fmt.Sprintf("… (%d bytes)", len(v))
+}
+
 // Parse reads the steering keys of data against the plan's phase names, at now.
 func Parse(data map[string]string, phases []string, now time.Time) Controls {
 	var c Controls
 	bad := func(k, msg string, args ...any) {
-		v := data[k]
-		if len(v) > maxProblemValue {
-			v = clip(v, maxProblemValue) + fmt.Sprintf("… (%d bytes)", len(v))
-		}
-		c.Problems = append(c.Problems, Problem{Key: k, Value: v, Message: fmt.Sprintf(msg, args...)})
+		c.Problems = append(c.Problems, Problemf(k, data[k], msg, args...))
 	}
 	tooLong := func(k, v, then string) bool {
 		if len(v) <= MaxReason {

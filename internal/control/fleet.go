@@ -23,7 +23,7 @@ func ParseFleet(data map[string]string) (*FleetStop, []Problem) {
 	var problems []Problem
 	for _, k := range sortedKeys(data) {
 		if !slices.Contains(fleetKeys, k) {
-			problems = append(problems, Problem{Key: k, Value: data[k], Message: "unknown key of " + contract.FleetConfigMap + " (fix: remove it; the keys are " + strings.Join(fleetKeys, ", ") + ")"})
+			problems = append(problems, Problemf(k, data[k], "unknown key of %s (fix: remove it; the keys are %s)", contract.FleetConfigMap, strings.Join(fleetKeys, ", ")))
 		}
 	}
 	why, ok := data[contract.StopAllKey]

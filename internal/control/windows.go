@@ -1,7 +1,6 @@
 package control
 
 import (
-	"fmt"
 	"time"
 
 	"sigs.k8s.io/yaml"
@@ -27,7 +26,7 @@ func ParseFleetWindows(data map[string]string) ([]spec.Window, *Problem) {
 	if err == nil {
 		return ws, nil
 	}
-	p := &Problem{Key: contract.WindowsKey, Value: v, Message: fmt.Sprintf("%s of %s: %v (fix: correct the list; until then every rollout is held)", contract.WindowsKey, contract.FleetConfigMap, err)}
+	p := new(Problemf(contract.WindowsKey, v, "%s of %s: %v (fix: correct the list; until then every rollout is held)", contract.WindowsKey, contract.FleetConfigMap, err))
 	return []spec.Window{ClosedWindow(InvalidFleetWindows)}, p
 }
 

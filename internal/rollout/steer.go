@@ -30,7 +30,7 @@ func steer(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action) {
 	}
 	problems := slices.Clone(c.Problems)
 	reject := func(key, value, msg string, args ...any) {
-		problems = append(problems, control.Problem{Key: key, Value: value, Message: fmt.Sprintf(msg, args...)})
+		problems = append(problems, control.Problemf(key, value, msg, args...))
 	}
 	pause(st, c, now, acts, reject)
 	r := st.Rollout

@@ -158,6 +158,18 @@ func TestAnOverrideOfAnUnknownWindowIsRefused(t *testing.T) {
 	}
 }
 
+// TestAHugeRefusedEditStaysSmall: the engine's own refusals are cut like the parser's, so
+// a megabyte written to override-window cannot make the state too big to write.
+func TestAHugeRefusedEditStaysSmall(t *testing.T) {
+	w := newWorld(threePhases()...)
+	w.edit(map[string]string{"override-window": strings.Repeat("x", 1<<20)})
+	w.step(t, 0)
+	got := w.st.Rejected["override-window"]
+	if !strings.Contains(got, "no window") || !strings.Contains(got, "(1048576 bytes)") || len(got) > 1024 {
+		t.Fatalf("rejected %d bytes: %.300s", len(got), got)
+	}
+}
+
 func TestAWindowHoldsRemovals(t *testing.T) {
 	w := newWorld(threePhases()...)
 	s := w.finish(t, 0, "r2")

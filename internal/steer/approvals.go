@@ -2,7 +2,6 @@ package steer
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
@@ -51,8 +50,8 @@ func pendingAnswer(data map[string]string) *Refused {
 			if who == "" {
 				who = data[contract.ByKey]
 			}
-			return &Refused{Problem: control.Problem{Key: k, Value: v, Message: fmt.Sprintf(
-				"%s by %q is not recorded yet (fix: wait until the agent records it and run again; if `cmp-phase status` shows it refused, remove the key)", k, who)}}
+			return &Refused{Problem: control.Problemf(k, v,
+				"%s by %q is not recorded yet (fix: wait until the agent records it and run again; if `cmp-phase status` shows it refused, remove the key)", k, who)}
 		}
 	}
 	return nil

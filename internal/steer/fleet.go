@@ -27,7 +27,7 @@ type Fleet struct {
 // StopAll pauses every rollout the agent drives, for reason, until ResumeAll.
 func (f Fleet) StopAll(ctx context.Context, reason string) error {
 	if strings.TrimSpace(reason) == "" {
-		return &Refused{Problem: control.Problem{Key: contract.StopAllKey, Message: "a fleet-wide stop needs a reason (fix: --reason)"}}
+		return &Refused{Problem: control.Problemf(contract.StopAllKey, "", "a fleet-wide stop needs a reason (fix: --reason)")}
 	}
 	return f.update(ctx, func(data map[string]string) error {
 		data[contract.StopAllKey], data[contract.ByKey] = reason, f.By
@@ -39,7 +39,7 @@ func (f Fleet) StopAll(ctx context.Context, reason string) error {
 func (f Fleet) ResumeAll(ctx context.Context) error {
 	return f.update(ctx, func(data map[string]string) error {
 		if _, on := data[contract.StopAllKey]; !on {
-			return &Refused{Problem: control.Problem{Key: contract.StopAllKey, Message: "no fleet-wide stop is on (fix: nothing to resume)"}}
+			return &Refused{Problem: control.Problemf(contract.StopAllKey, "", "no fleet-wide stop is on (fix: nothing to resume)")}
 		}
 		delete(data, contract.StopAllKey)
 		data[contract.ByKey] = f.By
