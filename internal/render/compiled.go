@@ -125,7 +125,9 @@ func (r *Renderer) compiled(id string, body []byte, rollout string) (*compiledRe
 	if rev.Content != nil {
 		pinEach = pinTree(tree, rev.Content) || rev.TemplatePatch != ""
 	}
-	t, err := tmpl.Compile(tree, rev.TemplatePatch, tmpl.Options{GoTemplate: rev.GoTemplate, GoTemplateOptions: rev.GoTemplateOptions})
+	t, err := tmpl.Compile(tree, rev.TemplatePatch, tmpl.Options{GoTemplate: rev.GoTemplate, GoTemplateOptions: rev.GoTemplateOptions,
+		KeptLabels:      []string{contract.LabelRollout, contract.LabelCluster, contract.LabelPhase},
+		KeptAnnotations: []string{contract.AnnotationRevision, contract.AnnotationSyncOptions}})
 	if err != nil {
 		return nil, fmt.Errorf("revision %s: %w", id, err)
 	}

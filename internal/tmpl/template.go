@@ -125,7 +125,8 @@ func (t *Template) patchedMeta(name string, labels map[string]string, params map
 }
 
 // applyPatch renders the templatePatch, strategic-merges it into the child as Argo CD does
-// (the project cannot be changed by a patch).
+// and keeps what a patch cannot change: spec.project and metadata.namespace (Argo CD resets
+// both) and the caller's kept labels and annotations.
 func (t *Template) applyPatch(child []byte, params map[string]any) ([]byte, error) {
 	var pb bytes.Buffer
 	if err := t.patch.render(&pb, params); err != nil {
@@ -138,26 +139,84 @@ func (t *Template) applyPatch(child []byte, params map[string]any) ([]byte, erro
 	if err := json.Unmarshal([]byte(patch), &v1alpha1.Application{}); err != nil {
 		return nil, fmt.Errorf("templatePatch: invalid %q: %w", oneLine(patch), err)
 	}
-	var before struct {
-		Spec struct {
-			Project string `json:"project"`
-		} `json:"spec"`
-	}
-	_ = json.Unmarshal(child, &before)
 	merged, err := strategicpatch.StrategicMergePatch(child, []byte(patch), v1alpha1.Application{})
 	if err != nil {
 		return nil, fmt.Errorf("templatePatch: apply: %w", err)
 	}
-	var m map[string]any
-	dec := json.NewDecoder(bytes.NewReader(merged))
-	dec.UseNumber()
-	if err := dec.Decode(&m); err != nil {
+	before, err := decodeObject(child)
+	if err != nil {
 		return nil, fmt.Errorf("templatePatch: decode: %w", err)
 	}
-	if spec, ok := m["spec"].(map[string]any); ok {
-		spec["project"] = before.Spec.Project
+	m, err := decodeObject(merged)
+	if err != nil {
+		return nil, fmt.Errorf("templatePatch: decode: %w", err)
 	}
+	t.keep(before, m)
 	return json.Marshal(m)
+}
+
+// keep restores in after what a patch cannot change, as before has it.
+func (t *Template) keep(before, after map[string]any) {
+	if spec, ok := after["spec"].(map[string]any); ok {
+		if p := field(before, "spec", "project"); p != nil {
+			spec["project"] = p
+		} else {
+			delete(spec, "project")
+		}
+	}
+	meta, ok := after["metadata"].(map[string]any)
+	if !ok {
+		meta = map[string]any{}
+		after["metadata"] = meta
+	}
+	if ns := field(before, "metadata", "namespace"); ns != nil {
+		meta["namespace"] = ns
+	} else {
+		delete(meta, "namespace")
+	}
+	keepKeys(meta, before, "labels", t.opts.KeptLabels)
+	keepKeys(meta, before, "annotations", t.opts.KeptAnnotations)
+}
+
+// keepKeys sets meta[kind][k] for each kept k to what before's metadata has (or removes it).
+func keepKeys(meta, before map[string]any, kind string, kept []string) {
+	if len(kept) == 0 {
+		return
+	}
+	was, _ := field(before, "metadata", kind).(map[string]any)
+	m, ok := meta[kind].(map[string]any)
+	if !ok {
+		m = map[string]any{}
+		meta[kind] = m
+	}
+	for _, k := range kept {
+		if v, ok := was[k]; ok {
+			m[k] = v
+		} else {
+			delete(m, k)
+		}
+	}
+}
+
+// field is obj's value at path, or nil.
+func field(obj map[string]any, path ...string) any {
+	var v any = obj
+	for _, k := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[k]
+	}
+	return v
+}
+
+// decodeObject decodes one JSON object, numbers as json.Number.
+func decodeObject(b []byte) (map[string]any, error) {
+	var m map[string]any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	return m, dec.Decode(&m)
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

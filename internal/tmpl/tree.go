@@ -12,6 +12,10 @@ import (
 type Options struct {
 	GoTemplate        bool
 	GoTemplateOptions []string
+	// KeptLabels and KeptAnnotations are metadata keys a templatePatch cannot set, change
+	// or remove: the caller's own, which its safety checks read. metadata.namespace and
+	// spec.project are kept always, as Argo CD keeps them.
+	KeptLabels, KeptAnnotations []string
 }
 
 // Slot marks a value in the template tree that the caller fills per child at render time
