@@ -11,21 +11,28 @@ cd "$root"
 cache=$(./hack/build-tools.sh --race | tail -n 1)
 export CMP_PHASE_TOOLS_DIR="$cache"
 
+# Each go test below runs with -json through hack/testsummary: it prints the output as -v
+# would and ends with each failed test's own lines, so the verdict is at the end of the run
+# (where CI shows it), not buried above the logs the e2e stack dumps when a test fails.
+mkdir -p .cache/bin
+go build -o .cache/bin/testsummary ./hack/testsummary
+summary=.cache/bin/testsummary
+
 status=0
 # The unit packages (everything untagged) first, under the race detector.
 unit=$(go list ./...)
 # shellcheck disable=SC2086
-CGO_ENABLED=1 go test -count=1 -v -race -timeout 30m $unit || status=$?
+CGO_ENABLED=1 go test -count=1 -json -race -timeout 30m $unit 2>&1 | $summary || status=$?
 # The end-to-end packages (those only -tags e2e builds, but the fault suite), without -race:
 # on 2 cores they are CPU-bound. -parallel 6: the e2e rollouts mostly wait on Argo CD, so
 # they run side by side; with eight at once (33 rollouts, a real Prometheus and Job pods) one
 # application controller on two cores left some waiting past their 6-minute limits.
 e2e=$(comm -23 <(go list -tags e2e ./... | sort) <(echo "$unit" | sort) | grep -v '/test/faults$')
 # shellcheck disable=SC2086
-go test -tags e2e -count=1 -v -parallel 6 -timeout 60m $e2e || status=$?
+go test -tags e2e -count=1 -json -parallel 6 -timeout 60m $e2e 2>&1 | $summary || status=$?
 # The fault-injection suite, short form, on a stack of its own once the others are done
 # (CMP_PHASE_FAULTS=long go test -tags e2e -v ./test/faults runs the long form).
-go test -tags e2e -count=1 -v -timeout 25m ./test/faults || status=$?
+go test -tags e2e -count=1 -json -timeout 25m ./test/faults 2>&1 | $summary || status=$?
 
 # Nothing the tests started may outlive them.
 if left=$(pgrep -af "$cache/" | grep -v pgrep); then
