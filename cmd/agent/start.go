@@ -52,6 +52,7 @@ func start(ctx context.Context, o options, log *slog.Logger) error {
 	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "cmp-phase-agent"})
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), telemetry.BuildInfo())
+	telemetry.ClientGo(reg) // before agent.New makes its queue and lead its elector
 	o.agent.Metrics = reg
 	a := agent.New(kube, argo, o.agent, log, recorder, faults(log))
 	ready := &readiness{election: o.election.enabled, synced: a.Synced}
