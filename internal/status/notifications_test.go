@@ -129,3 +129,37 @@ func TestTheNotificationCatalogFiresOnTheParentsAnnotations(t *testing.T) {
 		}
 	}
 }
+
+// TestTheHelmValuesCarryTheCatalog: manifests/helm/notifications-values.yaml gives the
+// argo-cd chart exactly the catalog's triggers and templates.
+func TestTheHelmValuesCarryTheCatalog(t *testing.T) {
+	read := func(path string, into any) {
+		b, err := os.ReadFile(filepath.Join(append([]string{"..", ".."}, strings.Split(path, "/")...)...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := yaml.Unmarshal(b, into); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+	}
+	var cm struct{ Data map[string]string }
+	var values struct {
+		Notifications struct{ Templates, Triggers map[string]string }
+	}
+	read("manifests/notifications/argocd-notifications-cm.yaml", &cm)
+	read("manifests/helm/notifications-values.yaml", &values)
+	got := map[string]string{}
+	for _, m := range []map[string]string{values.Notifications.Templates, values.Notifications.Triggers} {
+		for k, v := range m {
+			got[k] = v
+		}
+	}
+	if len(got) != len(cm.Data) {
+		t.Fatalf("the Helm values carry %d entries, the catalog %d (fix: regenerate notifications-values.yaml from the catalog)", len(got), len(cm.Data))
+	}
+	for k, v := range cm.Data {
+		if got[k] != v {
+			t.Errorf("%s differs between the catalog and the Helm values (fix: copy the catalog's text)", k)
+		}
+	}
+}
