@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"strconv"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
@@ -19,11 +20,20 @@ import (
 // in-process CMP server on the plugin socket, reading ConfigMaps through an informer.
 func CmpPhaseSidecar(bin string) func(e *Env) ProcSpec {
 	return func(e *Env) ProcSpec {
-		return ProcSpec{Name: "cmp-phase-serve", Path: bin, Args: []string{
+		if e.SidecarMetrics == "" {
+			if port, err := FreePort(); err == nil {
+				e.SidecarMetrics = "127.0.0.1:" + strconv.Itoa(port)
+			}
+		}
+		args := []string{
 			"serve", "--socket-dir", e.PluginSockDir, "--plugin-name", contract.PluginName,
 			"--kubeconfig", e.Kubeconfig, "--state-namespace", ArgoNamespace, "--work-dir", e.Dir + "/tmp",
 			"--stale-wait", "5s", "--log-level", "debug",
-		}}
+		}
+		if e.SidecarMetrics != "" {
+			args = append(args, "--metrics-addr", e.SidecarMetrics)
+		}
+		return ProcSpec{Name: "cmp-phase-serve", Path: bin, Args: args}
 	}
 }
 

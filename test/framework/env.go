@@ -75,8 +75,11 @@ type Env struct {
 	Git           *GitServer
 	Clusters      []Cluster
 	PluginSockDir string
-	ArgoServer    string // host:port of argocd-server (plaintext)
-	AdminPassword string
+	// SidecarMetrics is where a CmpPhaseSidecar serves its metrics (host:port), the same
+	// across its restarts.
+	SidecarMetrics string
+	ArgoServer     string // host:port of argocd-server (plaintext)
+	AdminPassword  string
 
 	opts      Options
 	etcdURL   string

@@ -77,10 +77,6 @@ func (e *Env) Prometheus(t testing.TB) *Prometheus {
 }
 
 func (e *Env) startPrometheus() (*Prometheus, error) {
-	bin, err := exec.LookPath("prometheus")
-	if err != nil {
-		return nil, fmt.Errorf("no prometheus binary (fix: run hack/build-tools.sh, which installs Debian's prometheus package): %w", err)
-	}
 	x := &Exporter{gauges: map[string]float64{}}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -91,11 +87,26 @@ func (e *Env) startPrometheus() (*Prometheus, error) {
 	e.mu.Lock()
 	e.closers = append(e.closers, srv.Close)
 	e.mu.Unlock()
-	dir := filepath.Join(e.Dir, "prometheus")
+	config := fmt.Sprintf("global: {scrape_interval: 1s, evaluation_interval: 1s}\nscrape_configs:\n- job_name: e2e\n  static_configs:\n  - targets: ['%s']\n", l.Addr())
+	prom, err := e.runPrometheus("prometheus", config)
+	if err != nil {
+		return nil, err
+	}
+	prom.Exporter = x
+	return prom, nil
+}
+
+// runPrometheus starts a Prometheus named name with config (its dir and TSDB under the
+// Env's dir, its log with the others) and waits until it is ready.
+func (e *Env) runPrometheus(name, config string) (*Prometheus, error) {
+	bin, err := exec.LookPath("prometheus")
+	if err != nil {
+		return nil, fmt.Errorf("no prometheus binary (fix: run hack/build-tools.sh, which installs Debian's prometheus package): %w", err)
+	}
+	dir := filepath.Join(e.Dir, name)
 	if err := os.MkdirAll(filepath.Join(dir, "data"), 0o755); err != nil {
 		return nil, fmt.Errorf("prometheus dir: %w", err)
 	}
-	config := fmt.Sprintf("global: {scrape_interval: 1s, evaluation_interval: 1s}\nscrape_configs:\n- job_name: e2e\n  static_configs:\n  - targets: ['%s']\n", l.Addr())
 	if err := os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(config), 0o644); err != nil {
 		return nil, fmt.Errorf("prometheus config: %w", err)
 	}
@@ -103,15 +114,38 @@ func (e *Env) startPrometheus() (*Prometheus, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := e.Start(ProcSpec{Name: "prometheus", Path: bin, Dir: dir, Args: []string{
+	p, err := e.Start(ProcSpec{Name: name, Path: bin, Dir: dir, Args: []string{
 		"--config.file=" + filepath.Join(dir, "prometheus.yml"), "--storage.tsdb.path=" + filepath.Join(dir, "data"),
 		"--web.listen-address=127.0.0.1:" + strconv.Itoa(port), "--storage.tsdb.retention.time=1h",
 	}})
 	if err != nil {
 		return nil, err
 	}
-	prom := &Prometheus{Address: "http://127.0.0.1:" + strconv.Itoa(port), Exporter: x}
+	prom := &Prometheus{Address: "http://127.0.0.1:" + strconv.Itoa(port)}
 	return prom, prom.waitReady(p)
+}
+
+// ScrapingPrometheus starts a Prometheus of the test's own (name unique in the Env) that
+// scrapes each job's targets every second and evaluates the rule files every second.
+func (e *Env) ScrapingPrometheus(t testing.TB, name string, jobs map[string][]string, ruleFiles ...string) *Prometheus {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("global: {scrape_interval: 1s, evaluation_interval: 1s}\n")
+	if len(ruleFiles) > 0 {
+		b.WriteString("rule_files:\n")
+		for _, f := range ruleFiles {
+			fmt.Fprintf(&b, "- %q\n", f)
+		}
+	}
+	b.WriteString("scrape_configs:\n")
+	for _, job := range slices.Sorted(maps.Keys(jobs)) {
+		fmt.Fprintf(&b, "- job_name: %q\n  static_configs:\n  - targets: ['%s']\n", job, strings.Join(jobs[job], "', '"))
+	}
+	prom, err := e.runPrometheus(name, b.String())
+	if err != nil {
+		t.Fatalf("start prometheus %s: %v", name, err)
+	}
+	return prom
 }
 
 func (p *Prometheus) waitReady(proc *Proc) error {
@@ -131,15 +165,43 @@ func (p *Prometheus) waitReady(proc *Proc) error {
 	return fmt.Errorf("prometheus not ready after 1m:\n%s", proc.Tail(4000))
 }
 
-// Query runs an instant query and returns its vector's values (a scalar's one).
-func (p *Prometheus) Query(ctx context.Context, q string) ([]float64, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.Address+"/api/v1/query?query="+url.QueryEscape(q), nil)
+// Series runs an instant query and returns its vector's label sets.
+func (p *Prometheus) Series(ctx context.Context, q string) ([]map[string]string, error) {
+	result, _, err := p.query(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := http.DefaultClient.Do(req)
+	var out []map[string]string
+	for _, r := range result {
+		var s struct {
+			Metric map[string]string `json:"metric"`
+		}
+		if err := json.Unmarshal(r, &s); err != nil {
+			return nil, fmt.Errorf("query %s: a sample %s", q, r)
+		}
+		out = append(out, s.Metric)
+	}
+	return out, nil
+}
+
+// Query runs an instant query and returns its vector's values (a scalar's one).
+func (p *Prometheus) Query(ctx context.Context, q string) ([]float64, error) {
+	result, typ, err := p.query(ctx, q)
 	if err != nil {
 		return nil, err
+	}
+	return resultValues(typ, result)
+}
+
+// query runs an instant query and returns its result and type.
+func (p *Prometheus) query(ctx context.Context, q string) ([]json.RawMessage, string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.Address+"/api/v1/query?query="+url.QueryEscape(q), nil)
+	if err != nil {
+		return nil, "", err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, "", err
 	}
 	defer resp.Body.Close()
 	var body struct {
@@ -151,12 +213,12 @@ func (p *Prometheus) Query(ctx context.Context, q string) ([]float64, error) {
 		} `json:"data"`
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
-		return nil, fmt.Errorf("query %s: %w", q, err)
+		return nil, "", fmt.Errorf("query %s: %w", q, err)
 	}
 	if body.Status != "success" {
-		return nil, fmt.Errorf("query %s: %s", q, body.Error)
+		return nil, "", fmt.Errorf("query %s: %s", q, body.Error)
 	}
-	return resultValues(body.Data.ResultType, body.Data.Result)
+	return body.Data.Result, body.Data.ResultType, nil
 }
 
 func resultValues(typ string, result []json.RawMessage) ([]float64, error) {
