@@ -119,7 +119,7 @@ func (d *dec) composePhases(steps, phases []Phase, gen *yaml.Node, genPath strin
 			p.Targets = stepTargets(ph.Targets, reqs, earlier)
 			for j := range p.Targets {
 				if err := p.Targets[j].Compile(exprs); err != nil {
-					d.fail(gen, fmt.Sprintf("%s.phases[%d].targets[%d]", genPath, i, j), "", "in spec.strategy step %d: %s", k+1, err)
+					d.fail(gen, fmt.Sprintf("%s.phases[%d].targets[%d]", genPath, i, j), targets.Fix(err), "in spec.strategy step %d: %s", k+1, err)
 				}
 			}
 			out = append(out, p)

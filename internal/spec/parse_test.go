@@ -45,10 +45,10 @@ func TestParseErrorsNameFileLineAndField(t *testing.T) {
 		expr, maxUpdate string
 		want            []string
 	}{
-		"a non-boolean expression":            {`'name'`, "1", []string{"spec.yaml:14:", "phases[0].targets[0].expr", "expected bool"}},
-		"an expression that does not compile": {`'labels.env == '`, "1", []string{"spec.yaml:14:", "targets[0].expr", "unexpected token"}},
-		"an unknown name in an expression":    {`'nope == "x"'`, "1", []string{"targets[0].expr", "unknown name nope"}},
-		"a 5 MiB expression":                  {`'` + strings.Repeat("x", 5<<20) + `'`, "1", []string{"spec.yaml:14:", "targets[0].expr", "over the limit of 4096"}},
+		"a non-boolean expression":            {`'name'`, "1", []string{"spec.yaml:14:", "phases[0].targets[0].expr", "expected bool", "(fix: make expr a condition"}},
+		"an expression that does not compile": {`'labels.env == '`, "1", []string{"spec.yaml:14:", "targets[0].expr", "unexpected token", "(fix: correct the expression"}},
+		"an unknown name in an expression":    {`'nope == "x"'`, "1", []string{"targets[0].expr", "unknown name nope", "(fix: name only name, server"}},
+		"a 5 MiB expression":                  {`'` + strings.Repeat("x", 5<<20) + `'`, "1", []string{"spec.yaml:14:", "targets[0].expr", "over the limit of 4096", "(fix: split the expression"}},
 		"a bad maxUpdate":                     {`'true'`, `"ten%"`, []string{"spec.yaml:16:", "phases[1].maxUpdate", `invalid percentage "ten%"`}},
 		"a negative maxUpdate":                {`'true'`, "-1", []string{"phases[1].maxUpdate", "invalid maxUpdate"}},
 	}

@@ -175,7 +175,7 @@ func (d *dec) target(n *yaml.Node, path string, exprs *targets.Cache) targets.Ta
 		if f["expr"] != nil && strings.HasPrefix(err.Error(), "expr:") {
 			at, path = f["expr"], path+".expr"
 		}
-		d.fail(at, path, "", "%s", err)
+		d.fail(at, path, targets.Fix(err), "%s", err)
 	}
 	return t
 }
@@ -234,7 +234,7 @@ func (d *dec) rolling(s *Spec, n *yaml.Node, exprs *targets.Cache) {
 		if len(reqs) > 0 {
 			ph.Targets = []targets.Target{{MatchExpressions: reqs}}
 			if err := ph.Targets[0].Compile(nil); err != nil {
-				d.fail(sn, p+".matchExpressions", "", "%s", err)
+				d.fail(sn, p+".matchExpressions", "correct the requirement: a key, an operator (In, NotIn, Exists, DoesNotExist) and values for In and NotIn", "%s", err)
 			}
 		}
 		if mu := sf["maxUpdate"]; mu != nil {

@@ -97,3 +97,21 @@ func oneLine(msg string) string {
 	start, end := max(0, col-40), min(len(src), col+20)
 	return fmt.Sprintf("%s: `%s` with the caret at `%s`", lines[0], src[start:end], caret[start:col+1])
 }
+
+// Fix is the fix for an error of Target.Compile or Cache.Compile, for the spec's message.
+func Fix(err error) string {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "expected bool"):
+		return `make expr a condition that is true for the clusters to select, e.g. labels.env == "prod"`
+	case strings.Contains(msg, "unknown name"):
+		return "name only name, server, labels, annotations or values"
+	case strings.Contains(msg, "empty target"):
+		return "set clusters, values, matchExpressions or expr"
+	case strings.Contains(msg, "over the limit"), strings.Contains(msg, "bound"):
+		return "split the expression, or use matchExpressions"
+	case strings.HasPrefix(msg, "expr:"):
+		return "correct the expression (expr-lang syntax: https://expr-lang.org/docs/language-definition)"
+	}
+	return ""
+}
