@@ -23,7 +23,8 @@ import (
 
 // pending are nav entries whose pages other work writes (the command reference is generated
 // from the CLI; the UI page comes with the UI extension): a nav entry may name them before
-// they exist, and nothing may link to them until they do.
+// they exist, and the generated pages need no nav entry each. A link to one is checked as
+// any other: it breaks while the page does not exist.
 var pending = []string{"reference/cli/", "ui.md"}
 
 // repoRoot is the repository's root: the directory of go.mod above this package.
@@ -88,11 +89,6 @@ func TestLinks(t *testing.T) {
 				if rel == ".." || strings.HasPrefix(rel, "../") {
 					t.Errorf("%s:%d: %s leaves the repository", name, l.line, l.target)
 					continue
-				}
-				for _, pre := range pending {
-					if strings.HasPrefix(strings.TrimPrefix(rel, "docs/"), pre) {
-						t.Errorf("%s:%d: %s: links to a page not written yet (%s); link to it once it exists", name, l.line, l.target, pre)
-					}
 				}
 				st, err := os.Stat(filepath.Join(root, filepath.FromSlash(rel)))
 				if err != nil {
