@@ -70,7 +70,7 @@ func pages(t *testing.T, root string) map[string]*page {
 
 // TestLinks fails on a relative link, in README.md or a page under docs/, to a file that does
 // not exist, or to an #anchor that no heading of its target makes (on GitHub and on the mkdocs
-// site alike).
+// site alike), and on a link from docs/ out of it (the site has only docs/).
 func TestLinks(t *testing.T) {
 	root := repoRoot(t)
 	ps := pages(t, root)
@@ -88,6 +88,10 @@ func TestLinks(t *testing.T) {
 				rel := path.Clean(path.Join(path.Dir(name), file))
 				if rel == ".." || strings.HasPrefix(rel, "../") {
 					t.Errorf("%s:%d: %s leaves the repository", name, l.line, l.target)
+					continue
+				}
+				if strings.HasPrefix(name, "docs/") && !strings.HasPrefix(rel, "docs/") {
+					t.Errorf("%s:%d: %s leaves docs/, which the mkdocs site cannot follow (fix: name the file as code, e.g. `%s`)", name, l.line, l.target, rel)
 					continue
 				}
 				st, err := os.Stat(filepath.Join(root, filepath.FromSlash(rel)))
