@@ -3,5 +3,6 @@
 // the target makes, on a page missing from mkdocs.yml's nav (or a nav entry without its
 // page), and on a spec example that `cmp-phase validate` would reject. A YAML block that is
 // meant to be rejected is marked by an `<!-- invalid -->` line right before it, and must then
-// be rejected. It has no code besides the test; go test ./... runs it, no tags needed.
+// be rejected; and on a README over 150 lines. It has no code besides the test; go test ./...
+// runs it, no tags needed.
 package docs
