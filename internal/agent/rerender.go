@@ -81,7 +81,7 @@ func setEnv(p *v1alpha1.ApplicationSourcePlugin, value string) {
 // from what it would have decided from had it written (a write changes no cached object),
 // Enact included; it assumes what the protocol assumes of every pass, that nothing but
 // this agent sets PHASE_GEN back within the cache's lag (a git-managed parent ignores the
-// plugin env, see the README). Versions are compared as Kubernetes allows
+// plugin env, see docs/concepts.md). Versions are compared as Kubernetes allows
 // (resourceversion.CompareResourceVersion); one that does not compare, another object
 // (a parent recreated, or another one named), and a wait of --confirm-after (a write lost
 // to an etcd restore, whose versions went back) are written again.

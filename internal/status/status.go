@@ -12,8 +12,8 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
-// Doc is the status of one rollout. Its JSON field names are stable (documented in the
-// README); fields are only ever added.
+// Doc is the status of one rollout. Its JSON field names are stable (documented in
+// docs/operating.md, "The status document"); fields are only ever added.
 type Doc struct {
 	Rollout    string   `json:"rollout"`
 	Generation int64    `json:"generation"`

@@ -3,7 +3,7 @@
 // Package bench measures cmp-phase end to end against Argo CD's own RollingSync, side by
 // side on one real stack (issue 12): the same fleet, the same steps, the same kind of
 // commit, announced by Argo CD's git webhook or noticed by polling. It does nothing unless
-// run with -bench (see the README's Performance section for the command).
+// run with -bench (see docs/performance.md for the commands).
 package bench
 
 import (

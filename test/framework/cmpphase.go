@@ -146,7 +146,7 @@ func (e *Env) newParent(ctx context.Context, name, path string, gen int64, autom
 			Project:     "default",
 			Source:      &v1alpha1.ApplicationSource{RepoURL: e.Git.URL, TargetRevision: "HEAD", Path: path, Plugin: plugin},
 			Destination: v1alpha1.ApplicationDestination{Server: "https://kubernetes.default.svc", Namespace: ArgoNamespace},
-			// As the README recommends for parents: a sync applies only the children whose
+			// As docs/agent.md recommends for parents: a sync applies only the children whose
 			// render changed (the agent moved the admitted ones already), not all of them.
 			SyncPolicy: &v1alpha1.SyncPolicy{Automated: &v1alpha1.SyncPolicyAutomated{}, SyncOptions: v1alpha1.SyncOptions{"ApplyOutOfSyncOnly=true"}},
 		},
