@@ -23,10 +23,10 @@ func TestClusterLabelCheckAgreesWithKubernetes(t *testing.T) {
 func TestTheHintIsALabelValue(t *testing.T) {
 	for v, want := range map[string]string{
 		"arn:aws:eks:eu-west-1:123456789012:cluster/prod": "prod",
-		"https://10.0.0.1:6443":                            "6443",
-		"gke_proj_europe-west1_prod a":                     "gke_proj_europe-west1_prod-a",
-		"::/":                                              "my-cluster",
-		strings.Repeat("x", 70) + "!":                      strings.Repeat("x", 63),
+		"https://10.0.0.1:6443":                           "6443",
+		"gke_proj_europe-west1_prod a":                    "gke_proj_europe-west1_prod-a",
+		"::/":                                             "my-cluster",
+		strings.Repeat("x", 70) + "!":                     strings.Repeat("x", 63),
 	} {
 		got := LabelValueHint(v)
 		if got != want || !IsLabelValue(got) {

@@ -223,4 +223,3 @@ func checkClusterLabel(child string, p Params) error {
 	return fmt.Errorf("child %q: its name %s, and cmp-phase labels a list element's child with it (%s) (fix: %s)",
 		v, rule, contract.LabelCluster, fix)
 }
-
