@@ -90,7 +90,7 @@ func (d *dec) fields(n *yaml.Node, path string, allowed ...string) map[string]*y
 		return out
 	}
 	if n.Kind != yaml.MappingNode {
-		d.fail(n, path, "", "must be a mapping, not %s", kindName(n))
+		d.fail(n, path, "write a mapping here (key: value lines, as the documentation's examples show)", "must be a mapping, not %s", kindName(n))
 		return out
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
@@ -125,6 +125,9 @@ func (d *dec) str(n *yaml.Node, path string) string {
 func (d *dec) required(m map[string]*yaml.Node, parent *yaml.Node, path, key, fix string) *yaml.Node {
 	n, ok := m[key]
 	if !ok || n == nil || (n.Kind == yaml.ScalarNode && n.Tag == "!!null") {
+		if parent == nil || parent.Kind != yaml.MappingNode {
+			return nil // the parent is missing or not a mapping: said already, once
+		}
 		d.fail(parent, join(path, key), fix, "is required")
 		return nil
 	}

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -223,5 +224,29 @@ func TestValidateAcceptsWhatAHookRunCanFillAndNothingElse(t *testing.T) {
 				t.Errorf("%s %s: %v", list, url, err)
 			}
 		}
+	}
+}
+
+// TestAFragmentGetsEachProblemOnce: seed 000's coexistence fragment (no metadata, phases
+// written as [...]) is told each problem once, at a real line, with a fix: no line 0, no
+// "is required" for the fields of what is missing or not a mapping.
+func TestAFragmentGetsEachProblemOnce(t *testing.T) {
+	frag := "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nspec:\n  generators:\n  - clusters: {}\n    deploymentStrategy:\n      type: phaseDeployment\n      phases: [...]\n"
+	_, err := Parse("frag.yaml", []byte(frag), targets.NewCache(4))
+	var es Errors
+	if !errors.As(err, &es) {
+		t.Fatalf("want spec errors, got %v", err)
+	}
+	lines := es.Lines()
+	for _, l := range lines {
+		if strings.Contains(l, "frag.yaml:0:") || !strings.Contains(l, "(fix: ") {
+			t.Errorf("%q: at line 0 or without a fix", l)
+		}
+		if strings.Contains(l, " metadata.name:") || strings.Contains(l, "phases[0].name:") || strings.Contains(l, "phases[0].targets:") {
+			t.Errorf("%q: a field of something missing or not a mapping", l)
+		}
+	}
+	if len(lines) != 3 {
+		t.Errorf("want metadata, spec.template and phases[0], got %q", lines)
 	}
 }
