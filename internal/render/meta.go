@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
-
-	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
@@ -39,9 +36,9 @@ func checkLabels(child string, doc []byte) error {
 	}
 	for _, k := range slices.Sorted(maps.Keys(app.Metadata.Labels)) {
 		v := app.Metadata.Labels[k]
-		if problems := validation.IsValidLabelValue(v); len(problems) > 0 {
-			return fmt.Errorf("child %s: template.metadata.labels.%s renders %q, not a valid label value (%s) (fix: give every generator's parameter set the parameter it names — a list element's key, or a clusters generator for metadata.labels.*)",
-				child, k, v, strings.Join(problems, "; "))
+		if !contract.IsLabelValue(v) {
+			return fmt.Errorf("child %s: template.metadata.labels.%s renders %q, not a valid label value (at most 63 letters, digits, '-', '_' or '.', beginning and ending with a letter or digit) (fix: give every generator's parameter set the parameter it names — a list element's key, or a clusters generator for metadata.labels.*)",
+				child, k, v)
 		}
 	}
 	return nil
