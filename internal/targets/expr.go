@@ -57,7 +57,7 @@ func (c *Cache) Compile(src string) (*Program, error) {
 	if err := CheckBounded(src); err != nil {
 		return nil, err
 	}
-	p, err := expr.Compile(src, expr.Env(env{}), expr.AsBool(), expr.MaxNodes(MaxExprNodes))
+	p, err := expr.Compile(src, append(pure(), expr.AsBool())...)
 	if err != nil {
 		return nil, fmt.Errorf("%s", oneLine(err.Error()))
 	}
@@ -66,6 +66,13 @@ func (c *Cache) Compile(src string) (*Program, error) {
 		c.lru.Add(src, prog)
 	}
 	return prog, nil
+}
+
+// pure are the options every target and key expression compiles with: the subject's
+// fields only, bounded, and no now(): the renderer and the agent must put a cluster in the
+// same phase at every render, so an expression's answer depends on the cluster alone.
+func pure() []expr.Option {
+	return []expr.Option{expr.Env(env{}), expr.MaxNodes(MaxExprNodes), expr.DisableBuiltin("now")}
 }
 
 // Eval runs the program against a subject.
@@ -104,6 +111,8 @@ func Fix(err error) string {
 	switch {
 	case strings.Contains(msg, "expected bool"):
 		return `make expr a condition that is true for the clusters to select, e.g. labels.env == "prod"`
+	case strings.Contains(msg, "unknown name now"):
+		return "select by the cluster's fields only: a phase's clusters must not change with the time (use windows for time)"
 	case strings.Contains(msg, "unknown name"):
 		return "name only name, server, labels, annotations or values"
 	case strings.Contains(msg, "empty target"):

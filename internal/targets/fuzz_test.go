@@ -37,8 +37,19 @@ func FuzzCompileEval(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src, name, env string) {
 		p, err := NewCache(1).Compile(src)
 		if err != nil {
+			if msg := err.Error(); strings.Contains(msg, "\n") || len(msg) > 2*MaxExprLen {
+				t.Fatalf("compile error is not one bounded line: %.200q", msg)
+			}
 			return
 		}
-		_, _ = p.Eval(Subject{Name: name, Labels: map[string]string{"env": env}, Values: map[string]string{"tier": env}})
+		s := Subject{Name: name, Labels: map[string]string{"env": env}, Values: map[string]string{"tier": env}}
+		got, err := p.Eval(s)
+		again, err2 := p.Eval(s)
+		if got != again || (err == nil) != (err2 == nil) {
+			t.Fatalf("%q is not deterministic: %v %v, then %v %v", src, got, err, again, err2)
+		}
+		if err != nil && !strings.Contains(err.Error(), "evaluate ") {
+			t.Fatalf("an evaluation error does not say what it evaluated: %v", err)
+		}
 	})
 }

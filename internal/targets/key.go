@@ -43,7 +43,7 @@ func (c *Cache) CompileKey(src string) (*KeyProgram, error) {
 	if err := CheckBounded(src); err != nil {
 		return nil, err
 	}
-	p, err := expr.Compile(src, expr.Env(env{}), expr.MaxNodes(MaxExprNodes))
+	p, err := expr.Compile(src, pure()...)
 	if err != nil {
 		return nil, fmt.Errorf("%s", oneLine(err.Error()))
 	}
