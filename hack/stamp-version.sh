@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Stamps a release version into everything that names the image, so one ref pins both the
+# manifests and the image: VERSION, manifests/base's images: newTag, and the image of both
+# containers in manifests/helm/values.yaml. test/install fails when they disagree or one
+# ships :latest. The image itself is built with the same version (Dockerfile's VERSION).
+#   hack/stamp-version.sh v0.2.0
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+v=${1:-}
+if ! [[ $v =~ ^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$ ]]; then
+  echo "usage: hack/stamp-version.sh vMAJOR.MINOR.PATCH (got '$v')" >&2
+  exit 2
+fi
+cd "$root"
+echo "$v" > VERSION
+sed -i -E "s|^(  newTag: ).*|\1$v|" manifests/base/kustomization.yaml
+sed -i -E "s|(image: ghcr.io/cmp-phase/cmp-phase:).*|\1$v|" manifests/helm/values.yaml
+echo "stamped $v; build the image with: docker build --build-arg VERSION=$v -t ghcr.io/cmp-phase/cmp-phase:$v ."
