@@ -2,12 +2,16 @@
 package install
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
 
+	"sigs.k8s.io/kustomize/api/filesys"
+	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/yaml"
 
 	"github.com/cmp-phase/cmp-phase/internal/version"
@@ -62,5 +66,48 @@ func TestEveryImageIsPinnedToTheVersion(t *testing.T) {
 			}
 			return nil
 		})
+	}
+}
+
+// TestTheHelmValuesCarryTheRBAC: the Helm values' extraObjects are exactly what
+// `kustomize build manifests/rbac` makes, so one helm upgrade installs the identities too.
+func TestTheHelmValuesCarryTheRBAC(t *testing.T) {
+	m, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), filepath.Join("..", "..", "manifests", "rbac"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := m.AsYaml()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantObjs []map[string]any
+	for _, doc := range strings.Split(string(want), "\n---\n") {
+		var o map[string]any
+		if err := yaml.Unmarshal([]byte(doc), &o); err != nil {
+			t.Fatal(err)
+		}
+		wantObjs = append(wantObjs, o)
+	}
+	var values struct {
+		ExtraObjects []map[string]any `json:"extraObjects"`
+	}
+	if err := yaml.Unmarshal([]byte(read(t, "manifests/helm/values.yaml")), &values); err != nil {
+		t.Fatal(err)
+	}
+	key := func(o map[string]any) string {
+		meta, _ := o["metadata"].(map[string]any)
+		return fmt.Sprint(o["kind"], "/", meta["name"])
+	}
+	got := map[string]map[string]any{}
+	for _, o := range values.ExtraObjects {
+		got[key(o)] = o
+	}
+	if len(got) != len(wantObjs) {
+		t.Fatalf("extraObjects holds %d objects, manifests/rbac %d (fix: copy manifests/rbac's objects into extraObjects)", len(got), len(wantObjs))
+	}
+	for _, w := range wantObjs {
+		if !reflect.DeepEqual(got[key(w)], w) {
+			t.Errorf("%s differs between manifests/rbac and the Helm values' extraObjects (fix: copy it over)\nrbac: %v\nhelm: %v", key(w), w, got[key(w)])
+		}
 	}
 }
