@@ -68,6 +68,7 @@ Exit codes: 0 rendered; 1 the spec, inventory or state is refused (one line on s
 	fs.StringVar(&o.stateNamespace, "state-namespace", envOr(contract.EnvStateNamespace, contract.DefaultNamespace), "namespace of the state, inventory and plan ConfigMaps")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig for --from-cluster (default: in-cluster)")
 	fs.StringVar(&o.repoRoot, "repo-root", "", "root of the parent's repository checkout (default: --dir less "+contract.EnvAppSourcePath+")")
+	stableDefaults(c)
 	return c
 }
 
@@ -143,6 +144,21 @@ func loadStateAndInventory(ctx context.Context, o generateOptions, rollout strin
 		return nil, nil, err
 	}
 	return st, inv, nil
+}
+
+// stableDefaults shows the defaults that come from the environment as where they come
+// from, so help and the generated reference are the same on every machine.
+func stableDefaults(c *cobra.Command) {
+	show := map[string]string{
+		"socket-dir":      "$" + contract.EnvPluginSocketDir + ", else " + contract.DefaultPluginSocketDir,
+		"state-namespace": "$" + contract.EnvStateNamespace + ", else " + contract.DefaultNamespace,
+		"work-dir":        "$TMPDIR, else /tmp",
+	}
+	for name, def := range show {
+		if f := c.Flags().Lookup(name); f != nil {
+			f.DefValue = def
+		}
+	}
 }
 
 func envOr(k, def string) string {

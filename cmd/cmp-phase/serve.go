@@ -67,6 +67,7 @@ Exit codes: 0 stopped by a signal; 1 it could not start or serve; 2 bad usage.`,
 	fs.DurationVar(&o.staleWait, "stale-wait", 10*time.Second, "how long a render waits for the state to reach "+contract.EnvPhaseGen)
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at /metrics and /healthz on this address, e.g. :9403 (empty: off)")
+	stableDefaults(c)
 	return c
 }
 
