@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -238,5 +242,59 @@ func TestPlanReadsTheClusterSecrets(t *testing.T) {
 	out, errOut, code := runFake(t, kc, "argocd", "plan", "../../examples/canary", "-o", "jsonpath={.phases[0].members[*].cluster} {.leftOut[*].cluster}")
 	if code != 0 || out != "prod-1 prod-2 dev-1" {
 		t.Fatalf("%d %q %q", code, out, errOut)
+	}
+}
+
+// TestPlanSplitsTracks: from the phase with tracks on, each track has its own copy of the
+// later phases, at the step of the phase it copies, with its members only.
+func TestPlanSplitsTracks(t *testing.T) {
+	b, err := os.ReadFile("../../internal/render/testdata/spec-v2.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := strings.Replace(string(b), "      - name: staging\n", "      - name: staging\n        tracks: labels.region\n", 1)
+	file := filepath.Join(t.TempDir(), "spec.yaml")
+	if err := os.WriteFile(file, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runCmd(t, "plan", file, "--inventory-file", "../../internal/render/testdata/inventory.json", "-o", "json")
+	var doc planDoc
+	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil {
+		t.Fatalf("%d %q %q", code, out, errOut)
+	}
+	var got []string
+	for _, p := range doc.Phases {
+		var ms []string
+		for _, m := range p.Members {
+			ms = append(ms, m.Cluster)
+		}
+		got = append(got, fmt.Sprintf("%d %s@%s %s", p.Step, p.Name, p.Track, strings.Join(ms, ",")))
+	}
+	want := []string{"1 dev@ dev-1,dev-2", "2 staging@eu staging-1", "3 prod@eu prod-1", "2 staging@us staging-2", "3 prod@us prod-2"}
+	if !slices.Equal(got, want) || !slices.Equal(doc.Tracks, []string{"eu", "us"}) {
+		t.Fatalf("got %q, want %q; tracks %v", got, want, doc.Tracks)
+	}
+}
+
+// TestPlanEveryExample: plan lines up every example over the test inventory, and every
+// child it generates is placed in a phase or left out with a reason.
+func TestPlanEveryExample(t *testing.T) {
+	specs, _ := filepath.Glob("../../examples/*/appset.yaml")
+	seeds, _ := filepath.Glob("../../internal/spec/testdata/seeds/003-*.yaml")
+	if specs = append(specs, seeds...); len(specs) < 5 {
+		t.Fatalf("examples and seeds: %v", specs)
+	}
+	for _, p := range specs {
+		out, errOut, code := runCmd(t, "plan", p, "--inventory-file", "../../internal/render/testdata/inventory.json", "-o", "json")
+		var doc planDoc
+		if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || len(doc.Phases) == 0 {
+			t.Errorf("plan %s: %d %s", p, code, errOut)
+			continue
+		}
+		for _, l := range doc.LeftOut {
+			if l.Reason == "" {
+				t.Errorf("plan %s: %+v left out without a reason", p, l)
+			}
+		}
 	}
 }
