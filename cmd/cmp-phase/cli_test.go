@@ -22,6 +22,9 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
+// cobraComplete is cobra's hidden command the completion scripts call.
+const cobraComplete = "__complete"
+
 // stateCM is a rollout's state ConfigMap: a rollout of rev at phase (of phases, each with
 // its members, the first admitted) with status.
 func stateCM(t *testing.T, ns, rollout string, status state.RolloutStatus, phase int, members ...[]string) *corev1.ConfigMap {
@@ -296,5 +299,14 @@ func TestPlanEveryExample(t *testing.T) {
 				t.Errorf("plan %s: %+v left out without a reason", p, l)
 			}
 		}
+	}
+}
+
+// TestRolloutNamesComplete: the shells complete a rollout argument with the rollouts of -n.
+func TestRolloutNamesComplete(t *testing.T) {
+	kc := fake.NewClientset(stateCM(t, "argocd", "web", state.RolloutCompleted, 0, []string{"a"}), stateCM(t, "argocd", "api", state.RolloutCompleted, 0, []string{"a"}))
+	out, _, code := runFake(t, kc, "argocd", cobraComplete, "pause", "")
+	if code != 0 || !strings.HasPrefix(out, "api\nweb\n:4\n") {
+		t.Fatalf("%d %q", code, out)
 	}
 }

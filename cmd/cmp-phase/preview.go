@@ -35,8 +35,9 @@ cluster's state and inventory, and print each child that would change with the c
 lines of its spec. It changes nothing.
 
 ` + exitCodesHelp,
-		Example: `  cmp-phase preview guestbook --dir apps/guestbook`,
-		Args:    exactArgs(1, "one rollout"),
+		Example:           `  cmp-phase preview guestbook --dir apps/guestbook`,
+		Args:              exactArgs(1, "one rollout"),
+		ValidArgsFunction: a.completeRollout,
 		RunE: func(c *cobra.Command, args []string) error {
 			cn, err := a.connect()
 			if err != nil {

@@ -49,8 +49,9 @@ completed (or none runs), 1 if it stopped, rolled back, was abandoned or failed,
 
   # in CI: exit 0 when the rollout completed, 1 when it stopped, 3 after 30 minutes
   cmp-phase status guestbook --wait --timeout 30m`,
-		Args: exactArgs(1, "one rollout"),
-		RunE: func(c *cobra.Command, args []string) error { return a.runStatus(args[0], o) },
+		Args:              exactArgs(1, "one rollout"),
+		ValidArgsFunction: a.completeRollout,
+		RunE:              func(c *cobra.Command, args []string) error { return a.runStatus(args[0], o) },
 	}
 	o.out = newOutput(c, false)
 	c.Flags().BoolVarP(&o.watch, "watch", "w", false, "follow the state: redraw in place on a terminal, append each change otherwise; until Ctrl-C")

@@ -102,9 +102,10 @@ state ConfigMap; the agent acts on it and reports in ` + "`cmp-phase status <rol
 kubeconfig context's user).
 
 ` + exitCodesHelp,
-		Example: "  " + v.example,
-		Args:    verbArgs(v),
-		RunE:    func(c *cobra.Command, args []string) error { return a.runVerb(v, s, args) },
+		Example:           "  " + v.example,
+		Args:              verbArgs(v),
+		ValidArgsFunction: a.completeRollout,
+		RunE:              func(c *cobra.Command, args []string) error { return a.runVerb(v, s, args) },
 	}
 	f := c.Flags()
 	f.StringVar(&s.reason, "reason", "", "why (required; recorded in the rollout's history)")
