@@ -174,8 +174,11 @@ func planOf(s *spec.Spec, inv *inventory.Inventory) (*planDoc, error) {
 	}
 	placed := map[string]bool{}
 	for i, ph := range phases {
-		sp := p.Phases[slices.IndexFunc(p.Phases, func(x spec.Phase) bool { return x.Name == ph.Name })]
-		pp := planPhase{Step: stepOf(phases, i), Name: ph.Name, Track: ph.Track, Size: sizeText(sp.Size), Members: []planMember{}}
+		k := slices.IndexFunc(p.Phases, func(x spec.Phase) bool { return x.Name == ph.Name })
+		if k < 0 {
+			return nil, fmt.Errorf("rollout %s: the line-up names phase %s, which the plan lacks", s.Name, ph.Name)
+		}
+		pp := planPhase{Step: stepOf(phases, i), Name: ph.Name, Track: ph.Track, Size: sizeText(p.Phases[k].Size), Members: []planMember{}}
 		for j, m := range ph.Members {
 			pp.Members = append(pp.Members, planMember{Order: j + 1, Child: m, Cluster: clusterOf[m]})
 			placed[m] = true
