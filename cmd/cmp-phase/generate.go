@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/cmp-phase/cmp-phase/internal/content"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
@@ -30,11 +30,37 @@ type generateOptions struct {
 	repoRoot       string
 }
 
-// runGenerate renders once. stdout gets manifests only, and only on success.
-func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// newGenerate renders once. stdout gets manifests only, and only on success.
+func newGenerate(a *app) *cobra.Command {
 	var o generateOptions
-	fs := flag.NewFlagSet("generate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	c := &cobra.Command{
+		Use:     "generate",
+		GroupID: "plugin",
+		Short:   "Render the children of the spec in --dir to stdout (stock argocd-cmp-server, local use)",
+		Long: `Render the children of the spec in --dir once, to stdout (manifests only, and only on
+success): the command of plugin.yaml under Argo CD's stock argocd-cmp-server
+(--from-cluster), or a local render from an inventory and a state file.
+
+Exit codes: 0 rendered; 1 the spec, inventory or state is refused (one line on stderr);
+2 bad usage.`,
+		Example: `  # locally: the first deployment of a spec over an inventory
+  cmp-phase generate --dir apps/guestbook --inventory-file clusters.json
+
+  # as plugin.yaml runs it in the stock CMP sidecar
+  cmp-phase generate --from-cluster`,
+		Args: exactArgs(0, "no arguments (the spec is in --dir)"),
+		RunE: func(c *cobra.Command, args []string) error {
+			docs, err := generate(a.ctx, o)
+			if err != nil {
+				return failed(fmt.Errorf("generate: %s", oneLine(err)))
+			}
+			if err := render.WriteStream(a.out, docs); err != nil {
+				return failed(fmt.Errorf("generate: %w", err))
+			}
+			return nil
+		},
+	}
+	fs := c.Flags()
 	fs.StringVar(&o.dir, "dir", ".", "directory holding the spec (the CMP runs in the app directory)")
 	fs.StringVar(&o.stateFile, "state-file", "", "state: a ConfigMap manifest or a state JSON document")
 	fs.StringVar(&o.inventoryFile, "inventory-file", "", "inventory: a ConfigMap manifest or {\"clusters\":[...]}")
@@ -42,19 +68,8 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs.StringVar(&o.stateNamespace, "state-namespace", envOr(contract.EnvStateNamespace, contract.DefaultNamespace), "namespace of the state, inventory and plan ConfigMaps")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig for --from-cluster (default: in-cluster)")
 	fs.StringVar(&o.repoRoot, "repo-root", "", "root of the parent's repository checkout (default: --dir less "+contract.EnvAppSourcePath+")")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	docs, err := generate(ctx, o)
-	if err != nil {
-		fmt.Fprintf(stderr, "cmp-phase generate: %s\n", oneLine(err))
-		return 1
-	}
-	if err := render.WriteStream(stdout, docs); err != nil {
-		fmt.Fprintf(stderr, "cmp-phase generate: %s\n", err)
-		return 1
-	}
-	return 0
+	stableDefaults(c)
+	return c
 }
 
 func generate(ctx context.Context, o generateOptions) ([][]byte, error) {
@@ -115,7 +130,7 @@ func loadStateAndInventory(ctx context.Context, o generateOptions, rollout strin
 		return readFromCluster(ctx, o, rollout, nil)
 	}
 	if o.inventoryFile == "" {
-		return nil, nil, fmt.Errorf("no inventory: pass --inventory-file or --from-cluster")
+		return nil, nil, fmt.Errorf("no inventory (fix: pass --inventory-file, or --from-cluster to read the agent's)")
 	}
 	inv, err := inputs.InventoryFromFile(o.inventoryFile)
 	if err != nil {
@@ -129,6 +144,21 @@ func loadStateAndInventory(ctx context.Context, o generateOptions, rollout strin
 		return nil, nil, err
 	}
 	return st, inv, nil
+}
+
+// stableDefaults shows the defaults that come from the environment as where they come
+// from, so help and the generated reference are the same on every machine.
+func stableDefaults(c *cobra.Command) {
+	show := map[string]string{
+		"socket-dir":      "$" + contract.EnvPluginSocketDir + ", else " + contract.DefaultPluginSocketDir,
+		"state-namespace": "$" + contract.EnvStateNamespace + ", else " + contract.DefaultNamespace,
+		"work-dir":        "$TMPDIR, else /tmp",
+	}
+	for name, def := range show {
+		if f := c.Flags().Lookup(name); f != nil {
+			f.DefValue = def
+		}
+	}
 }
 
 func envOr(k, def string) string {

@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	authv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/cmp-phase/cmp-phase/internal/steer"
 )
@@ -21,28 +19,6 @@ var answers = map[string]bool{"approve": true, "reject": true}
 // errByAnswers refuses --by with approve and reject.
 var errByAnswers = errors.New("--by cannot name who approves or rejects: the CLI records the user the API server authenticates " +
 	"(fix: drop --by; to act as another user, impersonate with --as and --as-group)")
-
-// groupList is a repeatable string flag (--as-group).
-type groupList []string
-
-func (g *groupList) String() string { return strings.Join(*g, ",") }
-
-// Set adds one group.
-func (g *groupList) Set(v string) error {
-	if v = strings.TrimSpace(v); v == "" {
-		return errors.New("empty group")
-	}
-	*g = append(*g, v)
-	return nil
-}
-
-// overrides are kubeconfig overrides as kubectl takes them: the context, and the user and
-// groups to impersonate (--as, --as-group).
-func (k *kubeFlags) overrides() *clientcmd.ConfigOverrides {
-	o := &clientcmd.ConfigOverrides{CurrentContext: k.context}
-	o.AuthInfo.Impersonate, o.AuthInfo.ImpersonateGroups = k.as, k.asGroups
-	return o
-}
 
 // whoAmI asks the API server who the caller is (a SelfSubjectReview): the user and groups
 // it authenticated, the impersonated ones under --as.

@@ -1,19 +1,14 @@
 // Command cmp-phase is the Argo CD Config Management Plugin of cmp-phase: it renders an
-// app-of-apps parent's child Applications phase by phase.
-//
-//	cmp-phase serve     in-process CMP gRPC server on the plugin socket (sidecar)
-//	cmp-phase generate  render once to stdout (stock argocd-cmp-server, local use)
-//	cmp-phase validate  check a spec without any cluster
-//	cmp-phase status    a rollout's status (table, json, yaml; --watch)
-//	cmp-phase preview   the next batch, rendered locally, diffed against the live children
-//	cmp-phase pause|resume|approve|reject|promote|jump|abort|rollback|skip|unskip|confirm-removal|confirm-remove-rollout|override-window
-//	                    steer a rollout: a validated edit of its ConfigMap
-//	cmp-phase stop-all|resume-all
-//	                    pause every rollout the agent drives (an incident), or release them
+// app-of-apps parent's child Applications phase by phase (serve, generate), and it is the
+// CLI people steer rollouts with (list, status, plan, preview, the steering verbs). The
+// commands are cobra commands with kubectl's flags; installed as kubectl-cmp_phase it is
+// the kubectl plugin `kubectl cmp-phase`. `cmp-phase help` lists them, and
+// docs/reference/cli holds the reference generated from them.
 package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -21,27 +16,18 @@ import (
 	"syscall"
 )
 
-const usage = `usage: cmp-phase <command> [flags]
+// The exit codes of every command.
+const (
+	exitOK       = 0 // done; status --wait: the rollout completed (or none runs)
+	exitFailed   = 1 // it failed (an API error, an invalid spec, a refused edit); status --wait: the rollout ended without completing
+	exitUsage    = 2 // bad usage: an unknown command or flag, a bad flag value, missing arguments
+	exitTimedOut = 3 // status --wait: --timeout passed first
+)
 
-commands:
-  serve      serve the CMP gRPC API on <socket-dir>/<name>-<version>.sock
-  generate   render the children of the spec in --dir to stdout
-  validate   validate the spec(s) in the given files or directories
-  status     show a rollout: cmp-phase status <rollout> [-o table|json|yaml] [--watch]
-  preview    the next batch rendered locally and diffed against the live children:
-             cmp-phase preview <rollout> --dir <app dir>
-  pause, resume, approve, reject, promote, jump, abort, rollback, skip, unskip, confirm-removal, confirm-remove-rollout,
-  override-window
-             steer a rollout, e.g. cmp-phase pause guestbook --reason "error rate up"
-             (kubectl flags: --kubeconfig, --context, -n, --as, --as-group)
-  stop-all, resume-all
-             pause every rollout of the namespace's agent at once, or lift that stop:
-             cmp-phase stop-all --reason "incident 4711"; cmp-phase resume-all
-  version    print the version, VCS revision and Go version
-
-status --wait exits 0 when the rollout completed, 1 when it stopped, rolled back or was
-abandoned, 3 when --timeout passed; every command exits 2 on bad usage.
-`
+// exitCodesHelp is the exit code section of the help.
+const exitCodesHelp = `Exit codes: 0 success; 1 failure (API error, invalid spec, refused edit); 2 bad usage
+(unknown command or flag, bad value, missing argument); status --wait: 0 Completed,
+1 Stopped/RolledBack/Abandoned/Failed, 3 --timeout passed.`
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -49,35 +35,57 @@ func main() {
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// run runs the command line args and returns the exit code: a command's own failures are
+// exitErrors with their code; whatever else cobra refuses (flags, arguments, commands) is
+// bad usage.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return 2
+	root := newRoot(&app{ctx: ctx, args: args, out: stdout, errOut: stderr})
+	root.SetArgs(args)
+	cmd, err := root.ExecuteC()
+	if err == nil {
+		return exitOK
 	}
-	switch args[0] {
-	case "serve":
-		return runServe(ctx, args[1:], stderr)
-	case "generate":
-		return runGenerate(ctx, args[1:], stdout, stderr)
-	case "validate":
-		return runValidate(args[1:], stdout, stderr)
-	case "status":
-		return runStatus(ctx, args[1:], stdout, stderr)
-	case "preview":
-		return runPreview(ctx, args[1:], stdout, stderr)
-	case "stop-all", "resume-all":
-		return runFleet(ctx, args[0], args[1:], stdout, stderr)
-	case "version", "--version":
-		fmt.Fprintln(stdout, versionLine())
-		return 0
-	case "-h", "--help", "help":
-		fmt.Fprint(stdout, usage)
-		return 0
-	default:
-		if _, ok := verbs[args[0]]; ok {
-			return runVerb(ctx, args[0], args[1:], stdout, stderr)
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintf(stderr, "%s: %s\n", root.Name(), ee.err)
 		}
-		fmt.Fprintf(stderr, "cmp-phase: unknown command %q\n%s", args[0], usage)
-		return 2
+		return ee.code
 	}
+	fmt.Fprintf(stderr, "%s: %s\nRun '%s --help' for usage.\n", root.Name(), err, cmd.CommandPath())
+	return exitUsage
 }
+
+// exitError is a command's failure with its exit code (err nil: already reported).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+// failed is a command's failure: exit 1.
+func failed(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &exitError{code: exitFailed, err: err}
+}
+
+// exitWith ends a command with code, its message already written (or none).
+func exitWith(code int) error {
+	if code == exitOK {
+		return nil
+	}
+	return &exitError{code: code}
+}
+
+// usageError is bad usage found by a command itself (exit 2, with the usage hint).
+func usageError(format string, args ...any) error { return fmt.Errorf(format, args...) }

@@ -94,18 +94,28 @@ func TestValidateListsChildrenNotPhased(t *testing.T) {
 }
 
 func TestSteeringCommandsRefuseBadFlagsBeforeTouchingAnything(t *testing.T) {
-	for name, args := range map[string][]string{
-		"pause without a reason":      {"pause", "guestbook"},
-		"approve without a phase":     {"approve", "guestbook", "--reason", "ok"},
-		"skip without a child":        {"skip", "guestbook", "--reason", "flaky"},
-		"jump with two phases":        {"jump", "guestbook", "prod", "staging", "--reason", "x"},
-		"status in an unknown format": {"status", "guestbook", "-o", "xml"},
-		"status of no rollout":        {"status"},
+	for name, tc := range map[string]struct {
+		args []string
+		want string // the message names the flag or value, and the fix
+	}{
+		"pause without a reason":      {[]string{"pause", "guestbook"}, `pause needs --reason: why, recorded in the rollout's history (fix: add --reason "<why>")`},
+		"approve without a phase":     {[]string{"approve", "guestbook", "--reason", "ok"}, `approve takes the rollout and <phase>, got ["guestbook"] (fix: cmp-phase approve <rollout> <phase> --reason <why>`},
+		"skip without a child":        {[]string{"skip", "guestbook", "--reason", "flaky"}, "skip takes the rollout and <child>..."},
+		"jump with two phases":        {[]string{"jump", "guestbook", "prod", "staging", "--reason", "x"}, `got ["guestbook" "prod" "staging"]`},
+		"status in an unknown format": {[]string{"status", "guestbook", "-o", "xml"}, `-o "xml" is not an output format here (fix: one of json, yaml, name, jsonpath=`},
+		"status in a broken jsonpath": {[]string{"status", "guestbook", "-o", "jsonpath={.phase"}, `-o jsonpath={.phase: error parsing jsonpath {.phase, unclosed action (fix:`},
+		"status of no rollout":        {[]string{"status"}, "status takes one rollout, got 0 argument(s)"},
+		"status --watch and --wait":   {[]string{"status", "web", "--watch", "--wait"}, "[wait watch] were all set"},
+		"status --timeout alone":      {[]string{"status", "web", "--timeout", "1m"}, "--timeout 1m0s without --wait (fix: add --wait"},
+		"a single-dash long flag":     {[]string{"status", "web", "-watch"}, "-watch: long flags take two dashes (fix: --watch)"},
+		"a bad duration":              {[]string{"status", "web", "--wait", "--timeout", "soon"}, `invalid argument "soon" for "--timeout" flag`},
+		"stop-all without a reason":   {[]string{"stop-all"}, "stop-all needs --reason"},
+		"an unknown command":          {[]string{"frobnicate"}, `unknown command "frobnicate" for "cmp-phase"`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var out, errb bytes.Buffer
-			if code := run(context.Background(), args, &out, &errb); code != 2 || !strings.Contains(errb.String(), "usage: cmp-phase") {
-				t.Fatalf("exit %d, stderr %q", code, errb.String())
+			if code := run(context.Background(), tc.args, &out, &errb); code != 2 || !strings.Contains(errb.String(), tc.want) || !strings.Contains(errb.String(), "--help' for usage") {
+				t.Fatalf("exit %d, stderr %q, want %q", code, errb.String(), tc.want)
 			}
 		})
 	}

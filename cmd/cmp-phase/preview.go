@@ -3,13 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	argoclient "github.com/argoproj/argo-cd/v3/pkg/client/clientset/versioned"
+	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -21,46 +21,45 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/targets"
 )
 
-// runPreview renders the rollout's next batch locally, as if admitted, from the spec in
+// newPreview renders the rollout's next batch locally, as if admitted, from the spec in
 // --dir and the cluster's state and inventory, and diffs each child against the live one.
 // It changes nothing.
-func runPreview(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("cmp-phase preview", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var k kubeFlags
-	k.BindFlags(fs)
-	dir := fs.String("dir", ".", "the parent's app directory (holding the spec)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: cmp-phase preview <rollout> [--dir <app dir>] [flags]")
-		fs.PrintDefaults()
+func newPreview(a *app) *cobra.Command {
+	dir := "."
+	c := &cobra.Command{
+		Use:     "preview <rollout> [--dir <app dir>]",
+		GroupID: "rollouts",
+		Short:   "Render the next batch locally and diff it against the live children",
+		Long: `Render the rollout's next batch locally, as if admitted, from the spec in --dir and the
+cluster's state and inventory, and print each child that would change with the changed
+lines of its spec. It changes nothing.
+
+` + exitCodesHelp,
+		Example:           `  cmp-phase preview guestbook --dir apps/guestbook`,
+		Args:              exactArgs(1, "one rollout"),
+		ValidArgsFunction: a.completeRollout,
+		RunE: func(c *cobra.Command, args []string) error {
+			cn, err := a.connect()
+			if err != nil {
+				return failed(err)
+			}
+			return failed(preview(a.ctx, cn, args[0], dir, a.out))
+		},
 	}
-	if err := parseInterleaved(fs, args); err != nil {
-		return 2
-	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return 2
-	}
-	if err := preview(ctx, k, fs.Arg(0), *dir, stdout); err != nil {
-		fmt.Fprintln(stderr, "cmp-phase:", err)
-		return 1
-	}
-	return 0
+	c.Flags().StringVar(&dir, "dir", dir, "the parent's app directory (holding the spec)")
+	return a.withKube(c)
 }
 
-func preview(ctx context.Context, k kubeFlags, rolloutName, dir string, w io.Writer) error {
+func preview(ctx context.Context, cn *conn, rolloutName, dir string, w io.Writer) error {
 	sp, err := spec.Load(dir, targets.NewCache(64))
 	if err != nil {
 		return err
 	}
 	if sp.Name != rolloutName {
-		return fmt.Errorf("the spec in %s is rollout %q, not %q", dir, sp.Name, rolloutName)
+		return fmt.Errorf("the spec in %s is rollout %q, not %q (fix: name the rollout the spec in --dir is, or point --dir at its spec)", dir, sp.Name, rolloutName)
 	}
-	kc, cfg, ns, _, err := k.connectConfig()
-	if err != nil {
-		return err
-	}
-	st, inv, err := readFromCluster(ctx, generateOptions{stateNamespace: ns}, rolloutName, kc)
+	ns := cn.namespace
+	st, inv, err := readFromCluster(ctx, generateOptions{stateNamespace: ns}, rolloutName, cn.kc)
 	if err != nil {
 		return err
 	}
@@ -73,7 +72,7 @@ func preview(ctx context.Context, k kubeFlags, rolloutName, dir string, w io.Wri
 	if err != nil {
 		return err
 	}
-	argo, err := argoclient.NewForConfig(cfg)
+	argo, err := argoclient.NewForConfig(cn.cfg)
 	if err != nil {
 		return fmt.Errorf("argo client: %w", err)
 	}

@@ -2,13 +2,12 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"time"
 
+	"github.com/spf13/cobra"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 
@@ -33,10 +32,33 @@ type serveOptions struct {
 	metricsAddr    string
 }
 
-func runServe(ctx context.Context, args []string, stderr io.Writer) int {
+func newServe(a *app) *cobra.Command {
 	var o serveOptions
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	c := &cobra.Command{
+		Use:     "serve",
+		GroupID: "plugin",
+		Short:   "Serve the CMP gRPC API on <socket-dir>/<plugin-name>.sock (the repo-server sidecar)",
+		Long: `Serve Argo CD's Config Management Plugin gRPC API on <socket-dir>/<plugin-name>.sock: the
+sidecar of argocd-repo-server. It reads the state, inventory and plan ConfigMaps of
+--state-namespace through informers, and renders each parent's children phase by phase.
+It runs until SIGTERM.
+
+Exit codes: 0 stopped by a signal; 1 it could not start or serve; 2 bad usage.`,
+		Example: `  # as the sidecar runs it
+  cmp-phase serve --socket-dir /home/argocd/cmp-server/plugins --state-namespace argocd --metrics-addr :9403`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(c *cobra.Command, args []string) error {
+			log := logging.New(a.errOut, logging.ParseLevel(o.logLevel))
+			klog.SetSlogLogger(log) // client-go's own lines in the same format
+			log.Info("sidecar starting", "version", telemetry.Version(), "revision", telemetry.Revision())
+			if err := serve(a.ctx, o, log); err != nil {
+				log.Error("serve failed", "error", err)
+				return exitWith(exitFailed)
+			}
+			return nil
+		},
+	}
+	fs := c.Flags()
 	fs.StringVar(&o.socketDir, "socket-dir", envOr(contract.EnvPluginSocketDir, contract.DefaultPluginSocketDir), "directory the repo-server dials plugins in")
 	fs.StringVar(&o.pluginName, "plugin-name", contract.PluginName, "<name>-<version> the parent Application names")
 	fs.StringVar(&o.workDir, "work-dir", os.TempDir(), "where received repositories are unpacked")
@@ -45,17 +67,8 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) int {
 	fs.DurationVar(&o.staleWait, "stale-wait", 10*time.Second, "how long a render waits for the state to reach "+contract.EnvPhaseGen)
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at /metrics and /healthz on this address, e.g. :9403 (empty: off)")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	log := logging.New(os.Stderr, logging.ParseLevel(o.logLevel))
-	klog.SetSlogLogger(log) // client-go's own lines in the same format
-	log.Info("sidecar starting", "version", telemetry.Version())
-	if err := serve(ctx, o, log); err != nil {
-		log.Error("serve failed", "error", err)
-		return 1
-	}
-	return 0
+	stableDefaults(c)
+	return c
 }
 
 func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {

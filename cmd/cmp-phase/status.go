@@ -2,130 +2,130 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"time"
 
+	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"sigs.k8s.io/yaml"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/internal/status"
 )
 
-// runStatus prints a rollout's status: a table, or the stable document as JSON or YAML;
-// --watch redraws whenever the state changes.
-func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("cmp-phase status", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var k kubeFlags
-	var out outputFlags
-	var w waitFlags
-	k.BindFlags(fs)
-	out.BindFlags(fs)
-	fs.BoolVar(&w.wait, "wait", false, "wait until the current (or last) rollout ends, show it, and exit 0 if it completed, 1 if it stopped, rolled back or was abandoned, 3 on --timeout")
-	fs.DurationVar(&w.timeout, "timeout", 0, "with --wait: give up after this long (exit 3); 0: wait as long as it takes")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: cmp-phase status <rollout> [-o table|json|yaml] [--watch | --wait [--timeout D]] [flags]")
-		fs.PrintDefaults()
-	}
-	if err := parseInterleaved(fs, args); err != nil {
-		return 2
-	}
-	if fs.NArg() != 1 || !out.valid() {
-		fs.Usage()
-		return 2
-	}
-	if w.wait && out.watch {
-		fmt.Fprintln(stderr, "cmp-phase: --wait and --watch together (fix: keep one)")
-		return 2
-	}
-	kc, ns, _, err := k.connect()
-	if err != nil {
-		fmt.Fprintln(stderr, "cmp-phase:", err)
-		return 1
-	}
-	if w.wait {
-		return waitFor(ctx, kc, ns, fs.Arg(0), out.format, w, stdout, stderr)
-	}
-	last := ""
-	for {
-		rv, err := show(ctx, kc, ns, fs.Arg(0), out.format, last, stdout)
-		if err != nil {
-			fmt.Fprintln(stderr, "cmp-phase:", err)
-			return 1
-		}
-		if !out.watch {
-			return 0
-		}
-		last = rv
-		select {
-		case <-ctx.Done():
-			return 0
-		case <-time.After(time.Second):
-		}
-	}
+// statusOptions are status's flags.
+type statusOptions struct {
+	out   *output
+	watch bool
+	wait  waitFlags
 }
 
-// show prints the status unless the state's resourceVersion is still last (a table always
-// redraws: its soak countdown moves); it returns the version shown.
-func show(ctx context.Context, kc kubernetes.Interface, ns, rollout, output, last string, w io.Writer) (string, error) {
-	cm, err := kc.CoreV1().ConfigMaps(ns).Get(ctx, contract.StateConfigMap(rollout), metav1.GetOptions{})
+func newStatus(a *app) *cobra.Command {
+	o := &statusOptions{}
+	c := &cobra.Command{
+		Use:     "status <rollout>",
+		GroupID: "rollouts",
+		Short:   "Show a rollout: where it is, what each phase and cluster waits for, its history",
+		Long: `Show a rollout from its state ConfigMap (<rollout>-state): its status and current phase,
+each phase's admitted clusters and hooks, gates and soaks, and the steering edits the agent
+refused with their fix. -o json and -o yaml print the stable status document (fields are
+only ever added); -o jsonpath and -o go-template query it.
+
+-w/--watch follows the state ConfigMap with a watch: on a terminal the table is redrawn in
+place, otherwise each change is appended. It runs until Ctrl-C.
+
+--wait waits until the current (or last) rollout ends, shows it, and exits 0 if it
+completed (or none runs), 1 if it stopped, rolled back, was abandoned or failed, 3 when
+--timeout passed first.
+
+` + exitCodesHelp,
+		Example: `  cmp-phase status guestbook
+  cmp-phase status guestbook -o jsonpath='{.phase}'
+  cmp-phase status guestbook -w
+
+  # in CI: exit 0 when the rollout completed, 1 when it stopped, 3 after 30 minutes
+  cmp-phase status guestbook --wait --timeout 30m`,
+		Args:              exactArgs(1, "one rollout"),
+		ValidArgsFunction: a.completeRollout,
+		RunE:              func(c *cobra.Command, args []string) error { return a.runStatus(args[0], o) },
+	}
+	o.out = newOutput(c, false)
+	c.Flags().BoolVarP(&o.watch, "watch", "w", false, "follow the state: redraw in place on a terminal, append each change otherwise; until Ctrl-C")
+	c.Flags().BoolVar(&o.wait.wait, "wait", false, "wait until the current (or last) rollout ends, show it, and exit 0 if it completed, 1 if it stopped, rolled back, was abandoned or failed, 3 on --timeout")
+	c.Flags().DurationVar(&o.wait.timeout, "timeout", 0, "with --wait: give up after this long (exit 3); 0: wait as long as it takes")
+	c.MarkFlagsMutuallyExclusive("watch", "wait")
+	return a.withKube(c)
+}
+
+func (a *app) runStatus(rollout string, o *statusOptions) error {
+	if err := o.out.check(); err != nil {
+		return err
+	}
+	if o.wait.timeout != 0 && !o.wait.wait {
+		return usageError("--timeout %s without --wait (fix: add --wait, or drop --timeout)", o.wait.timeout)
+	}
+	if o.wait.timeout < 0 {
+		return usageError("--timeout %s is negative (fix: a duration like 30m, or 0 to wait as long as it takes)", o.wait.timeout)
+	}
+	cn, err := a.connect()
 	if err != nil {
-		return "", fmt.Errorf("rollout %s: %w", rollout, err)
+		return failed(err)
 	}
-	if cm.ResourceVersion == last && output != "table" {
-		return last, nil
+	switch {
+	case o.wait.wait:
+		return exitWith(waitFor(a.ctx, cn.kc, cn.namespace, rollout, o.out, o.wait, a.out, a.errOut))
+	case o.watch:
+		return failed(a.watchStatus(cn, rollout, o.out))
 	}
+	cm, err := readStateConfigMap(a.ctx, cn.kc, cn.namespace, rollout)
+	if err != nil {
+		return failed(err)
+	}
+	return failed(show(a.ctx, cn.kc, cm, rollout, o.out, a.out))
+}
+
+// readStateConfigMap GETs a rollout's state ConfigMap; not found says how to find the
+// rollouts there are.
+func readStateConfigMap(ctx context.Context, kc kubernetes.Interface, ns, rollout string) (*corev1.ConfigMap, error) {
+	cm, err := kc.CoreV1().ConfigMaps(ns).Get(ctx, contract.StateConfigMap(rollout), metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, notFound(ns, rollout)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read rollout %s: %w", rollout, err)
+	}
+	return cm, nil
+}
+
+// notFound is the error of a rollout that has no state ConfigMap in the namespace.
+func notFound(ns, rollout string) error {
+	return fmt.Errorf("rollout %q not found in namespace %s (fix: list the rollouts with `cmp-phase list -n %s`, or in every namespace with `cmp-phase list -A`; a rollout has a state once its parent first synced)", rollout, ns, ns)
+}
+
+// docOf is the status document of a state ConfigMap, with the rollout's shards.
+func docOf(ctx context.Context, kc kubernetes.Interface, cm *corev1.ConfigMap, rollout string) (status.Doc, error) {
 	st, err := state.FromConfigMap(cm)
 	if err != nil {
-		return "", err
+		return status.Doc{}, fmt.Errorf("rollout %s: %w", rollout, err)
 	}
 	doc := status.Of(rollout, st)
-	shards, err := shardsOf(ctx, kc, ns, rollout)
+	shards, err := shardsOf(ctx, kc, cm.Namespace, rollout)
 	if err != nil {
-		return "", err
+		return status.Doc{}, err
 	}
 	status.AddShards(&doc, shards)
-	switch output {
-	case "json":
-		b, err := json.MarshalIndent(doc, "", "  ")
-		if err != nil {
-			return "", err
-		}
-		_, err = fmt.Fprintf(w, "%s\n", b)
-		return cm.ResourceVersion, err
-	case "yaml":
-		b, err := yaml.Marshal(doc)
-		if err != nil {
-			return "", err
-		}
-		_, err = fmt.Fprintf(w, "---\n%s", b)
-		return cm.ResourceVersion, err
-	}
-	if last != "" {
-		fmt.Fprint(w, "\x1b[H\x1b[2J") // redraw in place
-	}
-	return cm.ResourceVersion, status.Table(w, doc, time.Now())
+	return doc, nil
 }
 
-// parseInterleaved parses flags given before, between or after positional arguments, as
-// kubectl does.
-func parseInterleaved(fs *flag.FlagSet, args []string) error {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
+// show prints the status of a state ConfigMap in the output's format.
+func show(ctx context.Context, kc kubernetes.Interface, cm *corev1.ConfigMap, rollout string, out *output, w io.Writer) error {
+	doc, err := docOf(ctx, kc, cm, rollout)
+	if err != nil {
+		return err
 	}
-	return fs.Parse(pos)
+	return out.print(w, doc, []string{rollout}, func(w io.Writer) error { return status.Table(w, doc, time.Now()) })
 }

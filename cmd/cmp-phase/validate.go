@@ -9,6 +9,8 @@ import (
 	"os"
 	"slices"
 
+	"github.com/spf13/cobra"
+
 	"github.com/cmp-phase/cmp-phase/internal/inputs"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/render"
@@ -16,37 +18,64 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/targets"
 )
 
-// runValidate parses and validates each file or directory; it prints one line per problem
+// validateOptions are validate's flags.
+type validateOptions struct {
+	repoURL, invFile, ref string
+	limits                spec.Limits
+}
+
+// newValidate parses and validates each file or directory; it prints one line per problem
 // (file:line: field: message (fix: ...)) and exits 1 if any.
-func runValidate(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	repoURL := fs.String("repo-url", "", "the parent's repository: also list the children whose sources are not phased (a moving ref elsewhere)")
-	invFile := fs.String("inventory-file", "", "with --repo-url: the inventory a clusters generator draws from (default: none)")
-	ref := fs.String("target-revision", "HEAD", "with --repo-url: the parent's targetRevision")
-	limits := spec.DefaultLimits()
-	limits.BindFlags(fs) // the agent's settings of the same names: what it will run
-	if err := fs.Parse(args); err != nil {
-		return 2
+func newValidate(a *app) *cobra.Command {
+	o := &validateOptions{limits: spec.DefaultLimits()}
+	c := &cobra.Command{
+		Use:     "validate <file|dir>...",
+		GroupID: "plugin",
+		Short:   "Check specs without any cluster",
+		Long: `Parse and validate each spec file or directory without any cluster, and render a list
+generator's children as the plugin will (a clusters generator's with --inventory-file).
+Each problem is one line: file:line: field: message (fix: …). The hook limits are the
+agent's settings of the same names: set them as the agent runs.
+
+Exit codes: 0 every spec is valid; 1 a spec is refused; 2 bad usage.`,
+		Example: `  cmp-phase validate examples/*/
+  cmp-phase validate apps/guestbook/appset.yaml --max-command-timeout 2h
+  cmp-phase validate apps/guestbook/ --repo-url https://github.com/acme/deploy.git`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return fmt.Errorf("validate takes one or more spec files or directories (fix: %s)", c.UseLine())
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := o.limits.Validate(); err != nil {
+				return usageError("%w", err)
+			}
+			return exitWith(runValidate(args, o, a.out, a.errOut))
+		},
 	}
-	if err := limits.Validate(); err != nil {
-		fmt.Fprintln(stderr, "validate:", err)
-		return 2
-	}
-	if fs.NArg() == 0 {
-		fmt.Fprintln(stderr, "usage: cmp-phase validate <file|dir>...")
-		return 2
-	}
+	fs := c.Flags()
+	fs.StringVar(&o.repoURL, "repo-url", "", "the parent's repository: also list the children whose sources are not phased (a moving ref elsewhere)")
+	fs.StringVar(&o.invFile, "inventory-file", "", "the inventory a clusters generator draws from (default: none)")
+	fs.StringVar(&o.ref, "target-revision", "HEAD", "with --repo-url: the parent's targetRevision")
+	gofs := flag.NewFlagSet("validate", flag.ContinueOnError)
+	o.limits.BindFlags(gofs) // the agent's settings of the same names: what it will run
+	fs.AddGoFlagSet(gofs)
+	return c
+}
+
+// runValidate validates each path; the exit code is 1 if any is refused.
+func runValidate(paths []string, o *validateOptions, stdout, stderr io.Writer) int {
 	exprs := targets.NewCache(256)
 	failed := false
-	for _, p := range fs.Args() {
-		s, err := validateOne(p, exprs, limits)
+	for _, p := range paths {
+		s, err := validateOne(p, exprs, o.limits)
 		if err != nil {
 			failed = true
 			printErrors(stderr, err)
 			continue
 		}
-		if err := dryRender(s, *invFile); err != nil {
+		if err := dryRender(s, o.invFile); err != nil {
 			failed = true
 			fmt.Fprintf(stderr, "%s: %s\n", p, oneLine(err))
 			continue
@@ -55,17 +84,17 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		for _, note := range s.Notes.Lines() {
 			fmt.Fprintln(stdout, note) // a spelling read in its canonical form
 		}
-		if *repoURL != "" {
-			if err := listUnphased(stdout, s, render.Source{RepoURL: *repoURL, TargetRevision: *ref}, *invFile); err != nil {
+		if o.repoURL != "" {
+			if err := listUnphased(stdout, s, render.Source{RepoURL: o.repoURL, TargetRevision: o.ref}, o.invFile); err != nil {
 				failed = true
 				fmt.Fprintln(stderr, oneLine(err))
 			}
 		}
 	}
 	if failed {
-		return 1
+		return exitFailed
 	}
-	return 0
+	return exitOK
 }
 
 // validateOne parses one file or directory, reporting hooks over limits with the rest.

@@ -13,7 +13,7 @@ func TestWaitEndsOnATerminalRolloutOnly(t *testing.T) {
 	}{
 		state.RolloutProgressing: {0, false},
 		state.RolloutRollingBack: {0, false},
-		state.RolloutCompleted:   {exitCompleted, true},
+		state.RolloutCompleted:   {exitOK, true},
 		state.RolloutStopped:     {exitFailed, true},
 		state.RolloutRolledBack:  {exitFailed, true},
 		state.RolloutAbandoned:   {exitFailed, true},
@@ -24,7 +24,7 @@ func TestWaitEndsOnATerminalRolloutOnly(t *testing.T) {
 			t.Errorf("%s: exit %d ended %v, want %d %v", status, code, ended, want.code, want.ended)
 		}
 	}
-	if code, ended := ending(&state.State{}); code != exitCompleted || !ended {
+	if code, ended := ending(&state.State{}); code != exitOK || !ended {
 		t.Error("no rollout: the deployed revision is everywhere: exit 0")
 	}
 }

@@ -243,18 +243,12 @@ func start(st *state.State, p Plan, o Observed, only map[string]bool, now time.T
 	if only != nil {
 		taking = slices.DeleteFunc(taking, func(s targets.Child) bool { return !only[s.Key] })
 	}
-	members, err := Snapshot(p.Phases, taking)
+	r := &state.Rollout{Revision: p.Revision, Status: StatusProgressing, StartedAt: now}
+	members, err := lineup(r, p, taking)
 	if err != nil {
 		return err
 	}
-	r := &state.Rollout{Revision: p.Revision, Status: StatusProgressing, StartedAt: now}
 	r.MaxFailures = budgetOf(p, members)
-	for i, ph := range p.Phases {
-		r.Phases = append(r.Phases, state.PhaseState{Name: ph.Name, Status: PhasePending, Members: members[i]})
-	}
-	if err := splitTracks(r, p, taking); err != nil {
-		return err
-	}
 	if st.Revisions == nil {
 		st.Revisions = map[string]json.RawMessage{}
 	}

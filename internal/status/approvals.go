@@ -80,7 +80,7 @@ func approvalGate(p Phase) string {
 
 // approvalLines are the table's rows of a phase's answers, each with who, when, and why
 // it does not count.
-func approvalLines(line func(string, ...any), p Phase, now time.Time) {
+func approvalLines(line func(string, ...any), p Phase, nameW int, now time.Time) {
 	a := p.Approval
 	if a == nil {
 		return
@@ -90,10 +90,10 @@ func approvalLines(line func(string, ...any), p Phase, now time.Time) {
 		if !x.Counted {
 			what = "ignored"
 		}
-		line("  %-30s %-10s %-9s %s", "approved by "+x.By, what, ago(x.At, now), answerNote(x))
+		line("  %-*s %-10s %-9s %s", nameW, "approved by "+x.By, what, ago(x.At, now), answerNote(x))
 	}
 	if x := a.Rejection; x != nil {
-		line("  %-30s %-10s %-9s %s", "rejected by "+x.By, "rejected", ago(x.At, now), answerNote(*x))
+		line("  %-*s %-10s %-9s %s", nameW, "rejected by "+x.By, "rejected", ago(x.At, now), answerNote(*x))
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
@@ -254,20 +255,21 @@ func Table(w io.Writer, d Doc, now time.Time) error {
 	for _, c := range slices.Sorted(maps.Keys(d.Unphased)) {
 		line("NOT PHASED %s follows %s (pin targetRevision in the spec)", c, d.Unphased[c])
 	}
+	phaseW, nameW := columns(d)
 	if len(d.Phases) > 0 {
-		line("%-16s %-12s %-9s %-14s %s", "PHASE", "STATUS", "ADMITTED", "TIME", "GATE")
+		line("%-*s %-12s %-9s %-14s %s", phaseW, "PHASE", "STATUS", "ADMITTED", "TIME", "GATE")
 	}
 	for _, p := range d.Phases {
-		line("%-16s %-12s %-9s %-14s %s", phaseLabel(p), p.Status, fmt.Sprintf("%d/%d", p.Admitted, p.Members), phaseTime(p, now), gate(p, now))
+		line("%-*s %-12s %-9s %-14s %s", phaseW, phaseLabel(p), p.Status, fmt.Sprintf("%d/%d", p.Admitted, p.Members), phaseTime(p, now), gate(p, now))
 		for _, c := range p.Clusters {
-			line("  %-30s %-10s %-9s %s", c.Name, c.Status, clusterTime(c, now), c.Reason)
+			line("  %-*s %-10s %-9s %s", nameW, c.Name, c.Status, clusterTime(c, now), c.Reason)
 		}
 		for _, h := range p.Hooks {
 			// The key's width varies (per-cluster checks name the child): it goes after
 			// the status, so the columns stay aligned.
-			line("  %-30s %-10s %-9s %s", "hook", h.Status, hookTime(h, now), h.Key+"  "+h.Message)
+			line("  %-*s %-10s %-9s %s", nameW, "hook", h.Status, hookTime(h, now), h.Key+"  "+h.Message)
 		}
-		approvalLines(line, p, now)
+		approvalLines(line, p, nameW, now)
 	}
 	historyLines(line, d.History)
 	for _, r := range d.Rejected {
@@ -275,6 +277,28 @@ func Table(w io.Writer, d Doc, now time.Time) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// columns are the widths of the phase and name columns: 16 and 30, or the longest phase
+// label and child name (or approver line) when longer, so a long name moves the columns
+// after it on every row alike rather than pushing its own row out of line.
+func columns(d Doc) (phaseW, nameW int) {
+	phaseW, nameW = 16, 30
+	for _, p := range d.Phases {
+		phaseW = max(phaseW, utf8.RuneCountInString(phaseLabel(p)))
+		for _, c := range p.Clusters {
+			nameW = max(nameW, utf8.RuneCountInString(c.Name))
+		}
+		if a := p.Approval; a != nil {
+			for _, x := range a.Approvals {
+				nameW = max(nameW, utf8.RuneCountInString("approved by "+x.By))
+			}
+			if x := a.Rejection; x != nil {
+				nameW = max(nameW, utf8.RuneCountInString("rejected by "+x.By))
+			}
+		}
+	}
+	return phaseW, nameW
 }
 
 func gate(p Phase, now time.Time) string {

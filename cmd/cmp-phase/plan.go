@@ -1,0 +1,288 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/cmp-phase/cmp-phase/internal/agent"
+	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/inputs"
+	"github.com/cmp-phase/cmp-phase/internal/inventory"
+	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/rollout"
+	"github.com/cmp-phase/cmp-phase/internal/spec"
+	"github.com/cmp-phase/cmp-phase/internal/state"
+	"github.com/cmp-phase/cmp-phase/internal/targets"
+)
+
+// planDoc is plan's -o json|yaml document: where each child of the spec lands, in order.
+type planDoc struct {
+	Rollout  string      `json:"rollout"`
+	Revision string      `json:"revision"`
+	Dialect  string      `json:"dialect"`
+	Phases   []planPhase `json:"phases"`
+	// Tracks are the tracks the rollout splits into (absent: no split).
+	Tracks []string `json:"tracks,omitempty"`
+	// LeftOut are the clusters and children no phase admits, each with the reason.
+	LeftOut []planLeftOut `json:"leftOut,omitempty"`
+}
+
+// planPhase is one phase (one step of a RollingSync spec; with tracks, one track's copy).
+type planPhase struct {
+	Step  int    `json:"step"` // 1-based, in the order phases run (a track's copies run side by side)
+	Name  string `json:"name"`
+	Track string `json:"track,omitempty"`
+	// Size is how many of the members the phase admits (phaseDeployment, counting those
+	// earlier phases admitted), or may update at once (RollingSync's maxUpdate).
+	Size    string       `json:"size"`
+	Members []planMember `json:"members"`
+}
+
+// planMember is one child in its phase, in the order the phase admits them.
+type planMember struct {
+	Order   int    `json:"order"`
+	Child   string `json:"child"`
+	Cluster string `json:"cluster,omitempty"`
+}
+
+// planLeftOut is a cluster or child no phase admits.
+type planLeftOut struct {
+	Cluster string `json:"cluster,omitempty"`
+	Child   string `json:"child,omitempty"`
+	Reason  string `json:"reason"`
+}
+
+func newPlan(a *app) *cobra.Command {
+	var invFile string
+	var out *output
+	c := &cobra.Command{
+		Use:     "plan <spec file|dir> [--inventory-file <file>]",
+		GroupID: "rollouts",
+		Short:   "Show offline which cluster lands in which phase, step and track, in which order",
+		Long: `Show, from a spec and an inventory, which cluster's child lands in which phase (step of a
+RollingSync spec), on which track, in the order each phase admits them, and why each
+cluster or child left out is left out: what a rollout of this spec in which every child
+changes starts with. It renders the spec's plan and lines the children up with the
+agent's own code (render, then rollout.Lineup), so it cannot disagree with the agent.
+
+The inventory is --inventory-file (a ConfigMap manifest or {"clusters":[...]}), else the
+Argo CD cluster Secrets of the namespace (-n, kubectl's flags), read as the agent reads
+them; a spec of list generators needs none. Nothing is written.
+
+` + exitCodesHelp,
+		Example: `  cmp-phase plan apps/guestbook/ --inventory-file clusters.json
+  cmp-phase plan apps/guestbook/appset.yaml -n argocd -o json`,
+		Args: exactArgs(1, "one spec file or directory"),
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := out.check(); err != nil {
+				return err
+			}
+			s, err := validateOne(args[0], targets.NewCache(64), spec.DefaultLimits())
+			if err != nil {
+				return failed(fmt.Errorf("%s (fix: `cmp-phase validate %s` lists every problem)", oneLine(err), args[0]))
+			}
+			inv, err := a.planInventory(s, invFile)
+			if err != nil {
+				return failed(err)
+			}
+			doc, err := planOf(s, inv)
+			if err != nil {
+				return failed(err)
+			}
+			return failed(out.print(a.out, doc, []string{doc.Rollout}, func(w io.Writer) error { return planTable(w, doc) }))
+		},
+	}
+	out = newOutput(c, false)
+	c.Flags().StringVar(&invFile, "inventory-file", "", "the inventory: a ConfigMap manifest or {\"clusters\":[...]} (default: the cluster Secrets of -n)")
+	return a.withKube(c)
+}
+
+// planInventory is --inventory-file, else the namespace's cluster Secrets as the agent
+// publishes them; none for a spec without a clusters generator.
+func (a *app) planInventory(s *spec.Spec, file string) (*inventory.Inventory, error) {
+	if file != "" {
+		return inputs.InventoryFromFile(file)
+	}
+	if !usesClusters(s) {
+		return &inventory.Inventory{}, nil
+	}
+	cn, err := a.connect()
+	if err != nil {
+		return nil, fmt.Errorf("%w (or pass --inventory-file)", err)
+	}
+	sel := contract.LabelSecretType + "=" + contract.SecretTypeCluster
+	list, err := cn.kc.CoreV1().Secrets(cn.namespace).List(a.ctx, metav1.ListOptions{LabelSelector: sel})
+	if err != nil {
+		return nil, fmt.Errorf("list the cluster Secrets of %s: %w (fix: pass --inventory-file, or -n the namespace of Argo CD's cluster Secrets)", cn.namespace, err)
+	}
+	secrets := make([]*corev1.Secret, len(list.Items))
+	for i := range list.Items {
+		secrets[i] = &list.Items[i]
+	}
+	return agent.Inventory(secrets), nil
+}
+
+func usesClusters(s *spec.Spec) bool {
+	return slices.ContainsFunc(s.Generators, func(g spec.Generator) bool { return g.Clusters != nil })
+}
+
+// planOf renders the spec's plan ConfigMap as the sidecar does, decodes it as the agent
+// does, and lines the children up as a rollout starts (every child changed).
+func planOf(s *spec.Spec, inv *inventory.Inventory) (*planDoc, error) {
+	r := render.New(1)
+	env, err := inputs.Env(func(string) (string, bool) { return "", false }, contract.DefaultNamespace)
+	if err != nil {
+		return nil, err
+	}
+	docs, err := r.Render(render.Input{Spec: s, Inventory: inv, Env: env})
+	if err != nil {
+		return nil, fmt.Errorf("render %s: %w", s.Name, err)
+	}
+	p, err := decodedPlan(docs, s.Name)
+	if err != nil {
+		return nil, err
+	}
+	subjects, err := r.Subjects(p.Rollout, p.Revision, p.Body, inv)
+	if err != nil {
+		return nil, err
+	}
+	var taking []targets.Child
+	for _, c := range subjects {
+		if !c.Absent {
+			taking = append(taking, c)
+		}
+	}
+	phases, tracks, err := rollout.Lineup(rollout.Plan{Revision: p.Revision, Body: p.Body, Phases: p.Phases}, taking)
+	if err != nil {
+		return nil, fmt.Errorf("rollout %s: %w", s.Name, err)
+	}
+	doc := &planDoc{Rollout: p.Rollout, Revision: p.Revision, Dialect: string(s.Dialect)}
+	for _, t := range tracks {
+		doc.Tracks = append(doc.Tracks, t.Name)
+	}
+	clusterOf := map[string]string{}
+	for _, c := range subjects {
+		clusterOf[c.Key] = c.Name
+	}
+	placed := map[string]bool{}
+	for i, ph := range phases {
+		k := slices.IndexFunc(p.Phases, func(x spec.Phase) bool { return x.Name == ph.Name })
+		if k < 0 {
+			return nil, fmt.Errorf("rollout %s: the line-up names phase %s, which the plan lacks", s.Name, ph.Name)
+		}
+		pp := planPhase{Step: stepOf(phases, i), Name: ph.Name, Track: ph.Track, Size: sizeText(p.Phases[k].Size), Members: []planMember{}}
+		for j, m := range ph.Members {
+			pp.Members = append(pp.Members, planMember{Order: j + 1, Child: m, Cluster: clusterOf[m]})
+			placed[m] = true
+		}
+		doc.Phases = append(doc.Phases, pp)
+	}
+	doc.LeftOut = leftOut(s, inv, subjects, placed)
+	return doc, nil
+}
+
+// decodedPlan finds the rollout's plan ConfigMap among the rendered documents and decodes
+// it as the agent does.
+func decodedPlan(docs [][]byte, name string) (*render.Plan, error) {
+	for _, d := range docs {
+		var cm corev1.ConfigMap
+		if err := json.Unmarshal(d, &cm); err != nil || cm.Kind != "ConfigMap" || cm.Name != contract.PlanConfigMap(name) {
+			continue
+		}
+		return render.DecodePlan(&cm, targets.NewCache(64))
+	}
+	return nil, fmt.Errorf("the render of %s has no plan ConfigMap %s", name, contract.PlanConfigMap(name))
+}
+
+// stepOf is the 1-based step of phases[i]: a track's copies of a phase share the step of
+// that phase in the plan.
+func stepOf(phases []state.PhaseState, i int) int {
+	if phases[i].Track == "" {
+		return i + 1
+	}
+	first := slices.IndexFunc(phases, func(p state.PhaseState) bool { return p.Track == phases[i].Track })
+	shared := slices.IndexFunc(phases, func(p state.PhaseState) bool { return p.Track != "" })
+	return shared + (i - first) + 1
+}
+
+// leftOut are the inventory's clusters no child is generated for, the children whose
+// cluster Secret is gone, and the children no phase selects.
+func leftOut(s *spec.Spec, inv *inventory.Inventory, subjects []targets.Child, placed map[string]bool) []planLeftOut {
+	var out []planLeftOut
+	if usesClusters(s) {
+		generated := map[string]bool{}
+		for _, c := range subjects {
+			generated[c.Server] = true
+		}
+		for _, cl := range inv.Clusters {
+			if !generated[cl.Server] {
+				out = append(out, planLeftOut{Cluster: cl.Name, Reason: "the spec's clusters generator does not select it: no child is generated for it"})
+			}
+		}
+	}
+	for _, c := range subjects {
+		switch {
+		case c.Absent:
+			out = append(out, planLeftOut{Cluster: c.Name, Child: c.Key, Reason: "its cluster Secret is gone: the child is held for the removal grace and takes part in no rollout"})
+		case !placed[c.Key]:
+			out = append(out, planLeftOut{Cluster: c.Name, Child: c.Key, Reason: "no phase's targets select it: no rollout of this spec updates it (fix: add a phase, or a target, that selects it)"})
+		}
+	}
+	return out
+}
+
+func sizeText(s spec.Size) string {
+	switch {
+	case s.Gate:
+		return "0 (a manual approval)"
+	case s.Kind == spec.SizeCount:
+		return fmt.Sprint(s.Value)
+	case s.Kind == spec.SizePercent:
+		return fmt.Sprintf("%d%%", s.Value)
+	}
+	return "all"
+}
+
+// planTable writes the plan: a line per child in admission order, then those left out.
+func planTable(w io.Writer, d *planDoc) error {
+	fmt.Fprintf(w, "ROLLOUT %s  revision %s  %s\n", d.Rollout, short(d.Revision), d.Dialect)
+	if len(d.Tracks) > 0 {
+		fmt.Fprintf(w, "TRACKS  %s\n", strings.Join(d.Tracks, ", "))
+	}
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "STEP\tPHASE\tTRACK\tSIZE\tORDER\tCHILD\tCLUSTER")
+	for _, p := range d.Phases {
+		if len(p.Members) == 0 {
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t-\t<none>\t-\n", p.Step, p.Name, orDash(p.Track), p.Size)
+		}
+		for _, m := range p.Members {
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\n", p.Step, p.Name, orDash(p.Track), p.Size, m.Order, m.Child, m.Cluster)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, l := range d.LeftOut {
+		what := "cluster " + l.Cluster
+		if l.Child != "" {
+			what = "child " + l.Child
+		}
+		fmt.Fprintf(w, "LEFT OUT %s: %s\n", what, l.Reason)
+	}
+	return nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
