@@ -1,7 +1,11 @@
 package agent
 
 import (
+	"fmt"
 	"strconv"
+	"strings"
+
+	synccommon "github.com/argoproj/argo-cd/gitops-engine/pkg/sync/common"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 
@@ -22,7 +26,7 @@ func Observe(app *v1alpha1.Application) rollout.Observation {
 	}
 	o.OperationPending = app.Operation != nil
 	if op := app.Status.OperationState; op != nil {
-		o.OperationPhase, o.OperationMessage = string(op.Phase), op.Message
+		o.OperationPhase, o.OperationMessage = string(op.Phase), operationMessage(op)
 		if op.FinishedAt != nil {
 			o.OperationFinishedAt = op.FinishedAt.Time
 		}
@@ -33,6 +37,44 @@ func Observe(app *v1alpha1.Application) rollout.Observation {
 		o.ArgoCDRetries = op.Operation.Retry.Limit != 0
 	}
 	return o
+}
+
+// maxFailedResources and maxResourceMessage bound what operationMessage adds.
+const (
+	maxFailedResources = 3
+	maxResourceMessage = 300
+)
+
+// operationMessage is the operation's message and, when its sync result names resources
+// that failed, theirs: Argo CD's own message is often generic ("one or more objects failed
+// to apply (dry run)") while the resource's says why (a connection reset by a restarting API
+// server, a forbidden verb), which tells a transient failure from a permanent one and the
+// person reading the reason what happened. Each resource's is its last line, bounded.
+func operationMessage(op *v1alpha1.OperationState) string {
+	msg := op.Message
+	if op.SyncResult == nil {
+		return msg
+	}
+	n := 0
+	for _, r := range op.SyncResult.Resources {
+		if r == nil || r.Message == "" || (r.Status != synccommon.ResultCodeSyncFailed && r.HookPhase != synccommon.OperationFailed && r.HookPhase != synccommon.OperationError) {
+			continue
+		}
+		if n == maxFailedResources {
+			msg += "; …"
+			break
+		}
+		line := strings.TrimSpace(r.Message)
+		if i := strings.LastIndexByte(line, '\n'); i >= 0 {
+			line = strings.TrimSpace(line[i+1:])
+		}
+		if len(line) > maxResourceMessage {
+			line = strings.ToValidUTF8(line[:maxResourceMessage], "") + "…"
+		}
+		msg += fmt.Sprintf("; %s %s/%s: %s", r.Kind, r.Namespace, r.Name, line)
+		n++
+	}
+	return msg
 }
 
 // markerOf is the agent's admission marker among an operation's info, "" when none.
