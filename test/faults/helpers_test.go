@@ -136,7 +136,7 @@ func waitRunning(t *testing.T, version string) {
 			return false, fmt.Sprint("no rollout yet: ", err)
 		}
 		for _, c := range env.Clusters {
-			cm, err := env.Kube.CoreV1().ConfigMaps(c.Name).Get(ctx, name, metav1.GetOptions{})
+			cm, err := env.ClusterKube(c.Name).CoreV1().ConfigMaps(c.Name).Get(ctx, name, metav1.GetOptions{})
 			if err != nil || cm.Data["version"] != version {
 				return false, fmt.Sprintf("%s phase %d; %s not on %s", st.Rollout.Status, st.Rollout.Phase, c.Name, version)
 			}

@@ -28,8 +28,10 @@ var fleet = []framework.Cluster{
 	{Name: "dev-2", Labels: map[string]string{"env": "dev"}},
 	{Name: "staging-1", Labels: map[string]string{"env": "staging"}},
 	{Name: "staging-2", Labels: map[string]string{"env": "staging"}},
-	{Name: "prod-1", Labels: map[string]string{"env": "prod"}},
-	{Name: "prod-2", Labels: map[string]string{"env": "prod"}},
+	// prod's clusters run API servers of their own, with identities of their own: a cluster
+	// that goes away, or refuses Argo CD, is one cluster, not the control plane.
+	{Name: "prod-1", Labels: map[string]string{"env": "prod"}, OwnAPIServer: true},
+	{Name: "prod-2", Labels: map[string]string{"env": "prod"}, OwnAPIServer: true},
 }
 
 func TestMain(m *testing.M) { os.Exit(run(m)) }

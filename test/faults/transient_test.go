@@ -113,7 +113,7 @@ func TestASyncCutByAClusterRestartIsRetriedAndTheRolloutGoesOn(t *testing.T) {
 		t.Fatalf("dev-1's sync was not cut (its last operation is attempt %d: %s): the test proved nothing; cut longer", n, app.Status.OperationState.Message)
 	}
 	for _, c := range env.Clusters {
-		cm, err := env.Kube.CoreV1().ConfigMaps(c.Name).Get(ctx, rollout, metav1.GetOptions{})
+		cm, err := env.ClusterKube(c.Name).CoreV1().ConfigMaps(c.Name).Get(ctx, rollout, metav1.GetOptions{})
 		if err != nil || cm.Data["version"] != "v2" {
 			t.Fatalf("%s does not run v2: %v %v", c.Name, cm, err)
 		}

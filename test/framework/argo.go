@@ -142,7 +142,21 @@ func adminSecret() (password, obj string, err error) {
 // labels, and its own namespace (named after the cluster) to deploy into.
 func (e *Env) registerClusters(ctx context.Context) error {
 	for i, c := range e.opts.Clusters {
-		server, err := e.forward(clusterIP(i))
+		port := e.apiPort
+		if c.OwnAPIServer {
+			oc, err := e.startOwnAPIServer(ctx, c)
+			if err != nil {
+				return err
+			}
+			e.mu.Lock()
+			if e.owned == nil {
+				e.owned = map[string]*ownCluster{}
+			}
+			e.owned[c.Name] = oc
+			e.mu.Unlock()
+			port = oc.port
+		}
+		server, err := e.forward(clusterIP(i), port)
 		if err != nil {
 			return err
 		}
@@ -152,7 +166,7 @@ func (e *Env) registerClusters(ctx context.Context) error {
 			return err
 		}
 		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: c.Name}}
-		if _, err := e.Kube.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
+		if _, err := e.ClusterKube(c.Name).CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("create namespace %s: %w", c.Name, err)
 		}
 	}
@@ -161,10 +175,14 @@ func (e *Env) registerClusters(ctx context.Context) error {
 
 // PutClusterSecret creates or updates the Argo CD cluster Secret of c.
 func (e *Env) PutClusterSecret(ctx context.Context, c Cluster) error {
+	certData, keyData := e.PKI.AdminCert, e.PKI.AdminKey
+	if oc, err := e.own(c.Name); err == nil { // its own identity, never the control plane's
+		certData, keyData = oc.certData, oc.keyData
+	}
 	cfg, _ := json.Marshal(map[string]any{"tlsClientConfig": map[string]string{
 		"caData":   base64.StdEncoding.EncodeToString(e.PKI.CACert),
-		"certData": base64.StdEncoding.EncodeToString(e.PKI.AdminCert),
-		"keyData":  base64.StdEncoding.EncodeToString(e.PKI.AdminKey),
+		"certData": base64.StdEncoding.EncodeToString(certData),
+		"keyData":  base64.StdEncoding.EncodeToString(keyData),
 	}})
 	labels := map[string]string{contract.LabelSecretType: contract.SecretTypeCluster}
 	for k, v := range c.Labels {

@@ -22,11 +22,16 @@ import (
 // default to, so a test passes no flag it does not mean.
 const ArgoNamespace = contract.DefaultNamespace
 
-// Cluster is one "cluster": a distinct loopback address of the same API server.
+// Cluster is one "cluster": a distinct loopback address of the same API server, or with
+// OwnAPIServer, of a kube-apiserver of its own.
 type Cluster struct {
 	Name   string
 	Labels map[string]string
 	Server string // filled by Start: https://127.0.0.N:PORT
+	// OwnAPIServer gives the cluster a kube-apiserver of its own (its own etcd prefix, no
+	// controllers) and its own identity in its Argo CD Secret: a client certificate of a
+	// user bound to cluster-admin there only, never the control plane's credentials.
+	OwnAPIServer bool
 }
 
 // Options configures a test environment.
@@ -94,6 +99,8 @@ type Env struct {
 	promErr   error
 	procs     []*Proc
 	closers   []func() error
+	// owned are the clusters with an API server of their own, by name.
+	owned map[string]*ownCluster
 	// forwarders are the clusters' addresses by server URL (CutCluster).
 	forwarders map[string]*forwarder
 }

@@ -155,13 +155,13 @@ func clusterIP(i int) net.IP { return net.IPv4(127, 0, 0, byte(2+i)) }
 
 // forward accepts on 127.0.0.k:port and copies bytes to the API server on 127.0.0.1,
 // so each "cluster" has its own server URL while one API server answers all of them.
-func (e *Env) forward(ip net.IP) (string, error) {
+func (e *Env) forward(ip net.IP, targetPort int) (string, error) {
 	l, err := net.Listen("tcp", net.JoinHostPort(ip.String(), strconv.Itoa(e.apiPort)))
 	if err != nil {
 		return "", fmt.Errorf("listen on %s: %w", ip, err)
 	}
 	e.closers = append(e.closers, l.Close)
-	f := &forwarder{target: "127.0.0.1:" + strconv.Itoa(e.apiPort), conns: map[net.Conn]struct{}{}}
+	f := &forwarder{target: "127.0.0.1:" + strconv.Itoa(targetPort), conns: map[net.Conn]struct{}{}}
 	e.mu.Lock()
 	if e.forwarders == nil {
 		e.forwarders = map[string]*forwarder{}

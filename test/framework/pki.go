@@ -26,6 +26,20 @@ type PKI struct {
 	CAFile     string // path
 	SAKey      string // path, signs service account tokens
 	SAPub      string // path
+	ca         *keyPair
+}
+
+// ClientCert issues a client certificate of the CA for user cn in groups.
+func (p *PKI) ClientCert(cn string, groups ...string) (certPEM, keyPEM []byte, err error) {
+	kp, err := newKeyPair(&x509.Certificate{
+		Subject:     pkix.Name{CommonName: cn, Organization: groups},
+		KeyUsage:    x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}, p.ca)
+	if err != nil {
+		return nil, nil, err
+	}
+	return kp.pem()
 }
 
 type keyPair struct {
@@ -104,7 +118,7 @@ func NewPKI(dir string, ips []net.IP) (*PKI, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &PKI{Dir: dir}
+	p := &PKI{Dir: dir, ca: ca}
 	files := map[string][]byte{}
 	var saKey, saPub []byte
 	if p.CACert, _, err = ca.pem(); err != nil {
