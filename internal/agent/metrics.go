@@ -6,7 +6,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/state"
+	statusdoc "github.com/cmp-phase/cmp-phase/internal/status"
 )
 
 // metrics are the agent's Prometheus metrics (served by cmd/agent on --metrics-addr).
@@ -21,8 +23,11 @@ type metrics struct {
 	decide     *prometheus.HistogramVec
 	pass       *prometheus.HistogramVec
 	retries    *prometheus.CounterVec
+	waiting    *prometheus.GaugeVec
+	deadline   *prometheus.GaugeVec
 	mu         sync.Mutex        // observe runs on every worker
 	rolloutSts map[string]string // rollout → the status label last set
+	waitingFor map[string]string // rollout → the waiting label last set
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -48,10 +53,15 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Buckets: prometheus.ExponentialBuckets(0.001, 2, 14)}, []string{"rollout", "step"}),
 		retries: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cmp_phase_sync_retries_total",
 			Help: "Syncs of admitted children the agent started again after a transient failure (connection refused, EOF, 5xx, ...)."}, []string{"rollout"}),
+		waiting: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "cmp_phase_waiting",
+			Help: "1 for what a progressing rollout waits for (approval, window, soak, check, person, sync), as its parent's cmp-phase.io/waiting-for says; no series when it waits for nothing."}, []string{"rollout", "for"}),
+		deadline: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "cmp_phase_phase_deadline_timestamp_seconds",
+			Help: "When the current phase's progressDeadline ends (Unix seconds); 0 when it has none or no rollout progresses."}, []string{"rollout"}),
 		rolloutSts: map[string]string{},
+		waitingFor: map[string]string{},
 	}
 	if reg != nil {
-		reg.MustRegister(m.phase, m.status, m.clusters, m.hooks, m.writes, m.conflicts, m.rerender, m.decide, m.pass, m.retries)
+		reg.MustRegister(m.phase, m.status, m.clusters, m.hooks, m.writes, m.conflicts, m.rerender, m.decide, m.pass, m.retries, m.waiting, m.deadline)
 	}
 	return m
 }
@@ -72,8 +82,16 @@ func (m *metrics) observe(name string, st *state.State) {
 		}
 	}
 	m.phase.WithLabelValues(name).Set(float64(phase))
+	m.deadline.WithLabelValues(name).Set(deadlineOf(st))
+	waits := statusdoc.Parent(name, st)[contract.ParentWaitingFor] // one source with the parent's annotation
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if old, ok := m.waitingFor[name]; ok && old != waits {
+		m.waiting.DeleteLabelValues(name, old)
+	}
+	if m.waitingFor[name] = waits; waits != "" {
+		m.waiting.WithLabelValues(name, waits).Set(1)
+	}
 	if old, ok := m.rolloutSts[name]; ok && old != status {
 		m.status.DeleteLabelValues(name, old)
 	}
@@ -82,6 +100,15 @@ func (m *metrics) observe(name string, st *state.State) {
 	for _, s := range []state.ClusterStatus{state.ClusterWaiting, state.ClusterDone, state.ClusterFailed, state.ClusterErrored, state.ClusterReturning, state.ClusterSkipped} {
 		m.clusters.WithLabelValues(name, string(s)).Set(float64(counts[s]))
 	}
+}
+
+// deadlineOf is the current phase's progressDeadline in Unix seconds, 0 when none runs.
+func deadlineOf(st *state.State) float64 {
+	r := st.Rollout
+	if r == nil || r.Status != state.RolloutProgressing || r.Phase >= len(r.Phases) || r.Phases[r.Phase].DeadlineAt == nil {
+		return 0
+	}
+	return float64(r.Phases[r.Phase].DeadlineAt.Unix())
 }
 
 func (m *metrics) hook(kind string, outcome state.HookStatus, d time.Duration) {
