@@ -11,6 +11,7 @@ type metrics struct {
 	render   *prometheus.HistogramVec
 	received prometheus.Histogram
 	specs    *prometheus.CounterVec
+	state    prometheus.Histogram
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -23,9 +24,12 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Buckets: prometheus.ExponentialBuckets(0.001, 2, 14)}),
 		specs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cmp_phase_spec_cache_total",
 			Help: "Spec loads, by whether the parse of identical content was reused (hit) or made (miss)."}, []string{"result"}),
+		state: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "cmp_phase_render_state_seconds",
+			Help:    "The part of a render spent reading the rollout's state: the cached decode, or decoding a new version of the ConfigMap.",
+			Buckets: prometheus.ExponentialBuckets(0.00001, 4, 10)}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.render, m.received, m.specs)
+		reg.MustRegister(m.render, m.received, m.specs, m.state)
 	}
 	return m
 }
@@ -36,6 +40,13 @@ func (m *metrics) rendered(result string, took, received time.Duration) {
 	}
 	m.render.WithLabelValues(result).Observe(took.Seconds())
 	m.received.Observe(received.Seconds())
+}
+
+func (m *metrics) stateRead(took time.Duration) {
+	if m == nil {
+		return
+	}
+	m.state.Observe(took.Seconds())
 }
 
 func (m *metrics) spec(hit bool) {

@@ -38,6 +38,9 @@ func TestTheSidecarCountsItsRenders(t *testing.T) {
 			t.Errorf("%s{%s} = %d, want %d", c.metric, c.labels, got, c.want)
 		}
 	}
+	if got := count(t, reg, "cmp_phase_render_state_seconds", ""); got < 3 { // a stale state is read again until it gives up
+		t.Errorf("cmp_phase_render_state_seconds counted %d state reads, want one per render attempt (3 or more)", got)
+	}
 }
 
 // count is a counter's value or a histogram's sample count, for the series with labels.

@@ -162,7 +162,9 @@ func (s *Server) render(ctx context.Context, root, appPath string, env map[strin
 // renderOnce renders with the state the informer has; a preview renders the next batch as
 // if admitted (nothing is written: the render only feeds argocd app diff).
 func (s *Server) renderOnce(sp *spec.Spec, env render.Env, root string, preview bool) ([][]byte, error) {
+	began := time.Now()
 	st, err := s.store.State(sp.Name)
+	s.metrics.stateRead(time.Since(began))
 	if err != nil {
 		return nil, err
 	}
