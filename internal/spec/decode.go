@@ -21,7 +21,11 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	s := fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Path, e.Msg)
+	at := fmt.Sprintf("%s:%d", e.File, e.Line)
+	if e.Line == 0 { // a problem of the whole file or directory: no line to name
+		at = e.File
+	}
+	s := fmt.Sprintf("%s: %s: %s", at, e.Path, e.Msg)
 	if e.Fix != "" {
 		s += " (fix: " + e.Fix + ")"
 	}
