@@ -29,8 +29,15 @@ type Limits struct {
 
 // Digester computes content digests and caches them by commit. Safe for concurrent use.
 type Digester struct {
-	cache  *lru.Cache[string, string]
+	cache  *lru.Cache[string, Result]
 	limits Limits
+}
+
+// Result is what one walk of the uses finds: the digest, and the references in the files
+// it covers that a commit does not hold still (Floating).
+type Result struct {
+	Digest   string
+	Floating []Floating
 }
 
 // NewDigester returns a Digester that keeps the digests of at most size (commit, patterns)
@@ -42,7 +49,7 @@ func NewDigester(size int, l Limits) *Digester {
 	if l.MaxBytes <= 0 {
 		l.MaxBytes = DefaultMaxBytes
 	}
-	c, _ := lru.New[string, string](max(size, 1))
+	c, _ := lru.New[string, Result](max(size, 1))
 	return &Digester{cache: c, limits: l}
 }
 
@@ -58,9 +65,16 @@ func NewDigester(size int, l Limits) *Digester {
 // SHA-256 of its bytes. A non-glob pattern names a file or a whole directory; a glob names
 // what it matches (see glob.go). Links are followed inside the repository only.
 func (d *Digester) Digest(root, commit string, uses []Use) (string, error) {
+	res, err := d.Scan(root, commit, uses)
+	return res.Digest, err
+}
+
+// Scan is Digest with the floating references of the files it covers (floating.go),
+// found in the same walk and cached with the digest.
+func (d *Digester) Scan(root, commit string, uses []Use) (Result, error) {
 	pats, first, err := patterns(uses)
 	if err != nil {
-		return "", err
+		return Result{}, err
 	}
 	key := ""
 	if isSHA(commit) {
@@ -71,7 +85,7 @@ func (d *Digester) Digest(root, commit string, uses []Use) (string, error) {
 	}
 	r, err := os.OpenRoot(root)
 	if err != nil {
-		return "", fmt.Errorf("content digest: open the repository checkout: %w", err)
+		return Result{}, fmt.Errorf("content digest: open the repository checkout: %w", err)
 	}
 	defer r.Close()
 	hs := startHasher(r, d.limits.MaxBytes)
@@ -81,17 +95,17 @@ func (d *Digester) Digest(root, commit string, uses []Use) (string, error) {
 		if err := w.walk(i, p); err != nil && !(optional && errors.Is(err, errMissing)) {
 			hs.failed.Store(true)
 			hs.wait()
-			return "", explain(uses[first[i]], commit, err)
+			return Result{}, explain(uses[first[i]], commit, err)
 		}
 	}
 	if bad, err := hs.wait(); err != nil {
-		return "", explain(uses[first[w.files[bad]]], commit, err)
+		return Result{}, explain(uses[first[w.files[bad]]], commit, err)
 	}
-	digest := compose(pats, w.links, w.jobs)
+	res := Result{Digest: compose(pats, w.links, w.jobs), Floating: floatingIn(r, w.build, pats)}
 	if key != "" {
-		d.cache.Add(key, digest)
+		d.cache.Add(key, res)
 	}
-	return digest, nil
+	return res, nil
 }
 
 // optionalMark prefixes an optional pattern among the distinct patterns (no path holds a

@@ -22,6 +22,7 @@ type walker struct {
 	pattern int               // the pattern being walked
 	hs      *hasher           // hashes the files found
 	jobs    []*job            // what hs was given
+	build   map[string]int    // build files (kustomization, Chart.yaml) by real path → pattern
 }
 
 func newWalker(r *os.Root, maxFiles int, hs *hasher) *walker {
@@ -85,8 +86,17 @@ func (w *walker) claim(rel string) bool {
 	return true
 }
 
-// hash gives the named files of a directory (open as dir, or nil) to the hasher.
+// hash gives the named files of a directory (open as dir, or nil) to the hasher, and notes
+// the build files among them for the floating-reference scan.
 func (w *walker) hash(dir *os.File, path string, names []string) {
+	for _, n := range names {
+		if isBuildFile(n) && len(w.build) < maxBuildFiles {
+			if w.build == nil {
+				w.build = map[string]int{}
+			}
+			w.build[join(path, n)] = w.pattern
+		}
+	}
 	w.jobs = append(w.jobs, w.hs.add(dir, path, names)...)
 }
 

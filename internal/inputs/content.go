@@ -2,6 +2,8 @@ package inputs
 
 import (
 	"fmt"
+	"maps"
+	"strings"
 
 	"github.com/cmp-phase/cmp-phase/internal/content"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
@@ -34,11 +36,42 @@ func Content(r *render.Renderer, d *content.Digester, in render.Input, root stri
 	if !render.IsCommit(src.Commit) {
 		return nil, nil, fmt.Errorf("%s=%q is not a commit SHA, so the children cannot be pinned to it (fix: render from git, or set pinCommits: false in the spec)", contract.EnvAppRevision, src.Commit)
 	}
-	digest, err := d.Digest(root, src.Commit, deps.Uses)
+	res, err := d.Scan(root, src.Commit, deps.Uses)
 	if err != nil {
 		return nil, nil, err
 	}
-	return src.Content(digest), deps.Unphased, nil
+	return src.Content(res.Digest), withFloating(deps.Unphased, deps.Uses, res.Floating), nil
+}
+
+// withFloating adds to unphased (child → what it deploys that is not phased) the floating
+// references of the files each child deploys: what the commit's digest covers, but not
+// what those files point at. unphased is not changed; the result is a new map when needed.
+func withFloating(unphased map[string]string, uses []content.Use, floating []content.Floating) map[string]string {
+	if len(floating) == 0 {
+		return unphased
+	}
+	out := maps.Clone(unphased)
+	if out == nil {
+		out = map[string]string{}
+	}
+	for _, u := range uses {
+		p, err := content.Clean(u.Pattern)
+		if err != nil {
+			continue
+		}
+		for _, f := range floating {
+			if f.Pattern != p {
+				continue
+			}
+			item := f.File + ": " + f.What
+			if cur := out[u.Child]; cur == "" {
+				out[u.Child] = item
+			} else if !strings.Contains(cur, item) {
+				out[u.Child] = cur + ", " + item
+			}
+		}
+	}
+	return out
 }
 
 // stateContent is the content of the revision the state rolls out (or deploys).

@@ -267,3 +267,28 @@ func TestParentOnABranch(t *testing.T) {
 		t.Fatalf("children on the parent's branch are phased: %+v %v", c, err)
 	}
 }
+
+// TestWhatTheFilesPointAtIsReportedNotPhased: the overlay a child deploys names a remote
+// base at a branch and an image by tag; another source follows a git tag. The commit's
+// digest covers the files, not what they point at, so each child names them as not phased
+// (with the file), and nothing else changes.
+func TestWhatTheFilesPointAtIsReportedNotPhased(t *testing.T) {
+	f := newFixture(t, strings.Replace(pinnedSpec, "targetRevision: main\n        path: extras", "targetRevision: v2.1.0\n        path: extras", 1))
+	r := newRepo(t)
+	r.write(map[string]string{"overlays/prod/kustomization.yaml": "resources:\n- ../../base\n- github.com/org/base?ref=main\nimages: [{name: shop, newTag: '1.2'}]\n"})
+	in := f.input(nil, sha('a'))
+	_, unphased, err := inputs.Content(f.r, f.d, in, r.root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prod, dev := unphased["shop-prod-1"], unphased["shop-dev-1"]
+	for _, want := range []string{"https://git.example.com/other.git@v2.1.0 (a git tag, which can be moved)",
+		"overlays/prod/kustomization.yaml: remote base github.com/org/base?ref=main", "overlays/prod/kustomization.yaml: image shop:1.2"} {
+		if !strings.Contains(prod, want) {
+			t.Errorf("prod-1 does not name %q: %s", want, prod)
+		}
+	}
+	if strings.Contains(dev, "kustomization.yaml") || !strings.Contains(dev, "@v2.1.0") {
+		t.Errorf("dev-1 deploys neither floating reference, only the tag: %s", dev)
+	}
+}

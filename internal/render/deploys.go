@@ -107,8 +107,11 @@ func (d *Deploys) add(child string, app *appDoc, src Source) error {
 	for i, s := range srcs {
 		field := fieldOf(i)
 		if !SameRepo(s.RepoURL, src.RepoURL) || !slices.Contains(refs, s.TargetRevision) {
-			if moving(s) {
+			if moving(s) || gitTag(s) {
 				ref := s.RepoURL + "@" + cmp.Or(s.TargetRevision, "HEAD")
+				if !moving(s) {
+					ref += " (a git tag, which can be moved)"
+				}
 				if prev := d.Unphased[child]; prev != "" {
 					ref = prev + ", " + ref
 				}
@@ -200,6 +203,12 @@ var (
 
 // moving reports whether a source follows a ref that moves: none, HEAD, a branch (any git
 // ref that is neither a commit nor a version tag), or a Helm chart version range.
+// gitTag says whether s deploys a git repository at a version tag: fixed for a rollout
+// until someone moves the tag, so reported, not phased.
+func gitTag(s appSource) bool {
+	return s.Chart == "" && versionTag.MatchString(s.TargetRevision)
+}
+
 func moving(s appSource) bool {
 	ref := s.TargetRevision
 	switch {

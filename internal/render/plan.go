@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -92,7 +94,7 @@ func planDoc(in Input, body []byte, id string) ([]byte, error) {
 	var gen int64
 	data := map[string]string{contract.PlanSpecKey: string(body), contract.PlanPhasesKey: string(pb), contract.PlanRevisionKey: id, contract.PlanChildrenKey: string(cb)}
 	if len(in.Unphased) > 0 {
-		ub, err := json.Marshal(in.Unphased)
+		ub, err := json.Marshal(boundUnphased(in.Unphased))
 		if err != nil {
 			return nil, fmt.Errorf("encode plan: %w", err)
 		}
@@ -289,4 +291,33 @@ func planDurations(ph *spec.Phase, wait, deadline string) error {
 		}
 	}
 	return nil
+}
+
+// Bounds of what the plan (and from it the state) says is not phased: the state is one
+// ConfigMap of at most 1 MiB, and a fleet of 10,000 children deploying an image by tag
+// must not fill it. Past the bound, one entry says how many more children there are.
+const (
+	maxUnphasedBytes = 32 << 10
+	maxUnphasedEntry = 512
+	// UnphasedMore is the key of the entry that counts the children left out.
+	UnphasedMore = "…"
+)
+
+// boundUnphased is unphased cut to maxUnphasedBytes in child name order, each value to
+// maxUnphasedEntry bytes.
+func boundUnphased(unphased map[string]string) map[string]string {
+	out, size := map[string]string{}, 0
+	keys := slices.Sorted(maps.Keys(unphased))
+	for i, k := range keys {
+		v := unphased[k]
+		if len(v) > maxUnphasedEntry {
+			v = strings.ToValidUTF8(v[:maxUnphasedEntry], "") + "…"
+		}
+		if size += len(k) + len(v); size > maxUnphasedBytes {
+			out[UnphasedMore] = fmt.Sprintf("%d more children not phased (see cmp-phase status -o json of a smaller fleet, or the sources named above)", len(keys)-i)
+			break
+		}
+		out[k] = v
+	}
+	return out
 }
