@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 )
 
@@ -23,16 +24,31 @@ type event struct {
 	Output  string
 }
 
-// keep bounds the lines kept per test or package.
-const keep = 80
+// Bounds of what is kept per test or package: the lines a test logged itself (t.Log,
+// t.Error, t.Fatal: "    file_test.go:12: …"), and its last lines. A failing e2e test
+// often dumps an Application or a log after its message, which must not push the message
+// out.
+const (
+	keepLogged = 60
+	keepTail   = 20
+)
+
+// logged matches the first line of a test's own log line.
+var logged = regexp.MustCompile(`^\s+\S+\.go:\d+: `)
+
+type kept struct {
+	logged []string // the test's own log lines, first keepLogged
+	tail   []string // the last keepTail lines
+	dumped bool     // a package's output reached the stack's log dump
+}
 
 type run struct {
-	lines  map[string][]string // by package + " " + test
-	failed []string            // keys, in order
+	lines  map[string]*kept // by package + " " + test
+	failed []string         // keys, in order
 }
 
 func main() {
-	r := &run{lines: map[string][]string{}}
+	r := &run{lines: map[string]*kept{}}
 	ok, err := r.read(os.Stdin, os.Stdout)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "testsummary: %v (fix: pipe `go test -json` into it)\n", err)
@@ -68,25 +84,31 @@ func (r *run) read(in io.Reader, w io.Writer) (bool, error) {
 	return seen, sc.Err()
 }
 
-// add keeps line under key: the last keep lines, and for a package nothing after the
-// stack's log dump begins.
+// add keeps line under key; a package keeps nothing after the stack's log dump begins.
 func (r *run) add(key, line string) {
-	ls := r.lines[key]
-	if strings.HasSuffix(key, " ") && len(ls) > 0 && ls[len(ls)-1] == dumpMark {
+	k := r.lines[key]
+	if k == nil {
+		k = &kept{}
+		r.lines[key] = k
+	}
+	if k.dumped {
 		return
 	}
 	if strings.HasSuffix(key, " ") && strings.HasPrefix(line, "---- log of ") {
-		line = dumpMark
+		k.dumped, line = true, dumpMark
 	}
-	if len(ls) == keep {
-		ls = ls[1:]
+	if logged.MatchString(line) && len(k.logged) < keepLogged {
+		k.logged = append(k.logged, line)
 	}
-	r.lines[key] = append(ls, line)
+	if len(k.tail) == keepTail {
+		k.tail = k.tail[1:]
+	}
+	k.tail = append(k.tail, line)
 }
 
 const dumpMark = "(the stack's logs follow in the full output)\n"
 
-// summary prints each failure's kept lines.
+// summary prints each failure's own log lines, then its last lines.
 func (r *run) summary(w io.Writer) {
 	if len(r.failed) == 0 {
 		return
@@ -94,7 +116,15 @@ func (r *run) summary(w io.Writer) {
 	fmt.Fprintf(w, "\n==== %d failed (tests, then packages); their own lines:\n", len(r.failed))
 	for _, key := range r.failed {
 		fmt.Fprintf(w, "\n==== FAIL %s\n", strings.TrimSpace(key))
-		for _, l := range r.lines[key] {
+		k := r.lines[key]
+		if k == nil {
+			continue
+		}
+		for _, l := range k.logged {
+			fmt.Fprint(w, l)
+		}
+		fmt.Fprintln(w, "  … its last lines:")
+		for _, l := range k.tail {
 			fmt.Fprint(w, l)
 		}
 	}
