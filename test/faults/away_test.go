@@ -135,3 +135,50 @@ func runsEverywhere(ctx context.Context, t *testing.T, rollout, version string) 
 		}
 	}
 }
+
+// TestASlowClusterIsWaitedForNotJudged: every chunk sent to prod-1's API server waits 1 s
+// while v2 rolls out. The rollout completes, and the state never counts prod-1 Done before
+// its own API server has the v2 workload: slowness is waited for, not judged or skipped.
+func TestASlowClusterIsWaitedForNotJudged(t *testing.T) {
+	ctx := context.Background()
+	const rollout = "slow"
+	sup := superviseAgent(t, env.Kubeconfig)
+	defer sup.stop()
+	commitAway(ctx, t, rollout, "v1", "6m", true)
+	v1 := waitRolloutOf(t, rollout, 5*time.Minute, "v1 deployed", func(st *state.State) bool { return st.Rollout.Status == state.RolloutCompleted }).Deployed
+	if err := env.SlowCluster("prod-1", time.Second); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = env.SlowCluster("prod-1", 0) }()
+	commitAway(ctx, t, rollout, "v2", "6m", false)
+	st := waitRolloutOf(t, rollout, 8*time.Minute, "v2 ends with prod-1 slow", func(st *state.State) bool {
+		if st.Rollout.Revision == v1 {
+			return false
+		}
+		doneOnlyWhenThere(ctx, t, st, rollout, "prod-1", "v2")
+		return st.Rollout.Status.IsTerminal()
+	})
+	if st.Rollout.Status != state.RolloutCompleted {
+		t.Fatalf("a slow cluster ended the rollout: %s: %s", st.Rollout.Status, st.Rollout.Reason)
+	}
+	runsEverywhere(ctx, t, rollout, "v2")
+	op := child(ctx, t, rollout+"-prod-1").Status.OperationState
+	if op == nil || op.FinishedAt == nil || op.FinishedAt.Sub(op.StartedAt.Time) < 2*time.Second {
+		t.Fatalf("prod-1's sync was not slowed (%+v): the test proved nothing", op)
+	}
+	fmt.Printf("slow cluster: v2 completed with every chunk to prod-1 held 1 s (its sync took %s)\n", op.FinishedAt.Sub(op.StartedAt.Time))
+}
+
+// doneOnlyWhenThere fails when the state counts cluster Done while its own API server
+// does not have the workload at version.
+func doneOnlyWhenThere(ctx context.Context, t *testing.T, st *state.State, rollout, cluster, version string) {
+	t.Helper()
+	for _, ph := range st.Rollout.Phases {
+		if cs, ok := ph.Clusters[rollout+"-"+cluster]; ok && cs.Status == state.ClusterDone {
+			cm, err := env.ClusterKube(cluster).CoreV1().ConfigMaps(cluster).Get(ctx, rollout, metav1.GetOptions{})
+			if err != nil || cm.Data["version"] != version {
+				t.Fatalf("%s counted Done before its API server has %s: %v %v", cluster, version, cm, err)
+			}
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -187,6 +188,7 @@ type forwarder struct {
 	mu     sync.Mutex
 	until  time.Time
 	conns  map[net.Conn]struct{}
+	delay  atomic.Int64 // nanoseconds each chunk a client sends waits (SlowCluster)
 }
 
 func (f *forwarder) pipe(c net.Conn) {
@@ -203,7 +205,66 @@ func (f *forwarder) pipe(c net.Conn) {
 		delete(f.conns, c)
 		f.mu.Unlock()
 	}()
-	pipe(c, f.target)
+	f.pipeTo(c)
+}
+
+// pipeTo pipes c to the target, each chunk c sends held for the forwarder's delay.
+func (f *forwarder) pipeTo(c net.Conn) {
+	defer c.Close()
+	u, err := net.DialTimeout("tcp", f.target, 5*time.Second)
+	if err != nil {
+		return
+	}
+	defer u.Close()
+	done := make(chan struct{}, 2)
+	go func() { _, _ = f.slowCopy(u, c); done <- struct{}{} }()
+	go func() { _, _ = copyConn(c, u); done <- struct{}{} }()
+	<-done
+}
+
+// slowCopy is copyConn, each chunk read from src written after the forwarder's delay.
+func (f *forwarder) slowCopy(dst, src net.Conn) (int64, error) {
+	defer func() {
+		if tc, ok := dst.(*net.TCPConn); ok {
+			_ = tc.CloseWrite()
+		}
+	}()
+	buf := make([]byte, 32<<10)
+	var n int64
+	for {
+		k, err := src.Read(buf)
+		if k > 0 {
+			if d := time.Duration(f.delay.Load()); d > 0 {
+				time.Sleep(d)
+			}
+			if _, werr := dst.Write(buf[:k]); werr != nil {
+				return n, werr
+			}
+			n += int64(k)
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+}
+
+// SlowCluster makes every chunk sent to cluster name's API server wait delay (0: none
+// again), as a slow or far cluster would answer.
+func (e *Env) SlowCluster(name string, delay time.Duration) error {
+	for _, c := range e.Clusters {
+		if c.Name != name {
+			continue
+		}
+		e.mu.Lock()
+		f := e.forwarders[c.Server]
+		e.mu.Unlock()
+		if f == nil {
+			return fmt.Errorf("slow cluster %s: no forwarder for %s", name, c.Server)
+		}
+		f.delay.Store(int64(delay))
+		return nil
+	}
+	return fmt.Errorf("slow cluster %s: no such cluster", name)
 }
 
 // cut drops every open connection and every new one for d.
@@ -239,18 +300,6 @@ func (e *Env) CutCluster(name string, d time.Duration) error {
 	return fmt.Errorf("cut cluster %s: no such cluster", name)
 }
 
-func pipe(c net.Conn, target string) {
-	defer c.Close()
-	u, err := net.DialTimeout("tcp", target, 5*time.Second)
-	if err != nil {
-		return
-	}
-	defer u.Close()
-	done := make(chan struct{}, 2)
-	go func() { _, _ = copyConn(u, c); done <- struct{}{} }()
-	go func() { _, _ = copyConn(c, u); done <- struct{}{} }()
-	<-done
-}
 
 func copyConn(dst, src net.Conn) (int64, error) {
 	defer func() {
