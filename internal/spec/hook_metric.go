@@ -26,7 +26,8 @@ const DuringSoak = "soak"
 
 // MetricKind is `type: metric`: a Prometheus query measured count times every interval,
 // judged by expr-lang conditions over its result (Argo Rollouts' AnalysisTemplate metric).
-var MetricKind = newKind[MetricHook]("metric", MaxMetricTimeout, "use at most 10m: the timeout bounds one query", parseMetric)
+var MetricKind = withTraits(newKind[MetricHook]("metric", MaxMetricTimeout, "use at most 10m: the timeout bounds one query", parseMetric),
+	HookTraits{DuringSoak: true, InconclusiveFix: "look at the metric"})
 
 // MetricHook is the metric block of a check.
 type MetricHook struct {
@@ -65,11 +66,8 @@ func (m *MetricHook) Fill(f func(string) string) HookBlock {
 	return &c
 }
 
-// DuringSoak reports whether h is a check measured through its phase's soak.
-func (h Hook) DuringSoak() bool {
-	m, ok := h.Block.(*MetricHook)
-	return ok && m.During == DuringSoak
-}
+// DuringSoak reports whether the check is measured through its phase's soak.
+func (m *MetricHook) DuringSoak() bool { return m.During == DuringSoak }
 
 // parseMetric reads the metric block of a check.
 func parseMetric(d *dec, hn hookNode) *MetricHook {
@@ -173,11 +171,17 @@ func (d *dec) condition(n *yaml.Node, path string) string {
 	return src
 }
 
-// refuseDuring refuses `during` in a hook of a kind that does not measure (every kind but
-// metric).
-func (d *dec) refuseDuring(f map[string]*yaml.Node, path, typ string) {
-	if n := f["during"]; n != nil && typ != MetricKind.Name() {
-		d.fail(n, path+".during", "remove it: only a metric check is measured through the soak", "type %s has no during", typ)
+// refuseDuring refuses `during` in a hook of a kind without the DuringSoak trait, naming
+// the kinds that have it.
+func (d *dec) refuseDuring(f map[string]*yaml.Node, path string, k HookKind) {
+	if n := f["during"]; n != nil && !k.Traits().DuringSoak {
+		var soaking []string
+		for _, other := range hookKinds {
+			if other.Traits().DuringSoak {
+				soaking = append(soaking, other.Name())
+			}
+		}
+		d.fail(n, path+".during", "remove it: only a "+strings.Join(soaking, " or ")+" check is measured through the soak", "type %s has no during", k.Name())
 	}
 }
 

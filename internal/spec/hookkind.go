@@ -27,12 +27,51 @@ type HookKind interface {
 	// installation has no setting for it (Limits names http's and command's), and the fix
 	// told to a spec that asks for more.
 	MaxTimeout() (time.Duration, string)
+	// Traits are what the parser and the engine know of the kind: they ask these, never
+	// its name.
+	Traits() HookTraits
 	// parse reads and validates the kind's block of h, reporting every problem through d
 	// with its line and field path. It returns nil when the block is missing or unusable
 	// (having reported why).
 	parse(d *dec, h hookNode) HookBlock
 	// decode reads the kind's block back from the plan, as Hook.MarshalJSON wrote it.
 	decode(b []byte) (HookBlock, error)
+}
+
+// HookTraits are what a kind declares of itself for the parser and the engine, which
+// ask these rather than its name. Whether a hook runs per cluster or per phase is not a
+// trait: it follows from the fields the kind templates (Hook.PerCluster).
+type HookTraits struct {
+	// DuringSoak: a check of this kind may say `during: soak` and is then measured through
+	// its phase's soak (its block says so: SoakBlock); every other kind refuses `during`.
+	DuringSoak bool
+	// InconclusiveFix, when set, says the kind's runs may end Inconclusive and that the
+	// engine then pauses the rollout for a person, telling them this first (e.g. "look at
+	// the metric"). A kind without one has an Inconclusive run judged as a failure.
+	InconclusiveFix string
+}
+
+// SoakBlock is a block that may be measured through its phase's soak (a kind with the
+// DuringSoak trait).
+type SoakBlock interface {
+	HookBlock
+	// DuringSoak reports whether the hook is measured through the soak.
+	DuringSoak() bool
+}
+
+// DuringSoak reports whether h is a check measured through its phase's soak.
+func (h Hook) DuringSoak() bool {
+	b, ok := h.Block.(SoakBlock)
+	return ok && b.DuringSoak()
+}
+
+// InconclusiveFix is what a person is told to look at when a run of h ends Inconclusive
+// and the engine pauses for them; "" when h's kind does not pause (HookTraits).
+func (h Hook) InconclusiveFix() string {
+	if k, ok := HookKindOf(h.Type); ok {
+		return k.Traits().InconclusiveFix
+	}
+	return ""
 }
 
 // HookBlock is a kind's own block of a hook (`http:` is *HTTPHook, `command:` is
@@ -85,6 +124,7 @@ type blockKind[B any, P blockOf[B]] struct {
 	name       string
 	maxTimeout time.Duration
 	timeoutFix string
+	traits     HookTraits
 	parseBlock func(d *dec, h hookNode) P
 }
 
@@ -101,6 +141,8 @@ func newKind[B any, P blockOf[B]](name string, maxTimeout time.Duration, timeout
 func (k *blockKind[B, P]) Name() string { return k.name }
 
 func (k *blockKind[B, P]) MaxTimeout() (time.Duration, string) { return k.maxTimeout, k.timeoutFix }
+
+func (k *blockKind[B, P]) Traits() HookTraits { return k.traits }
 
 func (k *blockKind[B, P]) parse(d *dec, h hookNode) HookBlock {
 	if b := k.parseBlock(d, h); b != nil {
@@ -239,3 +281,13 @@ func (h *Hook) UnmarshalJSON(b []byte) error {
 	h.Block = block
 	return nil
 }
+
+// withTraits is k declaring traits.
+func withTraits(k HookKind, t HookTraits) HookKind {
+	if b, ok := k.(interface{ setTraits(HookTraits) }); ok {
+		b.setTraits(t)
+	}
+	return k
+}
+
+func (k *blockKind[B, P]) setTraits(t HookTraits) { k.traits = t }

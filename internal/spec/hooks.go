@@ -57,7 +57,7 @@ func (d *dec) hook(n *yaml.Node, path string, check bool) Hook {
 			d.fail(f[other], path+"."+other, "remove it or use type: "+other, "type %s takes the %s block, not %s", h.Type, h.Type, other)
 		}
 	}
-	d.refuseDuring(f, path, h.Type)
+	d.refuseDuring(f, path, k)
 	h.Block = k.parse(d, hookNode{node: n, fields: f, path: path, check: check})
 	for _, name := range h.Placeholders() {
 		if problem := HookVarProblem(name); problem != "" {

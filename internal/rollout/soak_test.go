@@ -42,7 +42,7 @@ func TestAnInconclusiveCheckPausesTheRolloutUntilAResumeRunsItAgain(t *testing.T
 	if p == nil || p.Check != "check/success-rate" || !strings.Contains(p.Reason, "success-rate Inconclusive") || !strings.Contains(p.Reason, "resume") {
 		t.Fatalf("an Inconclusive check pauses the rollout naming it and the fix: %+v", p)
 	}
-	if ev := eventOf(acts, EvMetricInconclusive); ev == nil || !ev.Warning {
+	if ev := eventOf(acts, EvCheckInconclusive); ev == nil || !ev.Warning {
 		t.Fatalf("a Warning Event is published: %+v", acts)
 	}
 	w.obs.Hooks = nil // the agent forgets a result once the ledger has it
