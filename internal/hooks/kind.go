@@ -46,6 +46,25 @@ var kinds = byName(
 	metricKind{spec.MetricKind},
 )
 
+// Register lets specs use kind k and the agent run it: one call registers both halves
+// (its spec half with spec.RegisterHookKind). It is called while the program starts, from
+// internal/hooks/all (or a test defining a kind of its own); a second kind of the same
+// name panics there, before anything runs.
+func Register(k Kind) { spec.RegisterHookKind(k) }
+
+// kindOf is the kind the agent runs for a hook of type name.
+func kindOf(name string) (Kind, bool) {
+	if k, ok := kinds[name]; ok {
+		return k, true
+	}
+	sk, ok := spec.HookKindOf(name)
+	if !ok {
+		return nil, false
+	}
+	k, ok := sk.(Kind)
+	return k, ok
+}
+
 func byName(ks ...Kind) map[string]Kind {
 	m := make(map[string]Kind, len(ks))
 	for _, k := range ks {

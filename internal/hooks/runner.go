@@ -78,7 +78,7 @@ func (r *Runner) Run(ctx context.Context, c Call) Result {
 	res := noBlock(c)
 	if over := r.limits.Caps.Violations(c.Hook); len(over) > 0 {
 		res = overLimit(over[0])
-	} else if k, ok := kinds[c.Hook.Type]; ok && c.Hook.Block != nil {
+	} else if k, ok := kindOf(c.Hook.Type); ok && c.Hook.Block != nil {
 		res = k.Run(ctx, r, c)
 	}
 	res.Duration = time.Since(start)
@@ -103,7 +103,7 @@ func overLimit(v spec.Violation) Result {
 // Reach says what a run of the templated hook h reaches (nothing, for a type this build
 // does not run).
 func (r *Runner) Reach(h spec.Hook) Reach {
-	if k, ok := kinds[h.Type]; ok && h.Block != nil {
+	if k, ok := kindOf(h.Type); ok && h.Block != nil {
 		return k.Reach(r.withDefaults(h).Block)
 	}
 	return Reach{}

@@ -12,13 +12,12 @@ import (
 )
 
 // HookKind is the spec half of a hook kind, the `type:` of a pre-hook, check or post-hook
-// (http, command): how its block is read and validated, its limits, and which of its
-// fields are templated. The run half is internal/hooks.Kind, which embeds this one, so the
-// CLI's validate, the plugin, the engine and the agent all ask the same value.
+// (http, command): how its block is read and validated, its limits, its traits, and which
+// of its fields are templated. The run half is internal/hooks.Kind, which embeds this one,
+// so the CLI's validate, the plugin, the engine and the agent all ask the same value.
 //
-// Its unexported methods keep the spec halves in this package, beside the decoder they
-// report through: one file per kind (hook_<name>.go: its block type, its parse function,
-// the kind from newKind) and one line in hookKinds.
+// A kind is registered once (RegisterHookKind, which internal/hooks.Register calls) and
+// read through its HookReader, so it can live in its own package (NewHookKind).
 type HookKind interface {
 	// Name is the kind's `type:` value, and the key of its block in a hook, in the spec and
 	// in the plan ("http": {...}).
@@ -30,12 +29,12 @@ type HookKind interface {
 	// Traits are what the parser and the engine know of the kind: they ask these, never
 	// its name.
 	Traits() HookTraits
-	// parse reads and validates the kind's block of h, reporting every problem through d
-	// with its line and field path. It returns nil when the block is missing or unusable
-	// (having reported why).
-	parse(d *dec, h hookNode) HookBlock
-	// decode reads the kind's block back from the plan, as Hook.MarshalJSON wrote it.
-	decode(b []byte) (HookBlock, error)
+	// Parse reads and validates the kind's block of the hook r reads, reporting every
+	// problem through r with its line and field path. It returns nil when the block is
+	// missing or unusable (having reported why).
+	Parse(r *HookReader) HookBlock
+	// Decode reads the kind's block back from the plan, as Hook.MarshalJSON wrote it.
+	Decode(b []byte) (HookBlock, error)
 }
 
 // HookTraits are what a kind declares of itself for the parser and the engine, which
@@ -92,10 +91,20 @@ type hookNode struct {
 	check  bool                  // a check, else a pre- or post-hook
 }
 
-// hookKinds are the hook kinds a spec may use, in the order errors list them. A new kind
-// is its spec half in this package, this one line, and its run half in internal/hooks
-// (see that package's documentation); tests fail when either half is missing.
+// hookKinds are the hook kinds a spec may use, in the order errors list them: the ones
+// still defined in this package, then those registered (RegisterHookKind) in the order
+// they were.
 var hookKinds = []HookKind{HTTPKind, CommandKind, JobKind, MetricKind}
+
+// RegisterHookKind lets specs use kind k, from now on. It is called while the program
+// starts (internal/hooks.Register, from internal/hooks/all); a second kind of the same
+// name is a programming error, reported by a panic before anything runs.
+func RegisterHookKind(k HookKind) {
+	if _, dup := HookKindOf(k.Name()); dup {
+		panic(fmt.Sprintf("hook kind %q registered twice", k.Name()))
+	}
+	hookKinds = append(hookKinds, k)
+}
 
 // HookKinds are the hook kinds a spec may use.
 func HookKinds() []HookKind { return append([]HookKind(nil), hookKinds...) }
@@ -118,14 +127,13 @@ func hookKindNames() []string {
 	return names
 }
 
-// blockKind is a HookKind whose block is a *B. A kind's file declares its block type
-// (with Fill), its parse function and the kind: newKind[B](name, limit, fix, parse).
+// blockKind is a HookKind whose block is a *B (NewHookKind).
 type blockKind[B any, P blockOf[B]] struct {
 	name       string
 	maxTimeout time.Duration
 	timeoutFix string
 	traits     HookTraits
-	parseBlock func(d *dec, h hookNode) P
+	parseBlock func(r *HookReader) P
 }
 
 // blockOf is the pointer to a block type B, which is what a HookBlock is.
@@ -134,8 +142,10 @@ type blockOf[B any] interface {
 	HookBlock
 }
 
+// newKind is a kind of this package whose parse reads with the decoder itself.
 func newKind[B any, P blockOf[B]](name string, maxTimeout time.Duration, timeoutFix string, parse func(*dec, hookNode) P) HookKind {
-	return &blockKind[B, P]{name: name, maxTimeout: maxTimeout, timeoutFix: timeoutFix, parseBlock: parse}
+	return &blockKind[B, P]{name: name, maxTimeout: maxTimeout, timeoutFix: timeoutFix,
+		parseBlock: func(r *HookReader) P { return parse(r.d, r.h) }}
 }
 
 func (k *blockKind[B, P]) Name() string { return k.name }
@@ -144,14 +154,14 @@ func (k *blockKind[B, P]) MaxTimeout() (time.Duration, string) { return k.maxTim
 
 func (k *blockKind[B, P]) Traits() HookTraits { return k.traits }
 
-func (k *blockKind[B, P]) parse(d *dec, h hookNode) HookBlock {
-	if b := k.parseBlock(d, h); b != nil {
+func (k *blockKind[B, P]) Parse(r *HookReader) HookBlock {
+	if b := k.parseBlock(r); b != nil {
 		return b
 	}
 	return nil // not a nil *B in a non-nil HookBlock
 }
 
-func (k *blockKind[B, P]) decode(b []byte) (HookBlock, error) {
+func (k *blockKind[B, P]) Decode(b []byte) (HookBlock, error) {
 	p := P(new(B))
 	if err := json.Unmarshal(b, p); err != nil {
 		return nil, err
@@ -274,7 +284,7 @@ func (h *Hook) UnmarshalJSON(b []byte) error {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
-	block, err := k.decode(raw)
+	block, err := k.Decode(raw)
 	if err != nil {
 		return fmt.Errorf("hook %s: %s block: %w", h.Name, h.Type, err)
 	}

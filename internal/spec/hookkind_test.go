@@ -23,7 +23,7 @@ func TestEveryHookKindIsWhole(t *testing.T) {
 		if limit, fix := k.MaxTimeout(); limit <= 0 || fix == "" {
 			t.Errorf("kind %s: MaxTimeout = %s, %q: want a positive limit and its fix", name, limit, fix)
 		}
-		zero, err := k.decode([]byte("{}"))
+		zero, err := k.Decode([]byte("{}"))
 		if err != nil || zero == nil {
 			t.Fatalf("kind %s: decode of an empty block: %v, %v", name, zero, err)
 		}
@@ -42,7 +42,7 @@ func TestEveryHookKindIsWhole(t *testing.T) {
 // secrets do not; Fill fills it and leaves the original alone; and the plan carries it.
 func TestAClusterFieldInAnyStringOfAnyKindMakesItPerCluster(t *testing.T) {
 	for _, k := range HookKinds() {
-		zero, _ := k.decode([]byte("{}"))
+		zero, _ := k.Decode([]byte("{}"))
 		typ := reflect.TypeOf(zero)
 		places := stringPlaces(typ, k.Name(), 0)
 		if len(places) == 0 {

@@ -58,12 +58,13 @@ func (d *dec) hook(n *yaml.Node, path string, check bool) Hook {
 		}
 	}
 	d.refuseDuring(f, path, k)
-	h.Block = k.parse(d, hookNode{node: n, fields: f, path: path, check: check})
+	r := &HookReader{d: d, h: hookNode{node: n, fields: f, path: path, check: check}, kind: h.Type, lines: map[string]int{}}
+	h.Block = k.Parse(r)
 	for _, name := range h.Placeholders() {
 		if problem := HookVarProblem(name); problem != "" {
 			d.fail(f[h.Type], path+"."+h.Type, HookVarFix, "%s", problem)
 		}
 	}
-	d.site(n, f, path, h) // its limits are the installation's: CheckLimits, not the parser
+	d.site(n, f, path, h, r.lines) // its limits are the installation's: CheckLimits, not the parser
 	return h
 }
