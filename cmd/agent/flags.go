@@ -3,7 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"net/url"
 	"path/filepath"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/agent"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/hooks/all"
 	"github.com/cmp-phase/cmp-phase/internal/kubeclient"
 )
 
@@ -87,13 +87,7 @@ func (h hookFlags) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&h.o.SecretNamespace, "secret-namespace", "", "where hook secret references are read (default: --namespace)")
 	fs.IntVar(&h.o.HooksPerHost, "hooks-per-host", 4, "http hooks running at once against one host")
 	fs.StringVar(&h.o.Hooks.JobServiceAccount, "job-service-account", contract.DefaultJobServiceAccount, "service account job hook pods run as (in the Job's namespace; no token mounted)")
-	fs.Func("prometheus-address", "the Prometheus metric checks without metric.prometheus.address ask (http:// or https:// URL)", func(v string) error {
-		if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("%q is not an absolute http:// or https:// URL", v)
-		}
-		h.o.Hooks.PrometheusAddress = v
-		return nil
-	})
+	h.o.Hooks.Kinds = all.BindFlags(fs) // each kind's own: --prometheus-address
 }
 
 // limitFlags are the installation's limits on hooks (spec.Limits), seed 000's by default;

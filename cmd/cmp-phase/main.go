@@ -19,6 +19,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	_ "github.com/cmp-phase/cmp-phase/internal/hooks/all" // every hook kind a spec may use
 )
 
 const usage = `usage: cmp-phase <command> [flags]

@@ -26,7 +26,7 @@ func (commandKind) Reach(spec.HookBlock) Reach { return Reach{} }
 func (commandKind) Run(ctx context.Context, r *Runner, c Call) Result {
 	h, ok := c.Hook.Block.(*spec.CommandHook)
 	if !ok {
-		return noBlock(c)
+		return NoBlock(c)
 	}
 	argv := h.Command
 	if len(argv) == 0 {

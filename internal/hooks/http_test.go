@@ -235,7 +235,7 @@ func TestARequestErrorNamesTheHostNotTheURL(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := describeErr(context.Background(), c.err)
+			got := DescribeErr(context.Background(), c.err)
 			if got != c.want || strings.Contains(got, c.not) {
 				t.Fatalf("got %q, want %q", got, c.want)
 			}

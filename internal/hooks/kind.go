@@ -43,7 +43,6 @@ var kinds = byName(
 	httpKind{spec.HTTPKind},
 	commandKind{spec.CommandKind},
 	jobKind{spec.JobKind},
-	metricKind{spec.MetricKind},
 )
 
 // Register lets specs use kind k and the agent run it: one call registers both halves

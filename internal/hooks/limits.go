@@ -31,9 +31,9 @@ type Limits struct {
 	// JobServiceAccount is the service account job hook pods run as, without a token
 	// mounted (default contract.DefaultJobServiceAccount).
 	JobServiceAccount string
-	// PrometheusAddress is the Prometheus a metric check without an address asks
-	// (--prometheus-address); empty: such a check is Errored.
-	PrometheusAddress string
+	// Kinds are the kinds' own options (a kind package's Options, as its BindFlags bound
+	// them, or a pointer to them), which each kind finds with OptionsOf.
+	Kinds []any
 }
 
 func (l Limits) withDefaults() Limits {

@@ -50,6 +50,9 @@ type HookTraits struct {
 	InconclusiveFix string
 }
 
+// DuringSoak is the one value of a check's `during`: measured through the phase's soak.
+const DuringSoak = "soak"
+
 // SoakBlock is a block that may be measured through its phase's soak (a kind with the
 // DuringSoak trait).
 type SoakBlock interface {
@@ -94,7 +97,7 @@ type hookNode struct {
 // hookKinds are the hook kinds a spec may use, in the order errors list them: the ones
 // still defined in this package, then those registered (RegisterHookKind) in the order
 // they were.
-var hookKinds = []HookKind{HTTPKind, CommandKind, JobKind, MetricKind}
+var hookKinds = []HookKind{HTTPKind, CommandKind, JobKind}
 
 // RegisterHookKind lets specs use kind k, from now on. It is called while the program
 // starts (internal/hooks.Register, from internal/hooks/all); a second kind of the same
@@ -291,13 +294,3 @@ func (h *Hook) UnmarshalJSON(b []byte) error {
 	h.Block = block
 	return nil
 }
-
-// withTraits is k declaring traits.
-func withTraits(k HookKind, t HookTraits) HookKind {
-	if b, ok := k.(interface{ setTraits(HookTraits) }); ok {
-		b.setTraits(t)
-	}
-	return k
-}
-
-func (k *blockKind[B, P]) setTraits(t HookTraits) { k.traits = t }

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"strings"
 	"time"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -96,6 +97,17 @@ func ValidHookURL(s string) bool { return validURL(s) }
 
 // RefersToSecret reports whether s holds a secret reference ({{.secrets.<name>.<key>}}).
 func RefersToSecret(s string) bool { return refersToSecret(s) }
+
+// refersToSecret reports whether s has a placeholder naming a secret, read by the same
+// matcher the templating uses (so {{  .secrets.p.k}} and {{\t.secrets.p.k}} count too).
+func refersToSecret(s string) bool {
+	for _, m := range HookPlaceholder.FindAllStringSubmatch(s, -1) {
+		if strings.HasPrefix(strings.TrimSpace(m[1]), ".secrets.") {
+			return true
+		}
+	}
+	return false
+}
 
 // HookKindDef defines a kind's spec half whose block is a *B: NewHookKind makes it.
 type HookKindDef[P HookBlock] struct {

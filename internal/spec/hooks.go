@@ -68,3 +68,30 @@ func (d *dec) hook(n *yaml.Node, path string, check bool) Hook {
 	d.site(n, f, path, h, r.lines) // its limits are the installation's: CheckLimits, not the parser
 	return h
 }
+
+// refuseDuring refuses `during` in a hook of a kind without the DuringSoak trait, naming
+// the kinds that have it.
+func (d *dec) refuseDuring(f map[string]*yaml.Node, path string, k HookKind) {
+	if n := f["during"]; n != nil && !k.Traits().DuringSoak {
+		var soaking []string
+		for _, other := range hookKinds {
+			if other.Traits().DuringSoak {
+				soaking = append(soaking, other.Name())
+			}
+		}
+		d.fail(n, path+".during", "remove it: only a "+strings.Join(soaking, " or ")+" check is measured through the soak", "type %s has no during", k.Name())
+	}
+}
+
+// soakChecks refuses a check measured through the soak in a phase without one.
+func (d *dec) soakChecks(p Phase, checks *yaml.Node, path string) {
+	if p.WaitDuration > 0 {
+		return
+	}
+	items := d.seq(checks, path)
+	for i, h := range p.Checks {
+		if h.DuringSoak() && i < len(items) {
+			d.fail(items[i], fmt.Sprintf("%s[%d].during", path, i), "give the phase a waitDuration, or remove during: soak", "the phase has no soak to measure through")
+		}
+	}
+}

@@ -98,14 +98,26 @@ func (l Limits) Violations(h Hook) []Violation {
 		if len(b.Headers) > l.Headers {
 			out = append(out, countViolation("http.headers", "headers", len(b.Headers), l.Headers, FlagMaxHeaders, "send fewer headers"))
 		}
-	case *MetricHook:
-		if len(b.Prometheus.Headers) > l.Headers {
-			out = append(out, countViolation("metric.prometheus.headers", "headers", len(b.Prometheus.Headers), l.Headers, FlagMaxHeaders, "send fewer headers"))
-		}
+	case LimitedBlock:
+		out = append(out, b.Violations(l)...)
 	case *JobHook:
 		out = append(out, JobLabelViolations(b, l.JobLabels)...)
 	}
 	return out
+}
+
+// LimitedBlock is a block that says itself how it asks for more than the limits allow,
+// beyond its timeout (which Violations checks for every kind).
+type LimitedBlock interface {
+	HookBlock
+	// Violations are the ways the block asks for more than l (defaults filled) allows.
+	Violations(l Limits) []Violation
+}
+
+// CountViolation is a hook's field holding n entries (what: variables, headers), over
+// the setting's limit; shrink is the other fix than raising it.
+func CountViolation(field, what string, n, limit int, setting, shrink string) Violation {
+	return countViolation(field, what, n, limit, setting, shrink)
 }
 
 func countViolation(field, what string, n, limit int, setting, shrink string) Violation {
