@@ -34,9 +34,10 @@
 // name), a type embedding that half with Run and Reach (and CallTimer, Defaulter or
 // spec.LimitedBlock when it needs them), its own Options with BindFlags; then one line in
 // internal/hooks/all, which registers both halves with Register. A kind defined in a test
-// of internal/agent shows it runs through validate, the engine and the runner. http,
-// command and job still have their spec half in internal/spec and their run half here
-// (registered in kinds), until they move to packages of their own. Tests fail when a kind
+// of internal/agent shows it runs through validate, the engine and the runner. http and
+// job still have their spec half in internal/spec and their run half here (HTTPKind,
+// JobKind, registered by internal/hooks/all like the others), until they move to
+// packages of their own. Tests fail when a kind
 // has one half and not the other, when its halves do not match, and when a string value
 // of its block is not templated (and so would not make a check per-cluster) or not
 // carried by the plan.
@@ -57,7 +58,7 @@
 // and private ranges only when the agent allows them; every redirect is re-checked, at most
 // 5; the response body is capped (a lying Content-Length too).
 //
-// Commands: argv only, no shell; the executable must resolve inside an allow-listed
+// Commands (internal/hooks/commandhook): argv only, no shell; the executable must resolve inside an allow-listed
 // directory; the environment is scrubbed to an allow-list plus the injected and declared
 // variables; the command runs in its own process group in a fresh temp directory, is sent
 // SIGTERM then SIGKILL on timeout, and its output is captured and capped.

@@ -252,3 +252,14 @@ func TestASecretIsRedactedInItsEscapedForms(t *testing.T) {
 		}
 	}
 }
+
+// TestSecretsNeverLeaveAnHTTPResult: a secret in the URL is not in the message of a call
+// that could not reach it.
+func TestSecretsNeverLeaveAnHTTPResult(t *testing.T) {
+	const secret = "s3cr3t-t0ken-value"
+	h := httpCall("http://" + secret + ".invalid/?token=" + secret)
+	h.Secrets = []string{secret}
+	if res := local().Run(context.Background(), h); strings.Contains(res.Message, secret) {
+		t.Fatalf("%q", res.Message)
+	}
+}

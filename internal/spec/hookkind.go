@@ -35,6 +35,10 @@ type HookKind interface {
 	Parse(r *HookReader) HookBlock
 	// Decode reads the kind's block back from the plan, as Hook.MarshalJSON wrote it.
 	Decode(b []byte) (HookBlock, error)
+	// Half is the spec half itself, as NewHookKind made it: a whole kind embedding it
+	// (internal/hooks.Kind) answers with its half, so RegisterHookKind knows one from the
+	// other.
+	Half() HookKind
 }
 
 // HookTraits are what a kind declares of itself for the parser and the engine, which
@@ -94,16 +98,24 @@ type hookNode struct {
 	check  bool                  // a check, else a pre- or post-hook
 }
 
-// hookKinds are the hook kinds a spec may use, in the order errors list them: the ones
-// still defined in this package, then those registered (RegisterHookKind) in the order
-// they were.
-var hookKinds = []HookKind{HTTPKind, CommandKind, JobKind}
+// hookKinds are the hook kinds a spec may use, in the order errors list them: the order
+// they were registered (RegisterHookKind), which internal/hooks/all decides.
+var hookKinds []HookKind
 
 // RegisterHookKind lets specs use kind k, from now on. It is called while the program
-// starts (internal/hooks.Register, from internal/hooks/all); a second kind of the same
-// name is a programming error, reported by a panic before anything runs.
+// starts (internal/hooks.Register, from internal/hooks/all). A kind whose spec half is one
+// already registered (HTTPKind, then the whole http kind built on it) takes its place; a
+// second kind of the same name otherwise is a programming error, reported by a panic
+// before anything runs.
 func RegisterHookKind(k HookKind) {
-	if _, dup := HookKindOf(k.Name()); dup {
+	for i, old := range hookKinds {
+		if old.Name() != k.Name() {
+			continue
+		}
+		if k.Half() == old {
+			hookKinds[i] = k
+			return
+		}
 		panic(fmt.Sprintf("hook kind %q registered twice", k.Name()))
 	}
 	hookKinds = append(hookKinds, k)
@@ -137,6 +149,16 @@ type blockKind[B any, P blockOf[B]] struct {
 	timeoutFix string
 	traits     HookTraits
 	parseBlock func(r *HookReader) P
+	setting    string                     // HookKindDef.TimeoutSetting
+	limit      func(Limits) time.Duration // HookKindDef.LimitTimeout
+}
+
+// TimeoutLimit is l's limit on the kind's timeout and its setting, when it has one.
+func (k *blockKind[B, P]) TimeoutLimit(l Limits) (time.Duration, string) {
+	if k.setting == "" || k.limit == nil {
+		return 0, ""
+	}
+	return k.limit(l), k.setting
 }
 
 // blockOf is the pointer to a block type B, which is what a HookBlock is.
@@ -152,6 +174,9 @@ func newKind[B any, P blockOf[B]](name string, maxTimeout time.Duration, timeout
 }
 
 func (k *blockKind[B, P]) Name() string { return k.name }
+
+// Half is the spec half itself; a whole kind embedding it says so through it.
+func (k *blockKind[B, P]) Half() HookKind { return k }
 
 func (k *blockKind[B, P]) MaxTimeout() (time.Duration, string) { return k.maxTimeout, k.timeoutFix }
 

@@ -144,30 +144,6 @@ func stringPlaces(t reflect.Type, path string, depth int) []stringPlace {
 	return out
 }
 
-// TestThePlanCarriesHooksAsItAlwaysHas: plans written before hook kinds read back, and
-// write out byte for byte the same.
-func TestThePlanCarriesHooksAsItAlwaysHas(t *testing.T) {
-	const plan = `[{"name":"infrastructure-check","type":"command","timeout":300000000000,"failurePolicy":"fail","command":{"command":["kubectl","get","nodes"],"env":{"KUBECONFIG":"/etc/kubeconfig"}}},` +
-		`{"name":"slack","type":"http","timeout":30000000000,"failurePolicy":"ignore","http":{"url":"https://hooks.example.com/\u003cid\u003e","method":"POST","headers":{"Content-Type":"application/json"},"body":"{\"text\": \"{{ .appset.name }}\"}\n","expectedStatus":200,"insecureSkipVerify":true}},` +
-		`{"name":"later","type":"future","timeout":0,"failurePolicy":"fail"}]`
-	var hooks []Hook
-	if err := json.Unmarshal([]byte(plan), &hooks); err != nil {
-		t.Fatal(err)
-	}
-	if c, ok := hooks[0].Block.(*CommandHook); !ok || c.Env["KUBECONFIG"] != "/etc/kubeconfig" || len(c.Command) != 3 {
-		t.Fatalf("command: %+v", hooks[0].Block)
-	}
-	if h, ok := hooks[1].Block.(*HTTPHook); !ok || !h.InsecureSkipVerify || h.URL != "https://hooks.example.com/<id>" {
-		t.Fatalf("http: %+v", hooks[1].Block)
-	}
-	if hooks[2].Block != nil {
-		t.Fatalf("a type this build does not know has no block: %+v", hooks[2].Block)
-	}
-	if b, err := json.Marshal(hooks); err != nil || string(b) != plan {
-		t.Fatalf("written again:\n%s\nwant\n%s (%v)", b, plan, err)
-	}
-}
-
 // TestHookKindsAreValidatedAsBefore: the shared fields, a block of another kind. The
 // kinds' timeout limits are the installation's now (TestLimits). The list of every kind
 // an unknown or missing type is told is internal/hooks/all's to pin.

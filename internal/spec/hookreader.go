@@ -116,7 +116,12 @@ type HookKindDef[P HookBlock] struct {
 	// installation has no setting for it, and TimeoutFix the fix told to one asking more.
 	MaxTimeout time.Duration
 	TimeoutFix string
-	Traits     HookTraits
+	// TimeoutSetting names the installation's setting (a flag, e.g. max-command-timeout)
+	// that sets the kind's timeout limit instead, LimitTimeout reading it from Limits;
+	// empty: MaxTimeout is fixed.
+	TimeoutSetting string
+	LimitTimeout   func(Limits) time.Duration
+	Traits         HookTraits
 	// Parse reads and validates the kind's block through r; nil when it is missing or
 	// unusable (having reported why).
 	Parse func(r *HookReader) P
@@ -125,5 +130,6 @@ type HookKindDef[P HookBlock] struct {
 // NewHookKind makes the spec half of a kind from its definition; its block decodes from
 // the plan as JSON into a new B.
 func NewHookKind[B any, P blockOf[B]](def HookKindDef[P]) HookKind {
-	return &blockKind[B, P]{name: def.Name, maxTimeout: def.MaxTimeout, timeoutFix: def.TimeoutFix, traits: def.Traits, parseBlock: def.Parse}
+	return &blockKind[B, P]{name: def.Name, maxTimeout: def.MaxTimeout, timeoutFix: def.TimeoutFix, traits: def.Traits, parseBlock: def.Parse,
+		setting: def.TimeoutSetting, limit: def.LimitTimeout}
 }

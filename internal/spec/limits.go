@@ -25,6 +25,12 @@ type Limits struct {
 	JobLabels []string
 }
 
+// Default limits of command hooks (seed 000); an installation sets its own.
+const (
+	MaxCommandTimeout = 30 * time.Minute
+	MaxEnvVars        = 100
+)
+
 // The settings' names, as flags of the agent and of `cmp-phase validate`.
 const (
 	FlagMaxCommandTimeout = "max-command-timeout"
@@ -90,10 +96,6 @@ func (l Limits) Violations(h Hook) []Violation {
 			Msg: fmt.Sprintf("%s is over %s (%s)", Short(h.Timeout), limitName(h.Type, setting), Short(limit)), Fix: fix})
 	}
 	switch b := h.Block.(type) {
-	case *CommandHook:
-		if len(b.Env) > l.EnvVars {
-			out = append(out, countViolation("command.env", "variables", len(b.Env), l.EnvVars, FlagMaxEnvVars, "pass fewer variables"))
-		}
 	case *HTTPHook:
 		if len(b.Headers) > l.Headers {
 			out = append(out, countViolation("http.headers", "headers", len(b.Headers), l.Headers, FlagMaxHeaders, "send fewer headers"))
@@ -129,17 +131,27 @@ func countViolation(field, what string, n, limit int, setting, shrink string) Vi
 // timeoutOf is the longest timeout a hook of kind may ask for, the setting that sets it
 // (empty for a kind without one: its fixed limit and fix) and the kind's own fix.
 func (l Limits) timeoutOf(kind string) (time.Duration, string, string) {
-	switch kind {
-	case CommandKind.Name():
-		return l.CommandTimeout, FlagMaxCommandTimeout, ""
-	case HTTPKind.Name():
+	if kind == HTTPKind.Name() {
 		return l.HTTPTimeout, FlagMaxHTTPTimeout, ""
 	}
 	if k, ok := HookKindOf(kind); ok {
+		if s, ok := k.Half().(settingKind); ok {
+			if limit, setting := s.TimeoutLimit(l); setting != "" {
+				return limit, setting, ""
+			}
+		}
 		limit, fix := k.MaxTimeout()
 		return limit, "", fix
 	}
 	return 1<<63 - 1, "", ""
+}
+
+// settingKind is a kind whose timeout limit is an installation's setting
+// (HookKindDef.TimeoutSetting).
+type settingKind interface {
+	// TimeoutLimit is l's limit on the kind's timeout and the setting's name; "" when the
+	// kind has none.
+	TimeoutLimit(l Limits) (time.Duration, string)
 }
 
 func flagName(setting string) string {

@@ -22,7 +22,6 @@ func (d *dec) site(n *yaml.Node, f map[string]*yaml.Node, path string, h Hook, m
 	if t := f["timeout"]; t != nil {
 		s.lines["timeout"] = t.Line
 	}
-	s.lines["command.env"] = lineOf(f["command"], "env")
 	s.lines["http.headers"] = lineOf(f["http"], "headers")
 	for _, field := range []string{"labels", "annotations"} {
 		m := nodeAt(f["job"], "spec", "template", "metadata", field)

@@ -4,12 +4,15 @@ import (
 	"flag"
 
 	"github.com/cmp-phase/cmp-phase/internal/hooks"
+	"github.com/cmp-phase/cmp-phase/internal/hooks/commandhook"
 	"github.com/cmp-phase/cmp-phase/internal/hooks/metrichook"
 )
 
-// kinds are registered after the kinds still defined in internal/spec (http, command,
-// job), in the order a spec's errors list them.
+// kinds are every kind a spec may use, in the order its errors list them.
 var kinds = []hooks.Kind{
+	hooks.HTTPKind, // still internal/spec's and internal/hooks'
+	commandhook.Kind,
+	hooks.JobKind, // still internal/spec's and internal/hooks'
 	metrichook.Kind,
 }
 
@@ -19,10 +22,12 @@ func init() {
 	}
 }
 
-// BindFlags registers every kind's own options on fs (--prometheus-address) and returns
-// them, to be handed to the runner as hooks.Limits.Kinds once fs is parsed.
+// BindFlags registers every kind's own options on fs (--hook-command-dir,
+// --hook-pass-env, --prometheus-address) and returns them, to be handed to the runner as
+// hooks.Limits.Kinds once fs is parsed.
 func BindFlags(fs *flag.FlagSet) []any {
-	metric := &metrichook.Options{}
+	command, metric := &commandhook.Options{}, &metrichook.Options{}
+	command.BindFlags(fs)
 	metric.BindFlags(fs)
-	return []any{metric}
+	return []any{command, metric}
 }

@@ -35,8 +35,8 @@ spec:
       destination: {server: '{{server}}', namespace: demo}
 `
 
-// TestAnUnknownOrMissingTypeListsEveryKindAsBefore: the kinds registered here and those
-// still in internal/spec are told in the order they always were.
+// TestAnUnknownOrMissingTypeListsEveryKindAsBefore: the kinds registered here are told in
+// the order they always were.
 func TestAnUnknownOrMissingTypeListsEveryKindAsBefore(t *testing.T) {
 	for hook, want := range map[string]string{
 		"{name: a, type: ftp, http: {url: 'https://x'}}": `type: unknown value "ftp" (fix: use one of: http, command, job, metric)`,
@@ -53,7 +53,7 @@ func TestAnUnknownOrMissingTypeListsEveryKindAsBefore(t *testing.T) {
 // that reads back from the plan and fills into its own type.
 func TestEveryRegisteredKindIsWhole(t *testing.T) {
 	for _, k := range spec.HookKinds() {
-		if _, ok := k.(hooks.Kind); !ok && !builtIn(k.Name()) {
+		if _, ok := k.(hooks.Kind); !ok {
 			t.Errorf("kind %s: registered without a run half", k.Name())
 		}
 		zero, err := k.Decode([]byte("{}"))
@@ -65,7 +65,3 @@ func TestEveryRegisteredKindIsWhole(t *testing.T) {
 		}
 	}
 }
-
-// builtIn: the kinds whose halves still live in internal/spec and internal/hooks, which
-// internal/hooks' own tests check.
-func builtIn(name string) bool { return name == "http" || name == "command" || name == "job" }
