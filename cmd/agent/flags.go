@@ -3,8 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"net/url"
-	"path/filepath"
 	"time"
 
 	"k8s.io/apimachinery/pkg/labels"
@@ -12,6 +10,7 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/agent"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/hooks/all"
 	"github.com/cmp-phase/cmp-phase/internal/kubeclient"
 )
 
@@ -72,28 +71,11 @@ type hookFlags struct{ o *agent.Options }
 // BindFlags registers --hook-command-dir, --hook-allow-private, --hook-pass-env,
 // --secret-namespace, --hooks-per-host, --job-service-account and --prometheus-address.
 func (h hookFlags) BindFlags(fs *flag.FlagSet) {
-	fs.Func("hook-command-dir", "a directory command hooks may run executables from (repeatable; none: command hooks are refused)", func(v string) error {
-		if !filepath.IsAbs(v) {
-			return fmt.Errorf("%q is not an absolute path", v)
-		}
-		h.o.Hooks.CommandDirs = append(h.o.Hooks.CommandDirs, v)
-		return nil
-	})
 	fs.BoolVar(&h.o.Hooks.AllowPrivate, "hook-allow-private", false, "let http hooks reach loopback and private addresses (link-local and metadata stay refused)")
-	fs.Func("hook-pass-env", "a variable of the agent's environment command hooks may see (repeatable)", func(v string) error {
-		h.o.Hooks.PassEnv = append(h.o.Hooks.PassEnv, v)
-		return nil
-	})
 	fs.StringVar(&h.o.SecretNamespace, "secret-namespace", "", "where hook secret references are read (default: --namespace)")
 	fs.IntVar(&h.o.HooksPerHost, "hooks-per-host", 4, "http hooks running at once against one host")
 	fs.StringVar(&h.o.Hooks.JobServiceAccount, "job-service-account", contract.DefaultJobServiceAccount, "service account job hook pods run as (in the Job's namespace; no token mounted)")
-	fs.Func("prometheus-address", "the Prometheus metric checks without metric.prometheus.address ask (http:// or https:// URL)", func(v string) error {
-		if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("%q is not an absolute http:// or https:// URL", v)
-		}
-		h.o.Hooks.PrometheusAddress = v
-		return nil
-	})
+	h.o.Hooks.Kinds = all.BindFlags(fs) // each kind's own: --hook-command-dir, --hook-pass-env, --prometheus-address
 }
 
 // limitFlags are the installation's limits on hooks (spec.Limits), seed 000's by default;

@@ -14,6 +14,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	_ "github.com/cmp-phase/cmp-phase/internal/hooks/all" // every hook kind a spec may use
 )
 
 // The exit codes of every command.

@@ -28,12 +28,19 @@
 // message, and retries (Runner). The plan carries a hook's block under its kind's name
 // (spec.Hook.MarshalJSON), as it always has.
 //
-// A new kind is two files and two lines: internal/spec/hook_<name>.go (its block type
-// with Fill, its parse function, and the kind from newKind with its name and timeout
-// limit) and one line in spec's hookKinds; <name>.go here (a type embedding the spec half,
-// with Run and Reach) and one line in kinds. Tests fail when a kind has one half and not the
-// other, when its halves do not match, and when a string value of its block is not
-// templated (and so would not make a check per-cluster) or not carried by the plan.
+// A new kind is one package under internal/hooks (see metrichook): its block type with
+// Fill, its parse through spec.HookReader, its spec half from spec.NewHookKind with its
+// name, timeout limit and traits (spec.HookTraits: what the engine knows of it, never its
+// name), a type embedding that half with Run and Reach (and CallTimer, Defaulter or
+// spec.LimitedBlock when it needs them), its own Options with BindFlags; then one line in
+// internal/hooks/all, which registers both halves with Register. A kind defined in a test
+// of internal/agent shows it runs through validate, the engine and the runner. http and
+// job still have their spec half in internal/spec and their run half here (HTTPKind,
+// JobKind, registered by internal/hooks/all like the others), until they move to
+// packages of their own. Tests fail when a kind
+// has one half and not the other, when its halves do not match, and when a string value
+// of its block is not templated (and so would not make a check per-cluster) or not
+// carried by the plan.
 //
 // Runs that take long (a Kubernetes Job, a metric measured count times every interval)
 // fit as they are: a run is a ledger entry, Running until its result is recorded, and a
@@ -51,7 +58,7 @@
 // and private ranges only when the agent allows them; every redirect is re-checked, at most
 // 5; the response body is capped (a lying Content-Length too).
 //
-// Commands: argv only, no shell; the executable must resolve inside an allow-listed
+// Commands (internal/hooks/commandhook): argv only, no shell; the executable must resolve inside an allow-listed
 // directory; the environment is scrubbed to an allow-list plus the injected and declared
 // variables; the command runs in its own process group in a fresh temp directory, is sent
 // SIGTERM then SIGKILL on timeout, and its output is captured and capped.
@@ -73,11 +80,9 @@
 // changed since the pod started withholds the tail, and a log it cannot read is said so;
 // neither changes the outcome.
 //
-// Metric checks (metric.go, metric_prom.go, metric_judge.go): a Prometheus instant query
-// through the http hooks' guarded client (and so their address checks, redirect rules and
-// body cap), one --hooks-per-host slot per query (Reach.PerRequest, Call.Slot); each
-// measurement is judged by the check's conditions and counted against its limits; a check
-// measured through the soak measures until Call.Until.
+// Metric checks (internal/hooks/metrichook): a Prometheus instant query through the
+// runner's guarded client (Runner.Client: the http hooks' address checks, redirect rules
+// and body cap), one --hooks-per-host slot per query (Reach.PerRequest, Call.Slot).
 //
 // Secret values a call carries are redacted from every message.
 package hooks

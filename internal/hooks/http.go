@@ -3,19 +3,14 @@ package hooks
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"strings"
 
-	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 )
-
-// UserAgent is sent by every HTTP hook (seed 000).
-const UserAgent = contract.HookUserAgentValue
 
 // httpKind runs `type: http` hooks.
 type httpKind struct{ spec.HookKind }
@@ -39,7 +34,7 @@ func (httpKind) Reach(block spec.HookBlock) Reach {
 func (httpKind) Run(ctx context.Context, r *Runner, c Call) Result {
 	h, ok := c.Hook.Block.(*spec.HTTPHook)
 	if !ok {
-		return noBlock(c)
+		return NoBlock(c)
 	}
 	req, err := request(ctx, c, h)
 	if err != nil {
@@ -74,7 +69,7 @@ func request(ctx context.Context, c Call, h *spec.HTTPHook) (*http.Request, erro
 	for k, v := range h.Headers {
 		req.Header.Set(k, v)
 	}
-	for k, v := range injectedHeaders(c) {
+	for k, v := range InjectedHeaders(c) {
 		req.Header.Set(k, v)
 	}
 	return req, nil
@@ -84,7 +79,7 @@ func request(ctx context.Context, c Call, h *spec.HTTPHook) (*http.Request, erro
 func (r *Runner) send(ctx context.Context, client *http.Client, req *http.Request, want int) Result {
 	resp, err := client.Do(req)
 	if err != nil {
-		return Result{Outcome: Errored, Message: describeErr(ctx, err)}
+		return Result{Outcome: Errored, Message: DescribeErr(ctx, err)}
 	}
 	defer resp.Body.Close()
 	limit := r.limits.Caps.ResponseBody
@@ -93,7 +88,7 @@ func (r *Runner) send(ctx context.Context, client *http.Client, req *http.Reques
 	case int64(len(b)) > limit:
 		return Result{Outcome: Errored, Status: resp.StatusCode, Message: fmt.Sprintf("response body over the limit of %d bytes (--%s)", limit, spec.FlagMaxResponseBody)}
 	case err != nil:
-		return Result{Outcome: Errored, Status: resp.StatusCode, Message: "reading the response: " + describeErr(ctx, err)}
+		return Result{Outcome: Errored, Status: resp.StatusCode, Message: "reading the response: " + DescribeErr(ctx, err)}
 	}
 	if want == 0 {
 		want = http.StatusOK
@@ -110,42 +105,4 @@ func withBody(msg string, body []byte) string {
 		return msg
 	}
 	return msg + ": " + string(body)
-}
-
-// injectedHeaders are seed 000's headers plus the idempotency key.
-func injectedHeaders(c Call) map[string]string {
-	h := map[string]string{
-		contract.HeaderUserAgent: UserAgent, contract.HeaderAppSetName: c.Rollout, contract.HeaderAppSetNamespace: c.Namespace,
-		contract.HeaderHookName: c.Hook.Name, contract.HeaderHookType: c.Place, contract.HeaderHookKind: c.Hook.Type,
-		contract.HeaderAppSetPhase: c.Phase,
-	}
-	if c.IdempotencyKey != "" {
-		h[contract.HeaderIdempotency] = c.IdempotencyKey
-	}
-	if c.Cluster != "" {
-		h[contract.HeaderAppSetCluster] = c.Cluster
-	}
-	return h
-}
-
-// describeErr says why a call could not be made, naming a timeout as one. A *url.Error is
-// told by its host only: its URL may carry a query-escaped secret the redactor would miss.
-func describeErr(ctx context.Context, err error) string {
-	msg := withoutURL(err)
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return "timed out: " + msg
-	}
-	return msg
-}
-
-// withoutURL is err's text without the request URL a *url.Error adds, naming the host.
-func withoutURL(err error) string {
-	var ue *url.Error
-	if !errors.As(err, &ue) {
-		return err.Error()
-	}
-	if u, perr := url.Parse(ue.URL); perr == nil && u.Host != "" {
-		return fmt.Sprintf("%s %s: %v", ue.Op, u.Host, ue.Err)
-	}
-	return fmt.Sprintf("%s: %v", ue.Op, ue.Err)
 }

@@ -235,7 +235,7 @@ func TestARequestErrorNamesTheHostNotTheURL(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := describeErr(context.Background(), c.err)
+			got := DescribeErr(context.Background(), c.err)
 			if got != c.want || strings.Contains(got, c.not) {
 				t.Fatalf("got %q, want %q", got, c.want)
 			}
@@ -250,5 +250,16 @@ func TestASecretIsRedactedInItsEscapedForms(t *testing.T) {
 		if got := r.apply("query=" + form + " end"); got != "query=[redacted] end" {
 			t.Errorf("%q: got %q", form, got)
 		}
+	}
+}
+
+// TestSecretsNeverLeaveAnHTTPResult: a secret in the URL is not in the message of a call
+// that could not reach it.
+func TestSecretsNeverLeaveAnHTTPResult(t *testing.T) {
+	const secret = "s3cr3t-t0ken-value"
+	h := httpCall("http://" + secret + ".invalid/?token=" + secret)
+	h.Secrets = []string{secret}
+	if res := local().Run(context.Background(), h); strings.Contains(res.Message, secret) {
+		t.Fatalf("%q", res.Message)
 	}
 }

@@ -56,7 +56,7 @@ func (jobKind) Reach(spec.HookBlock) Reach { return Reach{} }
 func (jobKind) Run(ctx context.Context, r *Runner, c Call) Result {
 	h, ok := c.Hook.Block.(*spec.JobHook)
 	if !ok {
-		return noBlock(c)
+		return NoBlock(c)
 	}
 	if r.jobs == nil {
 		return Result{Outcome: Errored, Message: "job hooks are not enabled in this runner (no cluster client)"}
@@ -83,7 +83,7 @@ func (jobKind) Run(ctx context.Context, r *Runner, c Call) Result {
 	}
 	job, err = waitJob(ctx, jobs, job, r.jobPoll)
 	if err != nil {
-		return Result{Outcome: Errored, Message: fmt.Sprintf("Job %s: %s", where, describeErr(ctx, err))}
+		return Result{Outcome: Errored, Message: fmt.Sprintf("Job %s: %s", where, DescribeErr(ctx, err))}
 	}
 	_, succeeded, why := jobEnded(job)
 	res := Result{Outcome: Succeeded, Message: fmt.Sprintf("Job %s Complete", where)}

@@ -36,20 +36,26 @@ type Reach struct {
 	PerRequest bool
 }
 
-// kinds are the kinds the agent runs, by name. A new kind is its run half in a file of
-// this package, this one line, and its spec half in internal/spec; tests fail when either
-// half is missing.
-var kinds = byName(
-	httpKind{spec.HTTPKind},
-	commandKind{spec.CommandKind},
-	jobKind{spec.JobKind},
-	metricKind{spec.MetricKind},
+// HTTPKind and JobKind are `type: http` and `type: job` whole (their spec halves still in
+// internal/spec), as internal/hooks/all registers them.
+var (
+	HTTPKind Kind = httpKind{spec.HTTPKind}
+	JobKind  Kind = jobKind{spec.JobKind}
 )
 
-func byName(ks ...Kind) map[string]Kind {
-	m := make(map[string]Kind, len(ks))
-	for _, k := range ks {
-		m[k.Name()] = k
+// Register lets specs use kind k and the agent run it: one call registers both halves
+// (its spec half with spec.RegisterHookKind). It is called while the program starts, from
+// internal/hooks/all (or a test defining a kind of its own); a second kind of the same
+// name panics there, before anything runs.
+func Register(k Kind) { spec.RegisterHookKind(k) }
+
+// kindOf is the kind the agent runs for a hook of type name: a registered kind with a
+// run half.
+func kindOf(name string) (Kind, bool) {
+	sk, ok := spec.HookKindOf(name)
+	if !ok {
+		return nil, false
 	}
-	return m
+	k, ok := sk.(Kind)
+	return k, ok
 }

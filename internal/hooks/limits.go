@@ -2,7 +2,6 @@ package hooks
 
 import (
 	"crypto/x509"
-	"time"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
@@ -14,48 +13,32 @@ type Limits struct {
 	// headers) and the response body read: a hook over one is not run (Errored, naming the
 	// setting; the engine holds such hooks before they get here). Zero fields: seed 000's.
 	Caps         spec.Limits
-	MaxOutput    int64         // command stdout and stderr bytes kept, each (default 64 KiB)
-	MaxMessage   int           // message bytes in a Result (default 1 KiB)
-	MaxRedirects int           // default 5
-	Grace        time.Duration // SIGTERM to SIGKILL on a command timeout (default 5s)
+	MaxMessage   int // message bytes in a Result (default 1 KiB)
+	MaxRedirects int // default 5
 	// AllowPrivate lets HTTP hooks reach loopback and private ranges (RFC 1918, ULA, CGNAT);
 	// link-local and metadata addresses are refused regardless.
 	AllowPrivate bool
-	// CommandDirs are the directories a command's executable must resolve into; none means
-	// command hooks are refused.
-	CommandDirs []string
-	// PassEnv names variables of the agent's own environment a command may see.
-	PassEnv []string
 	// RootCAs verifies TLS (nil: the system pool).
 	RootCAs *x509.CertPool
 	// JobServiceAccount is the service account job hook pods run as, without a token
 	// mounted (default contract.DefaultJobServiceAccount).
 	JobServiceAccount string
-	// PrometheusAddress is the Prometheus a metric check without an address asks
-	// (--prometheus-address); empty: such a check is Errored.
-	PrometheusAddress string
+	// Kinds are the kinds' own options (a kind package's Options, as its BindFlags bound
+	// them, or a pointer to them), which each kind finds with OptionsOf.
+	Kinds []any
 }
 
 func (l Limits) withDefaults() Limits {
-	def := func(v *int64, d int64) {
-		if *v <= 0 {
-			*v = d
-		}
-	}
 	defInt := func(v *int, d int) {
 		if *v <= 0 {
 			*v = d
 		}
 	}
 	l.Caps = l.Caps.OrDefaults()
-	def(&l.MaxOutput, 64<<10)
 	defInt(&l.MaxMessage, 1<<10)
 	defInt(&l.MaxRedirects, 5)
 	if l.JobServiceAccount == "" {
 		l.JobServiceAccount = contract.DefaultJobServiceAccount
-	}
-	if l.Grace <= 0 {
-		l.Grace = 5 * time.Second
 	}
 	return l
 }

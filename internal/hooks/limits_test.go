@@ -58,7 +58,7 @@ func TestRunTimeoutIsNeverCut(t *testing.T) {
 		{Type: "http", Timeout: time.Hour}:         time.Hour,
 		{Type: "http"}:                             spec.DefaultHookTimeout,
 	} {
-		if got := runTimeout(h); got != want {
+		if got := RunTimeout(h); got != want {
 			t.Errorf("%+v: %s, want %s", h, got, want)
 		}
 	}

@@ -75,10 +75,10 @@ func (r *Runner) Run(ctx context.Context, c Call) Result {
 	defer cancel()
 	red := newRedactor(c.Secrets)
 	start := time.Now()
-	res := noBlock(c)
+	res := NoBlock(c)
 	if over := r.limits.Caps.Violations(c.Hook); len(over) > 0 {
 		res = overLimit(over[0])
-	} else if k, ok := kinds[c.Hook.Type]; ok && c.Hook.Block != nil {
+	} else if k, ok := kindOf(c.Hook.Type); ok && c.Hook.Block != nil {
 		res = k.Run(ctx, r, c)
 	}
 	res.Duration = time.Since(start)
@@ -86,9 +86,9 @@ func (r *Runner) Run(ctx context.Context, c Call) Result {
 	return res
 }
 
-// runTimeout is how long one attempt of h may take: its timeout, seed 000's default when
+// RunTimeout is how long one attempt of h may take: its timeout, seed 000's default when
 // unset.
-func runTimeout(h spec.Hook) time.Duration {
+func RunTimeout(h spec.Hook) time.Duration {
 	if h.Timeout <= 0 {
 		return spec.DefaultHookTimeout
 	}
@@ -103,15 +103,15 @@ func overLimit(v spec.Violation) Result {
 // Reach says what a run of the templated hook h reaches (nothing, for a type this build
 // does not run).
 func (r *Runner) Reach(h spec.Hook) Reach {
-	if k, ok := kinds[h.Type]; ok && h.Block != nil {
+	if k, ok := kindOf(h.Type); ok && h.Block != nil {
 		return k.Reach(r.withDefaults(h).Block)
 	}
 	return Reach{}
 }
 
-// noBlock is the answer to a call whose hook has no block of its type's kind: none, another
+// NoBlock is the answer to a call whose hook has no block of its type's kind: none, another
 // kind's, or a type this build does not run (a plan from a newer plugin).
-func noBlock(c Call) Result {
+func NoBlock(c Call) Result {
 	return Result{Outcome: Errored, Message: fmt.Sprintf("hook %q has no %s block", c.Hook.Name, c.Hook.Type)}
 }
 
@@ -150,4 +150,66 @@ func (r *Runner) RunAttempts(ctx context.Context, c Call, b Backoff, each func(a
 		}
 		wait = min(wait*2, b.Max)
 	}
+}
+
+// Client is the guarded HTTP client of hooks that reach a host (checked addresses, no
+// proxy, re-checked redirects): TLS verified, or not when insecure.
+func (r *Runner) Client(insecure bool) *http.Client {
+	if insecure {
+		return r.insecure
+	}
+	return r.secure
+}
+
+// Limits are the runner's limits, defaults filled.
+func (r *Runner) Limits() Limits { return r.limits }
+
+// OptionsOf is a kind's own options of type T (or *T) among the runner's Limits.Kinds;
+// false when the agent was given none.
+func OptionsOf[T any](r *Runner) (T, bool) {
+	for _, o := range r.limits.Kinds {
+		switch v := o.(type) {
+		case T:
+			return v, true
+		case *T:
+			if v != nil {
+				return *v, true
+			}
+		}
+	}
+	var zero T
+	return zero, false
+}
+
+// CallTimer is a kind whose attempt may take longer than its hook's timeout (a metric
+// check's timeout bounds one query): CallTimeout is how long an attempt of c may take.
+type CallTimer interface {
+	CallTimeout(c Call) time.Duration
+}
+
+// callTimeout is how long one attempt of c may take: its kind's CallTimeout, else its
+// hook's timeout.
+func callTimeout(c Call) time.Duration {
+	if k, ok := kindOf(c.Hook.Type); ok {
+		if t, ok := k.(CallTimer); ok {
+			return t.CallTimeout(c)
+		}
+	}
+	return RunTimeout(c.Hook)
+}
+
+// Defaulter is a kind that fills a block's unset fields from the agent's settings (a
+// metric check's Prometheus address) before it runs and before its reach is told.
+type Defaulter interface {
+	WithDefaults(r *Runner, block spec.HookBlock) spec.HookBlock
+}
+
+// withDefaults is h with its kind's defaults (Defaulter) filled.
+func (r *Runner) withDefaults(h spec.Hook) spec.Hook {
+	if k, ok := kindOf(h.Type); ok && h.Block != nil {
+		if d, ok := k.(Defaulter); ok {
+			h.Block = d.WithDefaults(r, h.Block)
+		}
+	}
+	return h
 }

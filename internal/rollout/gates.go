@@ -12,7 +12,7 @@ import (
 )
 
 // The lists of a phase's hooks: the first part of a ledger key, which the ledger (HookRun.Kind)
-// and the hook metric call the run's kind. Not a hook's kind in spec.HookKind's sense (its
+// and the hooks' metrics call the run's kind. Not a hook's kind in spec.HookKind's sense (its
 // type: http, command).
 const (
 	KindPre   = "pre"
@@ -58,7 +58,8 @@ const (
 	gatePassed                     // every one succeeded (or failed under failurePolicy: ignore)
 	gateFailed                     // one failed under fail or retry: onFailure applies
 	gateAborted                    // one failed under abort: the rollout ends now
-	// a metric check was Inconclusive: the rollout pauses for a person
+	// a run whose kind pauses for a person (spec.HookTraits.InconclusiveFix) was
+	// Inconclusive: the rollout pauses for a person
 	gateInconclusive
 )
 
@@ -105,8 +106,9 @@ func gate(r *state.Rollout, ph *state.PhaseState, kind string, hooks []spec.Hook
 				pending = true
 				*acts = append(*acts, Action{Kind: ActRunHook, Key: key, Hook: h, Cluster: c, ClusterName: names[c], Phase: r.Phase})
 			case run.Status == state.HookSucceeded, h.FailurePolicy == "ignore":
-			case run.Status == state.HookInconclusive:
-				// the rollout pauses for a person (below), unless a failure decides first
+			case pausesForAPerson(h, run):
+				// the rollout pauses for a person (below), unless a failure decides first;
+				// a kind that does not pause has its Inconclusive run judged as a failure
 			case h.FailurePolicy == "abort":
 				return gateAborted, fmt.Sprintf("%s %s (failurePolicy abort): %s", kind, runWhat(run), run.Message), run.Status
 			case perCluster && kind != KindPre:
@@ -206,7 +208,7 @@ func hookGate(st *state.State, p Plan, ph *state.PhaseState, sp spec.Phase, kind
 		r.Reason = fmt.Sprintf("phase %s aborted: %s", ph.Name, why)
 		emit(r, acts, now, EvRolloutAborted, "rollout aborted: "+r.Reason)
 	case v == gateInconclusive:
-		holdInconclusive(st, ph, why, now, acts)
+		holdInconclusive(st, ph, hooks, why, now, acts)
 	case v == gateFailed && sp.OnFailure == "continue":
 		return true // reported when it ended; onFailure: continue goes on
 	case v == gateFailed:

@@ -2,6 +2,8 @@ package rollout
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -10,9 +12,37 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
+// commandBlock is the block of a stand-in for `type: command` (internal/hooks/commandhook,
+// which the engine's tests do not link): the engine sees a kind only through spec, so the
+// stand-in declares what the real one does there, its timeout limit set by
+// --max-command-timeout.
+type commandBlock struct {
+	Command []string          `json:"command"`
+	Env     map[string]string `json:"env,omitempty"`
+}
+
+func (b *commandBlock) Fill(f func(string) string) spec.HookBlock {
+	c := &commandBlock{Command: slices.Clone(b.Command), Env: maps.Clone(b.Env)}
+	for i, a := range c.Command {
+		c.Command[i] = f(a)
+	}
+	for k, v := range c.Env {
+		c.Env[k] = f(v)
+	}
+	return c
+}
+
+func init() {
+	spec.RegisterHookKind(spec.NewHookKind[commandBlock](spec.HookKindDef[*commandBlock]{
+		Name: "command", MaxTimeout: spec.MaxCommandTimeout, TimeoutFix: "use at most 30m, or poll from a check",
+		TimeoutSetting: spec.FlagMaxCommandTimeout, LimitTimeout: func(l spec.Limits) time.Duration { return l.CommandTimeout },
+		Parse: func(*spec.HookReader) *commandBlock { return nil }, // the engine's tests build hooks, never parse them
+	}))
+}
+
 func approvalHook(timeout time.Duration) spec.Hook {
 	return spec.Hook{Name: "wait-for-approval", Type: "command", FailurePolicy: "fail", Timeout: timeout,
-		Block: &spec.CommandHook{Command: []string{"./scripts/wait-for-approval.sh"}}}
+		Block: &commandBlock{Command: []string{"./scripts/wait-for-approval.sh"}}}
 }
 
 // warningsOf are the Warning Events among acts, by reason.

@@ -28,7 +28,7 @@ func perClusterHooks(policy string) []spec.Phase {
 	phases := threePhases()
 	phases[0].PreHooks = []spec.Hook{httpHook("prepare", "https://{{name}}.example.com/prepare", policy)}
 	phases[0].PostHooks = []spec.Hook{
-		{Name: "smoke-tests", Type: "command", FailurePolicy: policy, Block: &spec.CommandHook{Command: []string{"pytest", "tests/smoke/"}, Env: map[string]string{"TARGET_URL": "https://{{name}}.example.com"}}},
+		{Name: "smoke-tests", Type: "command", FailurePolicy: policy, Block: &commandBlock{Command: []string{"pytest", "tests/smoke/"}, Env: map[string]string{"TARGET_URL": "https://{{name}}.example.com"}}},
 		httpHook("success-notification", "https://chat.example.com", "ignore"),
 	}
 	return phases

@@ -496,7 +496,7 @@ func TestTheEnginesPauseHoldsTheOtherTracksInTheSamePass(t *testing.T) {
 	acts := w.step(t, 22)
 	n := 0
 	for _, a := range acts {
-		if a.Kind == ActEvent && a.Reason == EvMetricInconclusive {
+		if a.Kind == ActEvent && a.Reason == EvCheckInconclusive {
 			n++
 		}
 	}

@@ -4,8 +4,9 @@
 // (targets[].expr). It normalises both dialects into one Spec with ordered Phases, and reports
 // every problem with the file, line, field path and a fix.
 //
-// A hook's block is read by its kind (HookKind: http, command, job, metric; one file hook_<name>.go
-// each, listed in hookKinds), the spec half of the kinds internal/hooks runs; see that
-// package's documentation. A metric check's conditions are compiled here
-// (metric_condition.go), so a bad one is refused where the spec is read.
+// A hook's block is read by its kind (HookKind), the spec half of the kinds internal/hooks
+// runs, through a HookReader; a kind registers itself (RegisterHookKind, from
+// internal/hooks/all) and declares what the engine may know of it (HookTraits). http and
+// job are still defined here (hook_<name>.go); command and metric live in
+// internal/hooks/commandhook and internal/hooks/metrichook. See internal/hooks' documentation.
 package spec

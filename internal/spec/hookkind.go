@@ -12,13 +12,12 @@ import (
 )
 
 // HookKind is the spec half of a hook kind, the `type:` of a pre-hook, check or post-hook
-// (http, command): how its block is read and validated, its limits, and which of its
-// fields are templated. The run half is internal/hooks.Kind, which embeds this one, so the
-// CLI's validate, the plugin, the engine and the agent all ask the same value.
+// (http, command): how its block is read and validated, its limits, its traits, and which
+// of its fields are templated. The run half is internal/hooks.Kind, which embeds this one,
+// so the CLI's validate, the plugin, the engine and the agent all ask the same value.
 //
-// Its unexported methods keep the spec halves in this package, beside the decoder they
-// report through: one file per kind (hook_<name>.go: its block type, its parse function,
-// the kind from newKind) and one line in hookKinds.
+// A kind is registered once (RegisterHookKind, which internal/hooks.Register calls) and
+// read through its HookReader, so it can live in its own package (NewHookKind).
 type HookKind interface {
 	// Name is the kind's `type:` value, and the key of its block in a hook, in the spec and
 	// in the plan ("http": {...}).
@@ -27,12 +26,58 @@ type HookKind interface {
 	// installation has no setting for it (Limits names http's and command's), and the fix
 	// told to a spec that asks for more.
 	MaxTimeout() (time.Duration, string)
-	// parse reads and validates the kind's block of h, reporting every problem through d
-	// with its line and field path. It returns nil when the block is missing or unusable
-	// (having reported why).
-	parse(d *dec, h hookNode) HookBlock
-	// decode reads the kind's block back from the plan, as Hook.MarshalJSON wrote it.
-	decode(b []byte) (HookBlock, error)
+	// Traits are what the parser and the engine know of the kind: they ask these, never
+	// its name.
+	Traits() HookTraits
+	// Parse reads and validates the kind's block of the hook r reads, reporting every
+	// problem through r with its line and field path. It returns nil when the block is
+	// missing or unusable (having reported why).
+	Parse(r *HookReader) HookBlock
+	// Decode reads the kind's block back from the plan, as Hook.MarshalJSON wrote it.
+	Decode(b []byte) (HookBlock, error)
+	// Half is the spec half itself, as NewHookKind made it: a whole kind embedding it
+	// (internal/hooks.Kind) answers with its half, so RegisterHookKind knows one from the
+	// other.
+	Half() HookKind
+}
+
+// HookTraits are what a kind declares of itself for the parser and the engine, which
+// ask these rather than its name. Whether a hook runs per cluster or per phase is not a
+// trait: it follows from the fields the kind templates (Hook.PerCluster).
+type HookTraits struct {
+	// DuringSoak: a check of this kind may say `during: soak` and is then measured through
+	// its phase's soak (its block says so: SoakBlock); every other kind refuses `during`.
+	DuringSoak bool
+	// InconclusiveFix, when set, says the kind's runs may end Inconclusive and that the
+	// engine then pauses the rollout for a person, telling them this first (e.g. "look at
+	// the metric"). A kind without one has an Inconclusive run judged as a failure.
+	InconclusiveFix string
+}
+
+// DuringSoak is the one value of a check's `during`: measured through the phase's soak.
+const DuringSoak = "soak"
+
+// SoakBlock is a block that may be measured through its phase's soak (a kind with the
+// DuringSoak trait).
+type SoakBlock interface {
+	HookBlock
+	// DuringSoak reports whether the hook is measured through the soak.
+	DuringSoak() bool
+}
+
+// DuringSoak reports whether h is a check measured through its phase's soak.
+func (h Hook) DuringSoak() bool {
+	b, ok := h.Block.(SoakBlock)
+	return ok && b.DuringSoak()
+}
+
+// InconclusiveFix is what a person is told to look at when a run of h ends Inconclusive
+// and the engine pauses for them; "" when h's kind does not pause (HookTraits).
+func (h Hook) InconclusiveFix() string {
+	if k, ok := HookKindOf(h.Type); ok {
+		return k.Traits().InconclusiveFix
+	}
+	return ""
 }
 
 // HookBlock is a kind's own block of a hook (`http:` is *HTTPHook, `command:` is
@@ -53,10 +98,28 @@ type hookNode struct {
 	check  bool                  // a check, else a pre- or post-hook
 }
 
-// hookKinds are the hook kinds a spec may use, in the order errors list them. A new kind
-// is its spec half in this package, this one line, and its run half in internal/hooks
-// (see that package's documentation); tests fail when either half is missing.
-var hookKinds = []HookKind{HTTPKind, CommandKind, JobKind, MetricKind}
+// hookKinds are the hook kinds a spec may use, in the order errors list them: the order
+// they were registered (RegisterHookKind), which internal/hooks/all decides.
+var hookKinds []HookKind
+
+// RegisterHookKind lets specs use kind k, from now on. It is called while the program
+// starts (internal/hooks.Register, from internal/hooks/all). A kind whose spec half is one
+// already registered (HTTPKind, then the whole http kind built on it) takes its place; a
+// second kind of the same name otherwise is a programming error, reported by a panic
+// before anything runs.
+func RegisterHookKind(k HookKind) {
+	for i, old := range hookKinds {
+		if old.Name() != k.Name() {
+			continue
+		}
+		if k.Half() == old {
+			hookKinds[i] = k
+			return
+		}
+		panic(fmt.Sprintf("hook kind %q registered twice", k.Name()))
+	}
+	hookKinds = append(hookKinds, k)
+}
 
 // HookKinds are the hook kinds a spec may use.
 func HookKinds() []HookKind { return append([]HookKind(nil), hookKinds...) }
@@ -79,13 +142,23 @@ func hookKindNames() []string {
 	return names
 }
 
-// blockKind is a HookKind whose block is a *B. A kind's file declares its block type
-// (with Fill), its parse function and the kind: newKind[B](name, limit, fix, parse).
+// blockKind is a HookKind whose block is a *B (NewHookKind).
 type blockKind[B any, P blockOf[B]] struct {
 	name       string
 	maxTimeout time.Duration
 	timeoutFix string
-	parseBlock func(d *dec, h hookNode) P
+	traits     HookTraits
+	parseBlock func(r *HookReader) P
+	setting    string                     // HookKindDef.TimeoutSetting
+	limit      func(Limits) time.Duration // HookKindDef.LimitTimeout
+}
+
+// TimeoutLimit is l's limit on the kind's timeout and its setting, when it has one.
+func (k *blockKind[B, P]) TimeoutLimit(l Limits) (time.Duration, string) {
+	if k.setting == "" || k.limit == nil {
+		return 0, ""
+	}
+	return k.limit(l), k.setting
 }
 
 // blockOf is the pointer to a block type B, which is what a HookBlock is.
@@ -94,22 +167,29 @@ type blockOf[B any] interface {
 	HookBlock
 }
 
+// newKind is a kind of this package whose parse reads with the decoder itself.
 func newKind[B any, P blockOf[B]](name string, maxTimeout time.Duration, timeoutFix string, parse func(*dec, hookNode) P) HookKind {
-	return &blockKind[B, P]{name: name, maxTimeout: maxTimeout, timeoutFix: timeoutFix, parseBlock: parse}
+	return &blockKind[B, P]{name: name, maxTimeout: maxTimeout, timeoutFix: timeoutFix,
+		parseBlock: func(r *HookReader) P { return parse(r.d, r.h) }}
 }
 
 func (k *blockKind[B, P]) Name() string { return k.name }
 
+// Half is the spec half itself; a whole kind embedding it says so through it.
+func (k *blockKind[B, P]) Half() HookKind { return k }
+
 func (k *blockKind[B, P]) MaxTimeout() (time.Duration, string) { return k.maxTimeout, k.timeoutFix }
 
-func (k *blockKind[B, P]) parse(d *dec, h hookNode) HookBlock {
-	if b := k.parseBlock(d, h); b != nil {
+func (k *blockKind[B, P]) Traits() HookTraits { return k.traits }
+
+func (k *blockKind[B, P]) Parse(r *HookReader) HookBlock {
+	if b := k.parseBlock(r); b != nil {
 		return b
 	}
 	return nil // not a nil *B in a non-nil HookBlock
 }
 
-func (k *blockKind[B, P]) decode(b []byte) (HookBlock, error) {
+func (k *blockKind[B, P]) Decode(b []byte) (HookBlock, error) {
 	p := P(new(B))
 	if err := json.Unmarshal(b, p); err != nil {
 		return nil, err
@@ -232,7 +312,7 @@ func (h *Hook) UnmarshalJSON(b []byte) error {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
-	block, err := k.decode(raw)
+	block, err := k.Decode(raw)
 	if err != nil {
 		return fmt.Errorf("hook %s: %s block: %w", h.Name, h.Type, err)
 	}

@@ -57,13 +57,41 @@ func (d *dec) hook(n *yaml.Node, path string, check bool) Hook {
 			d.fail(f[other], path+"."+other, "remove it or use type: "+other, "type %s takes the %s block, not %s", h.Type, h.Type, other)
 		}
 	}
-	d.refuseDuring(f, path, h.Type)
-	h.Block = k.parse(d, hookNode{node: n, fields: f, path: path, check: check})
+	d.refuseDuring(f, path, k)
+	r := &HookReader{d: d, h: hookNode{node: n, fields: f, path: path, check: check}, kind: h.Type, lines: map[string]int{}}
+	h.Block = k.Parse(r)
 	for _, name := range h.Placeholders() {
 		if problem := HookVarProblem(name); problem != "" {
 			d.fail(f[h.Type], path+"."+h.Type, HookVarFix, "%s", problem)
 		}
 	}
-	d.site(n, f, path, h) // its limits are the installation's: CheckLimits, not the parser
+	d.site(n, f, path, h, r.lines) // its limits are the installation's: CheckLimits, not the parser
 	return h
+}
+
+// refuseDuring refuses `during` in a hook of a kind without the DuringSoak trait, naming
+// the kinds that have it.
+func (d *dec) refuseDuring(f map[string]*yaml.Node, path string, k HookKind) {
+	if n := f["during"]; n != nil && !k.Traits().DuringSoak {
+		var soaking []string
+		for _, other := range hookKinds {
+			if other.Traits().DuringSoak {
+				soaking = append(soaking, other.Name())
+			}
+		}
+		d.fail(n, path+".during", "remove it: only a "+strings.Join(soaking, " or ")+" check is measured through the soak", "type %s has no during", k.Name())
+	}
+}
+
+// soakChecks refuses a check measured through the soak in a phase without one.
+func (d *dec) soakChecks(p Phase, checks *yaml.Node, path string) {
+	if p.WaitDuration > 0 {
+		return
+	}
+	items := d.seq(checks, path)
+	for i, h := range p.Checks {
+		if h.DuringSoak() && i < len(items) {
+			d.fail(items[i], fmt.Sprintf("%s[%d].during", path, i), "give the phase a waitDuration, or remove during: soak", "the phase has no soak to measure through")
+		}
+	}
 }

@@ -25,6 +25,12 @@ type Limits struct {
 	JobLabels []string
 }
 
+// Default limits of command hooks (seed 000); an installation sets its own.
+const (
+	MaxCommandTimeout = 30 * time.Minute
+	MaxEnvVars        = 100
+)
+
 // The settings' names, as flags of the agent and of `cmp-phase validate`.
 const (
 	FlagMaxCommandTimeout = "max-command-timeout"
@@ -90,22 +96,30 @@ func (l Limits) Violations(h Hook) []Violation {
 			Msg: fmt.Sprintf("%s is over %s (%s)", Short(h.Timeout), limitName(h.Type, setting), Short(limit)), Fix: fix})
 	}
 	switch b := h.Block.(type) {
-	case *CommandHook:
-		if len(b.Env) > l.EnvVars {
-			out = append(out, countViolation("command.env", "variables", len(b.Env), l.EnvVars, FlagMaxEnvVars, "pass fewer variables"))
-		}
 	case *HTTPHook:
 		if len(b.Headers) > l.Headers {
 			out = append(out, countViolation("http.headers", "headers", len(b.Headers), l.Headers, FlagMaxHeaders, "send fewer headers"))
 		}
-	case *MetricHook:
-		if len(b.Prometheus.Headers) > l.Headers {
-			out = append(out, countViolation("metric.prometheus.headers", "headers", len(b.Prometheus.Headers), l.Headers, FlagMaxHeaders, "send fewer headers"))
-		}
+	case LimitedBlock:
+		out = append(out, b.Violations(l)...)
 	case *JobHook:
 		out = append(out, JobLabelViolations(b, l.JobLabels)...)
 	}
 	return out
+}
+
+// LimitedBlock is a block that says itself how it asks for more than the limits allow,
+// beyond its timeout (which Violations checks for every kind).
+type LimitedBlock interface {
+	HookBlock
+	// Violations are the ways the block asks for more than l (defaults filled) allows.
+	Violations(l Limits) []Violation
+}
+
+// CountViolation is a hook's field holding n entries (what: variables, headers), over
+// the setting's limit; shrink is the other fix than raising it.
+func CountViolation(field, what string, n, limit int, setting, shrink string) Violation {
+	return countViolation(field, what, n, limit, setting, shrink)
 }
 
 func countViolation(field, what string, n, limit int, setting, shrink string) Violation {
@@ -117,17 +131,27 @@ func countViolation(field, what string, n, limit int, setting, shrink string) Vi
 // timeoutOf is the longest timeout a hook of kind may ask for, the setting that sets it
 // (empty for a kind without one: its fixed limit and fix) and the kind's own fix.
 func (l Limits) timeoutOf(kind string) (time.Duration, string, string) {
-	switch kind {
-	case CommandKind.Name():
-		return l.CommandTimeout, FlagMaxCommandTimeout, ""
-	case HTTPKind.Name():
+	if kind == HTTPKind.Name() {
 		return l.HTTPTimeout, FlagMaxHTTPTimeout, ""
 	}
 	if k, ok := HookKindOf(kind); ok {
+		if s, ok := k.Half().(settingKind); ok {
+			if limit, setting := s.TimeoutLimit(l); setting != "" {
+				return limit, setting, ""
+			}
+		}
 		limit, fix := k.MaxTimeout()
 		return limit, "", fix
 	}
 	return 1<<63 - 1, "", ""
+}
+
+// settingKind is a kind whose timeout limit is an installation's setting
+// (HookKindDef.TimeoutSetting).
+type settingKind interface {
+	// TimeoutLimit is l's limit on the kind's timeout and the setting's name; "" when the
+	// kind has none.
+	TimeoutLimit(l Limits) (time.Duration, string)
 }
 
 func flagName(setting string) string {

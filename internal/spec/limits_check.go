@@ -15,13 +15,13 @@ type hookSite struct {
 	hook  Hook
 }
 
-// site records where hook h was read (n its mapping, f its fields).
-func (d *dec) site(n *yaml.Node, f map[string]*yaml.Node, path string, h Hook) {
-	s := hookSite{path: path, line: n.Line, lines: map[string]int{}, hook: h}
+// site records where hook h was read (n its mapping, f its fields, marked the lines its
+// kind marked).
+func (d *dec) site(n *yaml.Node, f map[string]*yaml.Node, path string, h Hook, marked map[string]int) {
+	s := hookSite{path: path, line: n.Line, lines: marked, hook: h}
 	if t := f["timeout"]; t != nil {
 		s.lines["timeout"] = t.Line
 	}
-	s.lines["command.env"] = lineOf(f["command"], "env")
 	s.lines["http.headers"] = lineOf(f["http"], "headers")
 	for _, field := range []string{"labels", "annotations"} {
 		m := nodeAt(f["job"], "spec", "template", "metadata", field)

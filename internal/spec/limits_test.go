@@ -1,4 +1,4 @@
-package spec
+package spec_test
 
 import (
 	"flag"
@@ -8,6 +8,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cmp-phase/cmp-phase/internal/spec"
+
+	_ "github.com/cmp-phase/cmp-phase/internal/hooks/all"
 
 	"github.com/cmp-phase/cmp-phase/internal/targets"
 )
@@ -35,28 +39,28 @@ func TestLimits(t *testing.T) {
 	for name, c := range map[string]struct {
 		hook   string
 		want   string
-		raised Limits
+		raised spec.Limits
 	}{
 		"a command timeout": {"{name: a, type: command, timeout: 24h, command: {command: [x]}}",
 			"spec.yaml:14: spec.generators[0].deploymentStrategy.phases[0].checks[0].timeout: 24h is over --max-command-timeout (30m) (fix: raise --max-command-timeout on the agent (and for cmp-phase validate) or shorten the timeout)",
-			Limits{CommandTimeout: 24 * time.Hour}},
+			spec.Limits{CommandTimeout: 24 * time.Hour}},
 		"an http timeout": {"{name: a, type: http, timeout: 11m, http: {url: 'https://x'}}",
 			"checks[0].timeout: 11m is over --max-http-timeout (10m) (fix: raise --max-http-timeout",
-			Limits{HTTPTimeout: time.Hour}},
+			spec.Limits{HTTPTimeout: time.Hour}},
 		"env vars": {manyEnv(101), "checks[0].command.env: has 101 variables, over --max-env-vars (100) (fix: raise --max-env-vars on the agent (and for cmp-phase validate) or pass fewer variables)",
-			Limits{EnvVars: 101}},
-		"headers": {manyHeaders(51), "checks[0].http.headers: has 51 headers, over --max-headers (50)", Limits{Headers: 200}},
+			spec.Limits{EnvVars: 101}},
+		"headers": {manyHeaders(51), "checks[0].http.headers: has 51 headers, over --max-headers (50)", spec.Limits{Headers: 200}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			s, err := parseWithCheck(c.hook)
+			s, err := spec.ParseWithCheck(c.hook)
 			if err != nil {
 				t.Fatalf("the parser refuses no limit: %v", err)
 			}
-			errs := CheckLimits(s, DefaultLimits())
+			errs := spec.CheckLimits(s, spec.DefaultLimits())
 			if len(errs) != 1 || !strings.Contains(errs[0].Error(), c.want) {
 				t.Fatalf("CheckLimits = %v, want one containing %q", errs, c.want)
 			}
-			if errs := CheckLimits(s, c.raised); len(errs) != 0 {
+			if errs := spec.CheckLimits(s, c.raised); len(errs) != 0 {
 				t.Fatalf("raised limits %+v still refuse: %v", c.raised, errs)
 			}
 		})
@@ -69,11 +73,11 @@ func TestLimitsAcceptWhatFits(t *testing.T) {
 		"{name: a, type: http, timeout: 10m, http: {url: 'https://x'}}",
 		manyEnv(100), manyHeaders(50),
 	} {
-		s, err := parseWithCheck(hook)
+		s, err := spec.ParseWithCheck(hook)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if errs := CheckLimits(s, Limits{}); len(errs) != 0 {
+		if errs := spec.CheckLimits(s, spec.Limits{}); len(errs) != 0 {
 			t.Errorf("%.60s: %v", hook, errs)
 		}
 	}
@@ -83,18 +87,18 @@ func TestLimitsAcceptWhatFits(t *testing.T) {
 // limit, reported beside the missing template; raised to 24h, only the template is left.
 func TestSeedComplianceTimeout(t *testing.T) {
 	f := "testdata/seeds/000-compliance-deployment.yaml"
-	b := mustReadFile(t, f)
-	if _, err := Parse(f, b, targets.NewCache(8)); err == nil || strings.Contains(err.Error(), "timeout") {
+	b := spec.MustReadFile(t, f)
+	if _, err := spec.Parse(f, b, targets.NewCache(8)); err == nil || strings.Contains(err.Error(), "timeout") {
 		t.Fatalf("Parse: want only the missing template, got %v", err)
 	}
-	_, err := ParseChecked(f, b, targets.NewCache(8), DefaultLimits())
+	_, err := spec.ParseChecked(f, b, targets.NewCache(8), spec.DefaultLimits())
 	if err == nil || !strings.Contains(err.Error(), "preHooks[1].timeout: 24h is over --max-command-timeout (30m)") ||
 		!strings.Contains(err.Error(), "spec.template: is required") {
 		t.Fatalf("ParseChecked with the defaults: %v", err)
 	}
-	l := DefaultLimits()
+	l := spec.DefaultLimits()
 	l.CommandTimeout = 24 * time.Hour
-	_, err = ParseChecked(f, b, targets.NewCache(8), l)
+	_, err = spec.ParseChecked(f, b, targets.NewCache(8), l)
 	if err == nil || strings.Contains(err.Error(), "timeout") || !strings.Contains(err.Error(), "spec.template: is required") {
 		t.Fatalf("ParseChecked with --max-command-timeout 24h: %v", err)
 	}
@@ -102,31 +106,31 @@ func TestSeedComplianceTimeout(t *testing.T) {
 
 func TestLoadChecked(t *testing.T) {
 	dir := t.TempDir()
-	src := strings.Replace(string(specWith("'true'", "1")), "        percentage: 10\n",
+	src := strings.Replace(string(spec.SpecWith("'true'", "1")), "        percentage: 10\n",
 		"        percentage: 10\n        postHooks:\n        - {name: a, type: command, timeout: 1h, command: {command: [x]}}\n", 1)
 	if err := os.WriteFile(dir+"/spec.yaml", []byte(src), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Load(dir, targets.NewCache(8)); err != nil {
+	if _, err := spec.Load(dir, targets.NewCache(8)); err != nil {
 		t.Fatalf("Load refuses no limit: %v", err)
 	}
-	if _, err := LoadChecked(dir, targets.NewCache(8), Limits{}); err == nil || !strings.Contains(err.Error(), "spec.yaml:14: spec.generators[0].deploymentStrategy.phases[0].postHooks[0].timeout: 1h is over --max-command-timeout") {
+	if _, err := spec.LoadChecked(dir, targets.NewCache(8), spec.Limits{}); err == nil || !strings.Contains(err.Error(), "spec.yaml:14: spec.generators[0].deploymentStrategy.phases[0].postHooks[0].timeout: 1h is over --max-command-timeout") {
 		t.Fatalf("LoadChecked: %v", err)
 	}
-	if _, err := LoadChecked(dir, targets.NewCache(8), Limits{CommandTimeout: time.Hour}); err != nil {
+	if _, err := spec.LoadChecked(dir, targets.NewCache(8), spec.Limits{CommandTimeout: time.Hour}); err != nil {
 		t.Fatalf("LoadChecked raised: %v", err)
 	}
 }
 
 func TestLimitsFlags(t *testing.T) {
-	l := DefaultLimits()
+	l := spec.DefaultLimits()
 	fs := flag.NewFlagSet("x", flag.ContinueOnError)
 	l.BindFlags(fs)
 	l.BindRunFlags(fs)
 	if err := fs.Parse([]string{"--max-command-timeout", "24h", "--max-headers", "60", "--max-checks-per-phase", "3"}); err != nil {
 		t.Fatal(err)
 	}
-	want := DefaultLimits()
+	want := spec.DefaultLimits()
 	want.CommandTimeout, want.Headers, want.ChecksAtOnce = 24*time.Hour, 60, 3
 	if !reflect.DeepEqual(l, want) {
 		t.Fatalf("bound %+v, want %+v", l, want)
@@ -142,7 +146,7 @@ func TestLimitsFlags(t *testing.T) {
 
 func TestShort(t *testing.T) {
 	for d, want := range map[time.Duration]string{24 * time.Hour: "24h", 30 * time.Minute: "30m", 90 * time.Minute: "1h30m", 90 * time.Second: "1m30s", 5 * time.Second: "5s"} {
-		if got := Short(d); got != want {
+		if got := spec.Short(d); got != want {
 			t.Errorf("Short(%s) = %q, want %q", d, got, want)
 		}
 	}

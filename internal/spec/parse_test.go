@@ -105,17 +105,6 @@ func TestRollingSyncZeroIsAGateButRollingUpdateZeroIsAll(t *testing.T) {
 	}
 }
 
-func TestSeedHooksKeepTheirFields(t *testing.T) {
-	s := parseSeed(t, "testdata/seeds/000-advanced-hooks.yaml")
-	pre := s.Phases[0].PreHooks
-	if len(pre) != 2 || pre[0].Block.(*CommandHook).Env["KUBECONFIG"] != "/etc/kubeconfig" || pre[0].Timeout != 5*time.Minute {
-		t.Fatalf("pre-hooks: %+v", pre)
-	}
-	if h, block := pre[1], pre[1].Block.(*HTTPHook); block.Method != "POST" || h.FailurePolicy != "ignore" || h.Timeout != 30*time.Second || block.ExpectedStatus != 200 {
-		t.Fatalf("slack hook: %+v %+v", h, block)
-	}
-}
-
 func parseSeed(t *testing.T, f string) *Spec {
 	t.Helper()
 	s, err := Load(f[:strings.LastIndex(f, "/")], targets.NewCache(8))

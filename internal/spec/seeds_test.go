@@ -6,8 +6,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/cmp-phase/cmp-phase/internal/targets"
 )
 
 // seedText reads a seed from ../shared/seeds beside the repository (read-only input of the project).
@@ -65,36 +63,6 @@ func TestSeedExamplesAreVerbatim(t *testing.T) {
 		if !strings.Contains(text, string(b)) && !containsTokens(text, string(b)) {
 			t.Errorf("%s is not verbatim from its seed", f)
 		}
-	}
-}
-
-// TestSeedExamplesValidate: complete examples validate; incomplete ones (no template) fail,
-// naming the missing template.
-func TestSeedExamplesValidate(t *testing.T) {
-	incomplete := map[string]bool{
-		"000-progressive-rollout.yaml": true, "000-canary-with-hooks.yaml": true, "000-compliance-deployment.yaml": true,
-	}
-	files, _ := filepath.Glob("testdata/seeds/*.yaml")
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			b, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, err := Parse(f, b, targets.NewCache(16))
-			if incomplete[filepath.Base(f)] {
-				if err == nil || !strings.Contains(err.Error(), "spec.template: is required") {
-					t.Fatalf("want only the missing template, got %v", err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(s.Phases) == 0 || len(s.Generators) == 0 || len(s.Template) == 0 {
-				t.Fatalf("incomplete parse: %+v", s)
-			}
-		})
 	}
 }
 

@@ -114,7 +114,7 @@ func TestAnInconclusiveMetricPausesTheRolloutUntilResumed(t *testing.T) {
 	if out := r.cli("status", r.name); !strings.Contains(out, "PAUSED") || !strings.Contains(out, "check success-rate") {
 		t.Fatalf("status does not show the pause:\n%s", out)
 	}
-	r.eventually(rollout.EvMetricInconclusive)
+	r.eventually(rollout.EvCheckInconclusive)
 	time.Sleep(5 * time.Second)
 	if st, _ = r.state(ctx); st.Paused == nil || len(st.Rollout.Phases[1].Admitted) != 0 {
 		t.Fatalf("the pause holds: %+v, prod %v", st.Paused, st.Rollout.Phases[1].Admitted)

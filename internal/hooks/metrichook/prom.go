@@ -1,4 +1,4 @@
-package hooks
+package metrichook
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cmp-phase/cmp-phase/internal/hooks"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 )
 
@@ -36,7 +37,7 @@ type promSample struct {
 // query asks Prometheus q's instant query once. It returns the result as numbers (a
 // vector's in the order of its series' labels, a scalar's one), or an error when it could
 // not ask or Prometheus refused.
-func (r *Runner) query(ctx context.Context, c Call, q spec.PrometheusQuery) ([]float64, error) {
+func query(ctx context.Context, r *hooks.Runner, c hooks.Call, q PrometheusQuery) ([]float64, error) {
 	req, err := promRequest(ctx, c, q)
 	if err != nil {
 		return nil, err
@@ -45,25 +46,25 @@ func (r *Runner) query(ctx context.Context, c Call, q spec.PrometheusQuery) ([]f
 		release := c.Slot(ctx)
 		defer release()
 	}
-	resp, err := r.secure.Do(req)
+	resp, err := r.Client(false).Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("%s", describeErr(ctx, err))
+		return nil, fmt.Errorf("%s", hooks.DescribeErr(ctx, err))
 	}
 	defer resp.Body.Close()
-	limit := r.limits.Caps.ResponseBody
+	limit := r.Limits().Caps.ResponseBody
 	b, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	switch {
 	case int64(len(b)) > limit:
 		return nil, fmt.Errorf("response body over the limit of %d bytes (--%s)", limit, spec.FlagMaxResponseBody)
 	case err != nil:
-		return nil, fmt.Errorf("reading the response: %s", describeErr(ctx, err))
+		return nil, fmt.Errorf("reading the response: %s", hooks.DescribeErr(ctx, err))
 	}
 	return decodeProm(resp.StatusCode, b)
 }
 
 // promRequest is the GET of q at Prometheus' query endpoint, with q's headers and the
 // injected ones.
-func promRequest(ctx context.Context, c Call, q spec.PrometheusQuery) (*http.Request, error) {
+func promRequest(ctx context.Context, c hooks.Call, q PrometheusQuery) (*http.Request, error) {
 	if q.Address == "" {
 		return nil, fmt.Errorf("no Prometheus address (fix: set metric.prometheus.address, or --prometheus-address on the agent)")
 	}
@@ -80,7 +81,7 @@ func promRequest(ctx context.Context, c Call, q spec.PrometheusQuery) (*http.Req
 	for k, v := range q.Headers {
 		req.Header.Set(k, v)
 	}
-	for k, v := range injectedHeaders(c) {
+	for k, v := range hooks.InjectedHeaders(c) {
 		req.Header.Set(k, v)
 	}
 	req.Header.Set("Accept", "application/json")

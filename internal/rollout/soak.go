@@ -10,9 +10,11 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
-// EvMetricInconclusive is published (a Warning) when a metric check's outcome is
-// Inconclusive and the engine pauses the rollout for a person.
-const EvMetricInconclusive = "MetricInconclusive"
+// EvCheckInconclusive is published (a Warning) when a run whose kind pauses for a person
+// (spec.HookTraits.InconclusiveFix) ends Inconclusive and the engine pauses the rollout.
+// Its value is the reason published since the first kind that may (metric): alerts and
+// event watchers match on it.
+const EvCheckInconclusive = "MetricInconclusive"
 
 // pausedBy is who the engine's pause names.
 const pausedBy = "cmp-phase"
@@ -51,31 +53,42 @@ func soakGate(st *state.State, p Plan, ph *state.PhaseState, sp spec.Phase, o Ob
 }
 
 // inconclusive is the first run of hooks (in ledger-key order) whose outcome was
-// Inconclusive and whose failurePolicy does not ignore it, or ""; a skipped cluster's run
-// is not judged.
+// Inconclusive, whose kind pauses for a person and whose failurePolicy does not ignore it,
+// or ""; a skipped cluster's run is not judged.
 func inconclusive(r *state.Rollout, ph *state.PhaseState, kind string, hooks []spec.Hook) string {
 	for _, key := range slices.Sorted(maps.Keys(ph.Hooks)) {
 		run := ph.Hooks[key]
 		if run.Kind != kind || run.Status != state.HookInconclusive || (run.Cluster != "" && slices.Contains(r.Skipped, run.Cluster)) {
 			continue
 		}
-		if i := slices.IndexFunc(hooks, func(h spec.Hook) bool { return h.Name == run.Name }); i >= 0 && hooks[i].FailurePolicy != "ignore" {
+		if i := slices.IndexFunc(hooks, func(h spec.Hook) bool { return h.Name == run.Name }); i >= 0 && pausesForAPerson(hooks[i], run) {
 			return key
 		}
 	}
 	return ""
 }
 
-// holdInconclusive pauses the rollout on the Inconclusive run key of ph: an engine pause
-// (Pause.Check) that only resume lifts, which runs the check again from scratch (skip of a
-// per-cluster run's cluster needs a resume too); rollback and abort work as on any pause.
-func holdInconclusive(st *state.State, ph *state.PhaseState, key string, now time.Time, acts *[]Action) {
+// pausesForAPerson reports whether run, of hook h, ended Inconclusive in a way the engine
+// pauses for: h's kind says it does, and h's failurePolicy does not ignore it.
+func pausesForAPerson(h spec.Hook, run state.HookRun) bool {
+	return run.Status == state.HookInconclusive && h.InconclusiveFix() != "" && h.FailurePolicy != "ignore"
+}
+
+// holdInconclusive pauses the rollout on the Inconclusive run key of ph, a run of one of
+// hooks: an engine pause (Pause.Check) that only resume lifts, which runs the check again
+// from scratch (skip of a per-cluster run's cluster needs a resume too); rollback and abort
+// work as on any pause. The fix starts with what the run's kind says to look at.
+func holdInconclusive(st *state.State, ph *state.PhaseState, hooks []spec.Hook, key string, now time.Time, acts *[]Action) {
 	run := ph.Hooks[key]
-	reason := fmt.Sprintf("phase %s: %s %s Inconclusive: %s (fix: look at the metric, then resume to run the check again; %srollback or abort)",
-		phaseLabel(ph), run.Kind, target(run.Name, run.Cluster), run.Message, skipFix(run.Cluster))
+	look := "look at what it measures"
+	if i := slices.IndexFunc(hooks, func(h spec.Hook) bool { return h.Name == run.Name }); i >= 0 && hooks[i].InconclusiveFix() != "" {
+		look = hooks[i].InconclusiveFix()
+	}
+	reason := fmt.Sprintf("phase %s: %s %s Inconclusive: %s (fix: %s, then resume to run the check again; %srollback or abort)",
+		phaseLabel(ph), run.Kind, target(run.Name, run.Cluster), run.Message, look, skipFix(run.Cluster))
 	st.Paused = &state.Pause{Reason: reason, By: pausedBy, Since: now, Check: key}
-	st.Rollout.Record(now, EvMetricInconclusive, "paused: "+reason)
-	*acts = append(*acts, Action{Kind: ActEvent, Reason: EvMetricInconclusive, Warning: true, Message: "paused: " + reason})
+	st.Rollout.Record(now, EvCheckInconclusive, "paused: "+reason)
+	*acts = append(*acts, Action{Kind: ActEvent, Reason: EvCheckInconclusive, Warning: true, Message: "paused: " + reason})
 }
 
 // skipFix is the pause reason's way past a per-cluster run: skip alone does not lift the

@@ -1,21 +1,51 @@
-package hooks
+package metrichook
 
 import (
 	"context"
 	"fmt"
 	"math"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/cmp-phase/cmp-phase/internal/hooks"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 )
 
+// The runner's names, as the tests moved here from internal/hooks read them.
+type (
+	Call    = hooks.Call
+	Outcome = hooks.Outcome
+	Limits  = hooks.Limits
+	Backoff = hooks.Backoff
+	Result  = hooks.Result
+)
+
+const (
+	Succeeded    = hooks.Succeeded
+	Failed       = hooks.Failed
+	Errored      = hooks.Errored
+	Inconclusive = hooks.Inconclusive
+)
+
+// New is a runner of l.
+func New(l Limits) *hooks.Runner { return hooks.New(l) }
+
+// local is a runner that may reach the test servers on loopback.
+func local() *hooks.Runner { return New(Limits{AllowPrivate: true}) }
+
+func serve(t *testing.T, h http.HandlerFunc) *httptest.Server {
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
 func mustConditions(t *testing.T, success, failure string) conditions {
 	t.Helper()
-	c, err := compileConditions(&spec.MetricHook{SuccessCondition: success, FailureCondition: failure})
+	c, err := compileConditions(&Block{SuccessCondition: success, FailureCondition: failure})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +103,7 @@ func TestMeasurementsAreCountedAgainstTheLimits(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			tl := &tally{m: &spec.MetricHook{Count: c.count, FailureLimit: c.failLim, InconclusiveLimit: c.inconLim}}
+			tl := &tally{m: &Block{Count: c.count, FailureLimit: c.failLim, InconclusiveLimit: c.inconLim}}
 			why := map[Outcome]string{Failed: "failed: x", Inconclusive: "y", Errored: "z"}
 			var got Outcome
 			n := 0
@@ -93,7 +123,7 @@ func TestMeasurementsAreCountedAgainstTheLimits(t *testing.T) {
 }
 
 func TestTheMessageKeepsTheLatestValues(t *testing.T) {
-	tl := &tally{m: &spec.MetricHook{}}
+	tl := &tally{m: &Block{}}
 	for i := range 15 {
 		tl.add(measurement{outcome: Succeeded, values: []float64{float64(i)}})
 	}
@@ -101,7 +131,7 @@ func TestTheMessageKeepsTheLatestValues(t *testing.T) {
 	if got := tl.message(); got != "16 measured through the soak: …, 6, 7, 8, 9, 10, 11, 12, 13, 14, [0.25 0.5]" {
 		t.Fatal(got)
 	}
-	if (&tally{m: &spec.MetricHook{}}).final() != Errored {
+	if (&tally{m: &Block{}}).final() != Errored {
 		t.Fatal("a run without a value is Errored")
 	}
 }
@@ -167,8 +197,8 @@ func (p *fakeProm) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func metricCall(address string, count int, until time.Time) Call {
 	return Call{Rollout: "guestbook", Namespace: "argocd", Phase: "prod", Revision: "r2", IdempotencyKey: "guestbook/r2/prod/check/rate", Place: "check", Until: until,
-		Hook: spec.Hook{Name: "rate", Type: "metric", Timeout: 2 * time.Second, FailurePolicy: "fail", Block: &spec.MetricHook{
-			Prometheus: spec.PrometheusQuery{Address: address, Query: `sum(rate(x{cluster="c1"}[5m]))`, Headers: map[string]string{"Authorization": "Bearer s3cret"}},
+		Hook: spec.Hook{Name: "rate", Type: "metric", Timeout: 2 * time.Second, FailurePolicy: "fail", Block: &Block{
+			Prometheus: PrometheusQuery{Address: address, Query: `sum(rate(x{cluster="c1"}[5m]))`, Headers: map[string]string{"Authorization": "Bearer s3cret"}},
 			Interval:   20 * time.Millisecond, Count: count, SuccessCondition: "result[0] >= 0.99", FailureCondition: "result[0] < 0.95"}}}
 }
 
@@ -215,13 +245,13 @@ func TestAMetricCheckIsRefusedAPrivateAddressUnlessAllowed(t *testing.T) {
 	p := &fakeProm{values: []string{"1"}}
 	srv := serve(t, p.ServeHTTP)
 	call := metricCall(srv.URL, 1, time.Time{})
-	call.Hook.Block.(*spec.MetricHook).Interval = time.Millisecond
+	call.Hook.Block.(*Block).Interval = time.Millisecond
 	res := New(Limits{}).Run(context.Background(), call)
 	if res.Outcome != Errored || !strings.Contains(res.Message, "loopback or private") || len(p.queries) != 0 {
 		t.Fatalf("got %s %q, %d queries", res.Outcome, res.Message, len(p.queries))
 	}
 	meta := metricCall("http://169.254.169.254", 1, time.Time{})
-	meta.Hook.Block.(*spec.MetricHook).Interval = time.Millisecond
+	meta.Hook.Block.(*Block).Interval = time.Millisecond
 	if res := local().Run(context.Background(), meta); res.Outcome != Errored || !strings.Contains(res.Message, "metadata") {
 		t.Fatalf("metadata: %s %q", res.Outcome, res.Message)
 	}
@@ -230,7 +260,7 @@ func TestAMetricCheckIsRefusedAPrivateAddressUnlessAllowed(t *testing.T) {
 func TestAMetricCheckWithoutAnAddressAsksTheAgentsPrometheus(t *testing.T) {
 	p := &fakeProm{values: []string{"1"}}
 	srv := serve(t, p.ServeHTTP)
-	r := New(Limits{AllowPrivate: true, PrometheusAddress: srv.URL})
+	r := New(Limits{AllowPrivate: true, Kinds: []any{Options{PrometheusAddress: srv.URL}}})
 	call := metricCall("", 1, time.Time{})
 	if reach := r.Reach(call.Hook); !reach.PerRequest || !strings.HasPrefix(srv.URL, "http://"+reach.Host) {
 		t.Fatalf("reach %+v", reach)

@@ -1,4 +1,4 @@
-package hooks
+package commandhook
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cmp-phase/cmp-phase/internal/hooks"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 )
 
@@ -25,10 +26,10 @@ func scripts(t *testing.T, files map[string]string) string {
 	return dir
 }
 
-func commandCall(argv ...string) Call {
-	return Call{Rollout: "guestbook", Namespace: "argocd", Phase: "prod", Revision: "r2", IdempotencyKey: "k1", Place: "check",
+func commandCall(argv ...string) hooks.Call {
+	return hooks.Call{Rollout: "guestbook", Namespace: "argocd", Phase: "prod", Revision: "r2", IdempotencyKey: "k1", Place: "check",
 		Hook: spec.Hook{Name: "check", Type: "command", Timeout: 5 * time.Second,
-			Block: &spec.CommandHook{Command: argv, Env: map[string]string{"TARGET": "prod"}}}}
+			Block: &Block{Command: argv, Env: map[string]string{"TARGET": "prod"}}}}
 }
 
 func TestCommandHooks(t *testing.T) {
@@ -48,33 +49,33 @@ func TestCommandHooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Chmod(filepath.Join(dir, "sneaky.txt"), 0o644)
-	r := New(Limits{CommandDirs: []string{dir}, Grace: 300 * time.Millisecond, MaxOutput: 4096})
+	r := hooks.New(hooks.Limits{Kinds: []any{Options{Dirs: []string{dir}, Grace: 300 * time.Millisecond, MaxOutput: 4096}}})
 	many := commandCall("ok.sh")
 	env := map[string]string{}
 	for i := range 101 {
 		env[fmt.Sprintf("V%d", i)] = "x"
 	}
-	many.Hook.Block.(*spec.CommandHook).Env = env
+	many.Hook.Block.(*Block).Env = env
 	stubborn := commandCall("stubborn")
 	stubborn.Hook.Timeout = 300 * time.Millisecond
 	cases := []struct {
 		name    string
-		call    Call
-		want    Outcome
+		call    hooks.Call
+		want    hooks.Outcome
 		message string
 	}{
-		{"exit 0 is success, with the injected and declared env", commandCall("ok.sh"), Succeeded, "hello prod from guestbook/check in prod"},
-		{"an absolute path inside the allowed directory runs", commandCall(filepath.Join(dir, "ok.sh")), Succeeded, "hello"},
-		{"exit 1 is a gate's no", commandCall("fail.sh"), Failed, "exit 1: the database is not ready"},
-		{"a command that ignores SIGTERM is killed after the grace period", stubborn, Errored, "timed out"},
-		{"a path outside the allow-list is refused", commandCall(filepath.Join(outside, "evil.sh")), Errored, "outside the allowed directories"},
-		{"a symlink out of the allow-list is refused", commandCall("link.sh"), Errored, "outside the allowed directories"},
-		{"a relative path is looked up inside the allowed directories", commandCall("./ok.sh"), Succeeded, "hello"},
-		{"a relative path cannot climb out of them", commandCall("../" + filepath.Base(outside) + "/evil.sh"), Errored, "outside the allowed directories"},
-		{"PATH is never searched", commandCall("ls"), Errored, "not an executable in the allowed directories"},
-		{"a file that is not executable is refused", commandCall("sneaky.txt"), Errored, "not an executable"},
-		{"101 env vars are refused", many, Errored, "not run: command.env has 101 variables, over --max-env-vars (100)"},
-		{"output past the cap is cut, and the command still completes", commandCall("chatty.sh"), Succeeded, "line 0 of a lot"},
+		{"exit 0 is success, with the injected and declared env", commandCall("ok.sh"), hooks.Succeeded, "hello prod from guestbook/check in prod"},
+		{"an absolute path inside the allowed directory runs", commandCall(filepath.Join(dir, "ok.sh")), hooks.Succeeded, "hello"},
+		{"exit 1 is a gate's no", commandCall("fail.sh"), hooks.Failed, "exit 1: the database is not ready"},
+		{"a command that ignores SIGTERM is killed after the grace period", stubborn, hooks.Errored, "timed out"},
+		{"a path outside the allow-list is refused", commandCall(filepath.Join(outside, "evil.sh")), hooks.Errored, "outside the allowed directories"},
+		{"a symlink out of the allow-list is refused", commandCall("link.sh"), hooks.Errored, "outside the allowed directories"},
+		{"a relative path is looked up inside the allowed directories", commandCall("./ok.sh"), hooks.Succeeded, "hello"},
+		{"a relative path cannot climb out of them", commandCall("../" + filepath.Base(outside) + "/evil.sh"), hooks.Errored, "outside the allowed directories"},
+		{"PATH is never searched", commandCall("ls"), hooks.Errored, "not an executable in the allowed directories"},
+		{"a file that is not executable is refused", commandCall("sneaky.txt"), hooks.Errored, "not an executable"},
+		{"101 env vars are refused", many, hooks.Errored, "not run: command.env has 101 variables, over --max-env-vars (100)"},
+		{"output past the cap is cut, and the command still completes", commandCall("chatty.sh"), hooks.Succeeded, "line 0 of a lot"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -89,7 +90,7 @@ func TestCommandHooks(t *testing.T) {
 		})
 	}
 	t.Run("the environment is scrubbed", func(t *testing.T) {
-		res := New(Limits{CommandDirs: []string{dir}, MaxMessage: 4096}).Run(context.Background(), commandCall("env.sh"))
+		res := hooks.New(hooks.Limits{MaxMessage: 4096, Kinds: []any{Options{Dirs: []string{dir}}}}).Run(context.Background(), commandCall("env.sh"))
 		for _, want := range []string{"TARGET=prod", "APPSET_NAME=guestbook", "APPSET_NAMESPACE=argocd", "HOOK_NAME=check", "HOOK_TYPE=check", "HOOK_KIND=command", "IDEMPOTENCY_KEY=k1", "PATH=" + dir} {
 			if !strings.Contains(res.Message, want) {
 				t.Errorf("no %s in %q", want, res.Message)
@@ -111,7 +112,7 @@ func TestCommandHooks(t *testing.T) {
 	t.Run("a grandchild holding the pipe neither blocks nor survives", func(t *testing.T) {
 		start := time.Now()
 		res := r.Run(context.Background(), commandCall("orphan.sh"))
-		if res.Outcome != Succeeded || time.Since(start) > 3*time.Second {
+		if res.Outcome != hooks.Succeeded || time.Since(start) > 3*time.Second {
 			t.Fatalf("%s %q after %s", res.Outcome, res.Message, time.Since(start))
 		}
 		fields := strings.Fields(res.Message)
@@ -128,7 +129,7 @@ func TestCommandHooks(t *testing.T) {
 		}
 	})
 	t.Run("without allowed directories commands are off", func(t *testing.T) {
-		if res := New(Limits{}).Run(context.Background(), commandCall("ok.sh")); res.Outcome != Errored || !strings.Contains(res.Message, "disabled") {
+		if res := hooks.New(hooks.Limits{}).Run(context.Background(), commandCall("ok.sh")); res.Outcome != hooks.Errored || !strings.Contains(res.Message, "disabled") {
 			t.Fatalf("%s %q", res.Outcome, res.Message)
 		}
 	})
@@ -138,15 +139,25 @@ func TestSecretsNeverLeaveInAResult(t *testing.T) {
 	const secret = "s3cr3t-t0ken-value"
 	dir := scripts(t, map[string]string{"leak.sh": `echo "token is $TOKEN" >&2; exit 3`})
 	c := commandCall("leak.sh")
-	c.Hook.Block.(*spec.CommandHook).Env["TOKEN"] = secret
+	c.Hook.Block.(*Block).Env["TOKEN"] = secret
 	c.Secrets = []string{secret}
-	res := New(Limits{CommandDirs: []string{dir}}).Run(context.Background(), c)
-	if res.Outcome != Failed || strings.Contains(res.Message, secret) || !strings.Contains(res.Message, "[redacted]") {
+	res := hooks.New(hooks.Limits{Kinds: []any{Options{Dirs: []string{dir}}}}).Run(context.Background(), c)
+	if res.Outcome != hooks.Failed || strings.Contains(res.Message, secret) || !strings.Contains(res.Message, "[redacted]") {
 		t.Fatalf("%s %q", res.Outcome, res.Message)
 	}
-	h := httpCall("http://" + secret + ".invalid/?token=" + secret)
-	h.Secrets = []string{secret}
-	if res := local().Run(context.Background(), h); strings.Contains(res.Message, secret) {
-		t.Fatalf("%q", res.Message)
+}
+
+// TestSeedSmokeTestsRunPerCluster: seed 000's smoke-tests post-hook names a cluster field,
+// so it runs once per cluster, filled with that cluster's.
+func TestSeedSmokeTestsRunPerCluster(t *testing.T) {
+	smoke := spec.Hook{Name: "smoke-tests", Type: "command", Block: &Block{Command: []string{"pytest", "tests/smoke/"}, Env: map[string]string{"TARGET_URL": "https://{{name}}.example.com"}}}
+	if !smoke.PerCluster() {
+		t.Fatal("seed 000's smoke-tests names a cluster: it runs per cluster")
+	}
+	vars := hooks.PhaseVars("guestbook", "argocd", "prod")
+	vars["name"] = "prod-us-west"
+	lookup := func(string, string) (string, error) { return "", nil }
+	if got, _, err := hooks.Template(smoke, vars, lookup); err != nil || got.Block.(*Block).Env["TARGET_URL"] != "https://prod-us-west.example.com" {
+		t.Fatalf("seed 000's smoke-tests per cluster: %v %v", got.Block, err)
 	}
 }

@@ -1,14 +1,55 @@
-package spec
+package commandhook
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/cmp-phase/cmp-phase/internal/hooks"
+	"github.com/cmp-phase/cmp-phase/internal/spec"
+	"github.com/cmp-phase/cmp-phase/internal/targets"
 )
 
 // TestCommandEnvRefused: validate refuses, at the variable's own field, every name that
 // would let the spec run code as the agent (loader, shell, interpreter, tool), move its
 // trust or traffic, or override what the agent sets; and every name outside
 // ^[A-Z][A-Z0-9_]{0,127}$.
+func init() { hooks.Register(Kind) } // as internal/hooks/all does, which this package's tests cannot import
+
+// parseWithCheck parses a spec whose first phase has the check hook (YAML flow style).
+func parseWithCheck(hook string) (*spec.Spec, error) {
+	src := strings.Replace(base, "        percentage: 10\n", "        percentage: 10\n        checks:\n        - "+hook+"\n", 1)
+	return spec.Parse("spec.yaml", []byte(src), targets.NewCache(8))
+}
+
+// base is a spec of two phases.
+const base = `apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata:
+  name: demo
+spec:
+  generators:
+  - clusters: {}
+    deploymentStrategy:
+      type: phaseDeployment
+      phases:
+      - name: canary
+        percentage: 10
+        targets:
+        - expr: 'true'
+      - name: rest
+        maxUpdate: 1
+        targets:
+        - matchExpressions:
+          - {key: env, operator: Exists}
+  template:
+    metadata:
+      name: '{{name}}-demo'
+    spec:
+      project: default
+      source: {repoURL: https://example.com/x.git, path: p}
+      destination: {server: '{{server}}', namespace: demo}
+`
+
 func TestCommandEnvRefused(t *testing.T) {
 	for name, want := range map[string]string{
 		"BASH_ENV":                     `makes a shell run code`,
@@ -67,7 +108,7 @@ func TestCommandEnvAllowed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := CheckCommandEnv(s.Phases[0].Checks[0].Block.(*CommandHook).Env); err != nil {
+	if err := CheckCommandEnv(s.Phases[0].Checks[0].Block.(*Block).Env); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -1,12 +1,45 @@
-package spec
+package metrichook
 
 import (
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/cmp-phase/cmp-phase/internal/hooks"
+	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
 )
+
+func init() { hooks.Register(hooks.HTTPKind); hooks.Register(Kind) } // as internal/hooks/all does, which this package's tests cannot import
+
+// base is a spec of two phases, the first of which metricSpec gives a hook.
+const base = `apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata:
+  name: demo
+spec:
+  generators:
+  - clusters: {}
+    deploymentStrategy:
+      type: phaseDeployment
+      phases:
+      - name: canary
+        percentage: 10
+        targets:
+        - expr: 'true'
+      - name: rest
+        maxUpdate: 1
+        targets:
+        - matchExpressions:
+          - {key: env, operator: Exists}
+  template:
+    metadata:
+      name: '{{name}}-demo'
+    spec:
+      project: default
+      source: {repoURL: https://example.com/x.git, path: p}
+      destination: {server: '{{server}}', namespace: demo}
+`
 
 // metricSpec is the base spec with list (checks, preHooks) holding one hook of the given
 // body (indented as a list item's fields) in its first phase, with a soak when wait is set.
@@ -15,7 +48,7 @@ func metricSpec(list, body string, wait bool) []byte {
 	if wait {
 		hook += "        waitDuration: 10m\n"
 	}
-	return []byte(strings.Replace(string(specWith(`'true'`, "1")), "      - name: rest\n", hook+"      - name: rest\n", 1))
+	return []byte(strings.Replace(base, "      - name: rest\n", hook+"      - name: rest\n", 1))
 }
 
 const metricBody = `          type: metric
@@ -34,26 +67,26 @@ const metricBody = `          type: metric
 `
 
 func TestAMetricCheckIsRead(t *testing.T) {
-	s, err := Parse("spec.yaml", metricSpec("checks", metricBody, true), targets.NewCache(8))
+	s, err := spec.Parse("spec.yaml", metricSpec("checks", metricBody, true), targets.NewCache(8))
 	if err != nil {
 		t.Fatal(err)
 	}
 	h := s.Phases[0].Checks[0]
-	m, ok := h.Block.(*MetricHook)
+	m, ok := h.Block.(*Block)
 	if !ok || !h.DuringSoak() || !h.PerCluster() || m.Count != 5 || m.Interval != 30*time.Second || m.FailureLimit != 1 ||
 		m.InconclusiveLimit != 2 || m.Prometheus.Address != "http://prometheus.monitoring:9090" || m.Prometheus.Headers["Authorization"] == "" {
 		t.Fatalf("%+v %+v", h, m)
 	}
 	minimal := "          type: metric\n          metric:\n            prometheus: {query: up}\n            successCondition: result[0] == 1\n"
-	s, err = Parse("spec.yaml", metricSpec("checks", minimal, false), targets.NewCache(8))
+	s, err = spec.Parse("spec.yaml", metricSpec("checks", minimal, false), targets.NewCache(8))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := s.Phases[0].Checks[0].Block.(*MetricHook); m.Count != 1 || m.Interval != DefaultMetricInterval || m.During != "" || s.Phases[0].Checks[0].PerCluster() {
+	if m := s.Phases[0].Checks[0].Block.(*Block); m.Count != 1 || m.Interval != DefaultMetricInterval || m.During != "" || s.Phases[0].Checks[0].PerCluster() {
 		t.Fatalf("defaults: %+v", m)
 	}
 	soak := strings.Replace(minimal, "          metric:\n", "          during: soak\n          metric:\n", 1)
-	if s, err = Parse("spec.yaml", metricSpec("checks", soak, true), targets.NewCache(8)); err != nil || s.Phases[0].Checks[0].Block.(*MetricHook).Count != 0 {
+	if s, err = spec.Parse("spec.yaml", metricSpec("checks", soak, true), targets.NewCache(8)); err != nil || s.Phases[0].Checks[0].Block.(*Block).Count != 0 {
 		t.Fatalf("through the soak, count may be left out (until the soak ends): %v", err)
 	}
 }
@@ -88,7 +121,7 @@ func TestAMetricCheckIsRefusedWithFileFieldAndFix(t *testing.T) {
 			if c.from != "" {
 				body = strings.Replace(body, c.from, c.to, 1)
 			}
-			_, err := Parse("spec.yaml", metricSpec(c.list, body, c.wait), targets.NewCache(8))
+			_, err := spec.Parse("spec.yaml", metricSpec(c.list, body, c.wait), targets.NewCache(8))
 			if err == nil {
 				t.Fatal("want an error")
 			}
@@ -103,7 +136,7 @@ func TestAMetricCheckIsRefusedWithFileFieldAndFix(t *testing.T) {
 
 func TestDuringIsOnlyForMetricChecks(t *testing.T) {
 	body := "          type: http\n          during: soak\n          http: {url: 'https://x.example.com'}\n"
-	_, err := Parse("spec.yaml", metricSpec("checks", body, true), targets.NewCache(8))
+	_, err := spec.Parse("spec.yaml", metricSpec("checks", body, true), targets.NewCache(8))
 	if err == nil || !strings.Contains(err.Error(), "checks[0].during: type http has no during") {
 		t.Fatalf("got %v", err)
 	}
@@ -134,12 +167,12 @@ func TestConditions(t *testing.T) {
 }
 
 func TestAMetricCheckOverTheHeaderLimitIsHeld(t *testing.T) {
-	h := Hook{Name: "m", Type: "metric", Timeout: time.Minute, Block: &MetricHook{Prometheus: PrometheusQuery{Headers: map[string]string{"a": "1", "b": "2"}}}}
-	if v := (Limits{Headers: 1}).Violations(h); len(v) != 1 || v[0].Field != "metric.prometheus.headers" {
+	h := spec.Hook{Name: "m", Type: "metric", Timeout: time.Minute, Block: &Block{Prometheus: PrometheusQuery{Headers: map[string]string{"a": "1", "b": "2"}}}}
+	if v := (spec.Limits{Headers: 1}).Violations(h); len(v) != 1 || v[0].Field != "metric.prometheus.headers" {
 		t.Fatalf("%+v", v)
 	}
 	h.Timeout = time.Hour
-	if v := DefaultLimits().Violations(h); len(v) != 1 || v[0].Field != "timeout" || !strings.Contains(v[0].Fix, "one query") {
+	if v := spec.DefaultLimits().Violations(h); len(v) != 1 || v[0].Field != "timeout" || !strings.Contains(v[0].Fix, "one query") {
 		t.Fatalf("%+v", v)
 	}
 }
@@ -153,13 +186,13 @@ func FuzzMetricCheck(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body string, wait bool) {
 		var err error
 		done := make(chan struct{})
-		go func() { _, err = Parse("fuzz.yaml", metricSpec("checks", body, wait), exprs); close(done) }()
+		go func() { _, err = spec.Parse("fuzz.yaml", metricSpec("checks", body, wait), exprs); close(done) }()
 		select {
 		case <-done:
 		case <-time.After(10 * time.Second):
 			t.Fatalf("Parse has not returned after 10 s on %q", body)
 		}
-		if es, ok := err.(Errors); ok {
+		if es, ok := err.(spec.Errors); ok {
 			for _, e := range es {
 				if e.File != "fuzz.yaml" || e.Path == "" {
 					t.Fatalf("unlocated error %+v", e)

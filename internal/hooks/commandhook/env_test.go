@@ -1,4 +1,4 @@
-package hooks
+package commandhook
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cmp-phase/cmp-phase/internal/spec"
+	"github.com/cmp-phase/cmp-phase/internal/hooks"
 )
 
 // TestCommandEnvInjectionRefused: a declared BASH_ENV runs its command substitution in any
@@ -41,7 +41,7 @@ func TestCommandEnvInjectionRefused(t *testing.T) {
 	}
 	os.Remove(ran)
 
-	r := New(Limits{CommandDirs: []string{dir}})
+	r := hooks.New(hooks.Limits{Kinds: []any{Options{Dirs: []string{dir}}}})
 	for name, want := range map[string]string{
 		"BASH_ENV":          "not run: command.env.BASH_ENV: makes a shell run code",
 		"ENV":               "not run: command.env.ENV: makes a shell run code",
@@ -58,7 +58,7 @@ func TestCommandEnvInjectionRefused(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			marker := filepath.Join(tmp, "injected-"+strings.NewReplacer("%", "", "_", "").Replace(name))
 			c := commandCall("check.sh")
-			c.Hook.Block.(*spec.CommandHook).Env[name] = inject(marker)
+			c.Hook.Block.(*Block).Env[name] = inject(marker)
 			res := r.Run(context.Background(), c)
 			if _, err := os.Stat(marker); err == nil {
 				t.Errorf("%s's value ran as the agent: %s exists", name, marker)
@@ -67,15 +67,15 @@ func TestCommandEnvInjectionRefused(t *testing.T) {
 				t.Errorf("the script ran: %s exists", ran)
 				os.Remove(ran)
 			}
-			if res.Outcome != Errored || !strings.HasPrefix(res.Message, want) || !strings.Contains(res.Message, "(fix: ") {
+			if res.Outcome != hooks.Errored || !strings.HasPrefix(res.Message, want) || !strings.Contains(res.Message, "(fix: ") {
 				t.Fatalf("got %s %q, want Errored %q…", res.Outcome, res.Message, want)
 			}
 		})
 	}
 	t.Run("a plain variable still runs", func(t *testing.T) {
 		c := commandCall("check.sh")
-		c.Hook.Block.(*spec.CommandHook).Env["DEPLOYMENT_ENV"] = inject(filepath.Join(tmp, "never"))
-		if res := r.Run(context.Background(), c); res.Outcome != Succeeded {
+		c.Hook.Block.(*Block).Env["DEPLOYMENT_ENV"] = inject(filepath.Join(tmp, "never"))
+		if res := r.Run(context.Background(), c); res.Outcome != hooks.Succeeded {
 			t.Fatalf("%s %q", res.Outcome, res.Message)
 		}
 		if _, err := os.Stat(ran); err != nil {

@@ -1,4 +1,4 @@
-package hooks
+package metrichook
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cmp-phase/cmp-phase/internal/spec"
+	"github.com/cmp-phase/cmp-phase/internal/hooks"
 )
 
 // MaxConsecutiveErrors is how many measurements in a row may fail to run (Prometheus
@@ -20,24 +20,24 @@ const maxMeasurementsShown = 10
 
 // measurement is how one query was judged: Succeeded, Failed, Inconclusive or Errored.
 type measurement struct {
-	outcome Outcome
+	outcome hooks.Outcome
 	values  []float64
 	why     string // the decisive condition, or why it said nothing or could not run
 }
 
 // conditions are a metric check's compiled conditions.
 type conditions struct {
-	success, failure *spec.Condition // failure nil when not given
+	success, failure *Condition // failure nil when not given
 }
 
-func compileConditions(m *spec.MetricHook) (conditions, error) {
+func compileConditions(m *Block) (conditions, error) {
 	var c conditions
 	var err error
-	if c.success, err = spec.CompileCondition(m.SuccessCondition); err != nil {
+	if c.success, err = CompileCondition(m.SuccessCondition); err != nil {
 		return c, fmt.Errorf("successCondition: %w", err)
 	}
 	if m.FailureCondition != "" {
-		if c.failure, err = spec.CompileCondition(m.FailureCondition); err != nil {
+		if c.failure, err = CompileCondition(m.FailureCondition); err != nil {
 			return c, fmt.Errorf("failureCondition: %w", err)
 		}
 	}
@@ -52,39 +52,39 @@ func compileConditions(m *spec.MetricHook) (conditions, error) {
 func (c conditions) judge(values []float64) measurement {
 	m := measurement{values: values}
 	if len(values) == 0 {
-		m.outcome, m.why = Inconclusive, "no data"
+		m.outcome, m.why = hooks.Inconclusive, "no data"
 		return m
 	}
 	if c.failure != nil {
 		bad, err := c.failure.Eval(values)
 		if err != nil {
-			m.outcome, m.why = Inconclusive, err.Error()
+			m.outcome, m.why = hooks.Inconclusive, err.Error()
 			return m
 		}
 		if bad {
-			m.outcome, m.why = Failed, "failed: "+c.failure.String()
+			m.outcome, m.why = hooks.Failed, "failed: "+c.failure.String()
 			return m
 		}
 	}
 	good, err := c.success.Eval(values)
 	switch {
 	case err != nil:
-		m.outcome, m.why = Inconclusive, err.Error()
+		m.outcome, m.why = hooks.Inconclusive, err.Error()
 	case good:
-		m.outcome = Succeeded
+		m.outcome = hooks.Succeeded
 	case slices.ContainsFunc(values, math.IsNaN):
-		m.outcome, m.why = Inconclusive, "NaN"
+		m.outcome, m.why = hooks.Inconclusive, "NaN"
 	case c.failure != nil:
-		m.outcome, m.why = Inconclusive, "neither condition held"
+		m.outcome, m.why = hooks.Inconclusive, "neither condition held"
 	default:
-		m.outcome, m.why = Failed, "failed: "+c.success.String()
+		m.outcome, m.why = hooks.Failed, "failed: "+c.success.String()
 	}
 	return m
 }
 
 // tally counts a run's measurements against its limits.
 type tally struct {
-	m                               *spec.MetricHook
+	m                               *Block
 	shown                           []string
 	measured, failed, inconclusive  int
 	consecutiveErrors, totalErrored int
@@ -93,12 +93,12 @@ type tally struct {
 
 // add counts one measurement; done when the run's outcome is decided by it (a limit
 // exceeded), with that outcome.
-func (t *tally) add(ms measurement) (Outcome, bool) {
-	if ms.outcome == Errored {
+func (t *tally) add(ms measurement) (hooks.Outcome, bool) {
+	if ms.outcome == hooks.Errored {
 		t.consecutiveErrors++
 		t.totalErrored++
 		t.last = "error: " + ms.why
-		return Errored, t.consecutiveErrors > MaxConsecutiveErrors
+		return hooks.Errored, t.consecutiveErrors > MaxConsecutiveErrors
 	}
 	t.consecutiveErrors = 0
 	t.measured++
@@ -109,28 +109,28 @@ func (t *tally) add(ms measurement) (Outcome, bool) {
 	t.last = ""
 	if ms.why != "" {
 		t.last = strings.ToLower(string(ms.outcome)) + ": " + ms.why
-		if ms.outcome == Failed {
+		if ms.outcome == hooks.Failed {
 			t.last = ms.why
 		}
 	}
 	switch ms.outcome {
-	case Failed:
+	case hooks.Failed:
 		t.failed++
-		return Failed, t.failed > t.m.FailureLimit
-	case Inconclusive:
+		return hooks.Failed, t.failed > t.m.FailureLimit
+	case hooks.Inconclusive:
 		t.inconclusive++
-		return Inconclusive, t.inconclusive > t.m.InconclusiveLimit
+		return hooks.Inconclusive, t.inconclusive > t.m.InconclusiveLimit
 	}
-	return Succeeded, t.m.Count > 0 && t.measured >= t.m.Count
+	return hooks.Succeeded, t.m.Count > 0 && t.measured >= t.m.Count
 }
 
 // final is the outcome of a run whose measurements ended without a limit exceeded: Errored
 // when none gave a value, else Succeeded.
-func (t *tally) final() Outcome {
+func (t *tally) final() hooks.Outcome {
 	if t.measured == 0 {
-		return Errored
+		return hooks.Errored
 	}
-	return Succeeded
+	return hooks.Succeeded
 }
 
 // message is the run's record: `3/5 measured: 0.998, 0.997, 0.92 (failed: result[0] >= 0.99)`.

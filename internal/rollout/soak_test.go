@@ -11,10 +11,34 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
-func metricCheck(name, during string, count int) spec.Hook {
-	return spec.Hook{Name: name, Type: "metric", FailurePolicy: "fail", Timeout: time.Minute, Block: &spec.MetricHook{
-		Prometheus: spec.PrometheusQuery{Address: "http://prometheus:9090", Query: "up"},
-		During:     during, Interval: 10 * time.Second, Count: count, SuccessCondition: "result[0] >= 0.99"}}
+// measureBlock is the block of `type: measure`, a kind these tests define: the engine
+// knows a kind by its traits only, so its tests use one of their own with the traits of
+// a check measured through the soak that pauses for a person when Inconclusive.
+type measureBlock struct {
+	Query  string `json:"query"`
+	During string `json:"during,omitempty"`
+}
+
+func (b *measureBlock) Fill(f func(string) string) spec.HookBlock {
+	c := *b
+	c.Query = f(b.Query)
+	return &c
+}
+
+func (b *measureBlock) DuringSoak() bool { return b.During == spec.DuringSoak }
+
+func init() {
+	spec.RegisterHookKind(spec.NewHookKind[measureBlock](spec.HookKindDef[*measureBlock]{
+		Name: "measure", MaxTimeout: 10 * time.Minute, TimeoutFix: "use at most 10m",
+		Traits: spec.HookTraits{DuringSoak: true, InconclusiveFix: "look at the metric"},
+		Parse:  func(*spec.HookReader) *measureBlock { return nil }, // the engine's tests build hooks, never parse them
+	}))
+}
+
+// metricCheck is a check measured once the phase is done, or through the soak (during);
+// count is kept in the name's place of the tests that read as before.
+func metricCheck(name, during string, _ int) spec.Hook {
+	return spec.Hook{Name: name, Type: "measure", FailurePolicy: "fail", Timeout: time.Minute, Block: &measureBlock{Query: "up", During: during}}
 }
 
 func eventOf(acts []Action, reason string) *Action {
@@ -42,7 +66,7 @@ func TestAnInconclusiveCheckPausesTheRolloutUntilAResumeRunsItAgain(t *testing.T
 	if p == nil || p.Check != "check/success-rate" || !strings.Contains(p.Reason, "success-rate Inconclusive") || !strings.Contains(p.Reason, "resume") {
 		t.Fatalf("an Inconclusive check pauses the rollout naming it and the fix: %+v", p)
 	}
-	if ev := eventOf(acts, EvMetricInconclusive); ev == nil || !ev.Warning {
+	if ev := eventOf(acts, EvCheckInconclusive); ev == nil || !ev.Warning {
 		t.Fatalf("a Warning Event is published: %+v", acts)
 	}
 	w.obs.Hooks = nil // the agent forgets a result once the ledger has it
@@ -213,7 +237,7 @@ func TestAPersonsPauseOverAnInconclusiveCheckNeedsAResumeToRunItAgain(t *testing
 func TestASkippedClustersInconclusiveCheckDoesNotPause(t *testing.T) {
 	phases := threePhases()
 	c := metricCheck("success-rate", "", 1)
-	c.Block.(*spec.MetricHook).Prometheus.Query = `up{cluster="{{name}}"}`
+	c.Block.(*measureBlock).Query = `up{cluster="{{name}}"}`
 	phases[0].Checks = []spec.Hook{c}
 	w := newWorld(phases...)
 	w.step(t, 0)
@@ -242,7 +266,7 @@ func TestTheInconclusivePauseSaysSkipNeedsAResume(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			phases := threePhases()
 			h := metricCheck("success-rate", "", 1)
-			h.Block.(*spec.MetricHook).Prometheus.Query = c.query
+			h.Block.(*measureBlock).Query = c.query
 			phases[0].Checks = []spec.Hook{h}
 			w := newWorld(phases...)
 			w.step(t, 0)
@@ -254,5 +278,22 @@ func TestTheInconclusivePauseSaysSkipNeedsAResume(t *testing.T) {
 				t.Fatalf("reason %+v, want %q", p, c.want)
 			}
 		})
+	}
+}
+
+// TestAnInconclusiveRunOfAKindThatDoesNotPauseIsAFailure: only a kind whose traits say so
+// pauses for a person; an Inconclusive run of another kind is judged as a failure, never
+// passed over.
+func TestAnInconclusiveRunOfAKindThatDoesNotPauseIsAFailure(t *testing.T) {
+	phases := threePhases()
+	phases[0].Checks = []spec.Hook{httpHook("smoke", "https://slo.example.com", "fail")}
+	w := newWorld(phases...)
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1", "dev-2")
+	w.step(t, 10)
+	w.ends(11, state.HookInconclusive, "check/smoke")
+	w.step(t, 12)
+	if w.st.Paused != nil || w.st.Rollout.Phase != 0 || w.st.Rollout.Phases[0].Status != PhaseFailed {
+		t.Fatalf("paused %+v, phase %d %s", w.st.Paused, w.st.Rollout.Phase, w.st.Rollout.Phases[0].Status)
 	}
 }

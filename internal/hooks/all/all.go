@@ -1,0 +1,33 @@
+package all
+
+import (
+	"flag"
+
+	"github.com/cmp-phase/cmp-phase/internal/hooks"
+	"github.com/cmp-phase/cmp-phase/internal/hooks/commandhook"
+	"github.com/cmp-phase/cmp-phase/internal/hooks/metrichook"
+)
+
+// kinds are every kind a spec may use, in the order its errors list them.
+var kinds = []hooks.Kind{
+	hooks.HTTPKind, // still internal/spec's and internal/hooks'
+	commandhook.Kind,
+	hooks.JobKind, // still internal/spec's and internal/hooks'
+	metrichook.Kind,
+}
+
+func init() {
+	for _, k := range kinds {
+		hooks.Register(k)
+	}
+}
+
+// BindFlags registers every kind's own options on fs (--hook-command-dir,
+// --hook-pass-env, --prometheus-address) and returns them, to be handed to the runner as
+// hooks.Limits.Kinds once fs is parsed.
+func BindFlags(fs *flag.FlagSet) []any {
+	command, metric := &commandhook.Options{}, &metrichook.Options{}
+	command.BindFlags(fs)
+	metric.BindFlags(fs)
+	return []any{command, metric}
+}

@@ -1,0 +1,67 @@
+package all_test
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/cmp-phase/cmp-phase/internal/hooks"
+	_ "github.com/cmp-phase/cmp-phase/internal/hooks/all"
+	"github.com/cmp-phase/cmp-phase/internal/spec"
+	"github.com/cmp-phase/cmp-phase/internal/targets"
+)
+
+const base = `apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata:
+  name: demo
+spec:
+  generators:
+  - clusters: {}
+    deploymentStrategy:
+      type: phaseDeployment
+      phases:
+      - name: canary
+        targets:
+        - expr: 'true'
+        checks:
+        - CHECK
+  template:
+    metadata:
+      name: '{{name}}-demo'
+    spec:
+      project: default
+      source: {repoURL: https://example.com/x.git, path: p}
+      destination: {server: '{{server}}', namespace: demo}
+`
+
+// TestAnUnknownOrMissingTypeListsEveryKindAsBefore: the kinds registered here are told in
+// the order they always were.
+func TestAnUnknownOrMissingTypeListsEveryKindAsBefore(t *testing.T) {
+	for hook, want := range map[string]string{
+		"{name: a, type: ftp, http: {url: 'https://x'}}": `type: unknown value "ftp" (fix: use one of: http, command, job, metric)`,
+		"{name: a, http: {url: 'https://x'}}":            `type: is required (fix: write type: http or type: command or type: job or type: metric)`,
+	} {
+		_, err := spec.Parse("spec.yaml", []byte(strings.Replace(base, "CHECK", hook, 1)), targets.NewCache(8))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v, want %q", hook, err, want)
+		}
+	}
+}
+
+// TestEveryRegisteredKindIsWhole: every kind a spec may use has a run half, and a block
+// that reads back from the plan and fills into its own type.
+func TestEveryRegisteredKindIsWhole(t *testing.T) {
+	for _, k := range spec.HookKinds() {
+		if _, ok := k.(hooks.Kind); !ok {
+			t.Errorf("kind %s: registered without a run half", k.Name())
+		}
+		zero, err := k.Decode([]byte("{}"))
+		if err != nil || zero == nil {
+			t.Fatalf("kind %s: decode of an empty block: %v, %v", k.Name(), zero, err)
+		}
+		if filled := zero.Fill(func(s string) string { return s }); reflect.TypeOf(filled) != reflect.TypeOf(zero) {
+			t.Errorf("kind %s: Fill returns a %T, not its own %T", k.Name(), filled, zero)
+		}
+	}
+}
