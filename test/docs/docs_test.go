@@ -19,6 +19,8 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/render"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
+
+	_ "github.com/cmp-phase/cmp-phase/internal/hooks/all" // every hook kind, as the binaries register them
 )
 
 // pending are nav entries whose pages other work writes (the command reference is generated

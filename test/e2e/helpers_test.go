@@ -15,6 +15,8 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
+
+	_ "github.com/cmp-phase/cmp-phase/internal/hooks/all" // every hook kind, as the binaries register them
 )
 
 // revisionOf parses a spec committed to the test repository and returns its revision id
