@@ -101,8 +101,9 @@ func TestUIExtension(t *testing.T) {
 	r.waitState("staging asks for approval after its soak", func(st *state.State) bool { return gate(st) != nil && gate(st).AskedAt != nil })
 	at := b.agreesWithCLI(r, func(s shown) bool { return strings.Contains(s.Waiting, "waiting for approvals 0 of 1 from sre") })
 	t.Logf("at the gate the panel says %q", at.Waiting)
-	b.shot("ui-panel.png", `[data-shell-panel]`)
-	b.shot("ui-view-readonly.png", `[data-testid=cmp-phase-view]`)
+	b.shot("ui-panel-item.png", `[data-shell-panel]`)
+	b.shot("ui-panel.png", `#root`) // the panel item and the view: the docs' image
+
 
 	// Actions off: the view shows the command; no write endpoint answers through argocd-server.
 	cmd := b.text(`[data-testid=cmp-phase-command][data-verb=approve]`)
@@ -158,6 +159,36 @@ func TestUIExtension(t *testing.T) {
 	}
 	b.agreesWithCLI(r, func(s shown) bool { return s.Status == string(rollout.StatusCompleted) })
 	b.shot("ui-view-completed.png", `[data-testid=cmp-phase-view]`)
+	b.atFleetSize(1000)
+}
+
+// atFleetSize renders the view over a made-up rollout of n children in the same browser
+// (the page answers the extension's requests itself) and measures it: the time until the
+// grid is in the page, and that the page holds a window of rows, not n; scrolled to the end
+// it shows the last child.
+func (b *browser) atFleetSize(n int) {
+	b.t.Helper()
+	b.do("open the page for the synthetic rollout", chromedp.Navigate("http://"+env.ArgoServer+"/cmp-phase-ui/shell.html?synthetic"),
+		chromedp.WaitReady(chromedp.CSS(`#root`)))
+	type measure struct {
+		MS        float64 `json:"ms"`
+		Rows      int     `json:"rows"`
+		PhaseRows int     `json:"phaseRows"`
+	}
+	raw := runIn(b, "render the synthetic rollout", chromedp.Evaluate[string](fmt.Sprintf(`window.cmpPhaseShell.synthetic(%d).then(m => JSON.stringify(m))`, n), chromedp.EvalAwaitPromise))
+	var m measure
+	if err := json.Unmarshal([]byte(raw), &m); err != nil {
+		b.t.Fatalf("the synthetic rollout: %v: %s", err, raw)
+	}
+	b.t.Logf("%d children: the grid was in the page after %.0f ms, holding %d rows (%d of the %d-child phase)", n, m.MS, m.Rows, m.PhaseRows, n-50)
+	if m.PhaseRows > 40 || m.MS > 3000 {
+		b.t.Fatalf("at %d children the view is not windowed or slow: %+v", n, m)
+	}
+	last := fmt.Sprintf("synthetic-prod-%04d", n-51)
+	b.do("scroll to the last child",
+		chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => { const w = document.querySelector('[data-testid=cmp-phase-window][data-rows="%d"]'); w.scrollTop = w.scrollHeight; })()`, n-50)),
+		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`[data-testid=cmp-phase-row][data-cluster=%q]`, last))))
+	b.shot("ui-view-1000.png", `[data-testid=cmp-phase-view]`)
 }
 
 // buildUI builds the extension and the test shell from the project's own files (npm ci from
@@ -238,6 +269,7 @@ const shellPage = `<!doctype html>
 <script>
 async function load() {
   const name = new URLSearchParams(location.search).get('app');
+  if (!name) { return; } // ?synthetic: the test calls cmpPhaseShell.synthetic itself
   const res = await fetch('/api/v1/applications/' + encodeURIComponent(name), {credentials: 'same-origin'});
   if (!res.ok) { document.getElementById('root').setAttribute('data-app-error', String(res.status)); return; }
   window.cmpPhaseShell.render(await res.json());

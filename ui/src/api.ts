@@ -173,6 +173,28 @@ export async function act(app: AppRef, verb: Verb, body: {phase?: string; reason
   }
 }
 
+// ChildState is a child Application's sync and health as argocd-server reports them.
+export interface ChildState {
+  sync?: string;
+  health?: string;
+}
+
+// fetchChildren lists the rollout's child Applications through argocd-server's API (the
+// user's own session: they see the children they may get), by the rollout label.
+export async function fetchChildren(rollout: string, signal?: AbortSignal): Promise<Map<string, ChildState>> {
+  const sel = encodeURIComponent(`cmp-phase.io/rollout=${rollout}`);
+  const res = await fetch(`/api/v1/applications?selector=${sel}`, {credentials: 'same-origin', signal});
+  if (!res.ok) {
+    throw await failure(res);
+  }
+  const body = await res.json();
+  const out = new Map<string, ChildState>();
+  for (const a of body.items || []) {
+    out.set(a.metadata?.name, {sync: a.status?.sync?.status, health: a.status?.health?.status});
+  }
+  return out;
+}
+
 // rolloutOf is the rollout the agent says the parent renders (its annotation), or "".
 export function rolloutOf(app: AppRef): string {
   return app.metadata.annotations?.['cmp-phase.io/rollout'] || '';

@@ -3,7 +3,7 @@
 // 1,000 children renders only the rows in sight.
 import React from './react';
 import type {Doc, Phase} from './api';
-import {approvalText, short} from './model';
+import {approvalText, short, soaking, when} from './model';
 import {colors, statusColor} from './style';
 
 export interface ChildHealth {
@@ -70,7 +70,7 @@ export function Grid(props: {doc: Doc; health: Map<string, ChildHealth>}) {
         </Cell>
         <Cell width='10%' color={statusColor(h.sync)}>{h.sync || '—'}</Cell>
         <Cell width='10%' color={statusColor(h.health)}>{h.health || '—'}</Cell>
-        <Cell width='24%' title={r.reason}>{r.reason || ''}</Cell>
+        <Cell width='24%' title={r.reason}>{r.status === 'Done' ? '' : r.reason || ''}</Cell>
       </div>
     );
   };
@@ -91,7 +91,7 @@ export function Grid(props: {doc: Doc; health: Map<string, ChildHealth>}) {
               <span style={{color: statusColor(p.status), marginLeft: 8}}>{p.status}</span>
               <span style={{marginLeft: 8}}>{p.admitted}/{p.members} admitted</span>
               {p.approval && <span style={{marginLeft: 8, color: colors.muted}}>{approvalText(p)}</span>}
-              {p.status === 'Soaking' && p.soakUntil && <span style={{marginLeft: 8, color: colors.muted}}>soak until {p.soakUntil}</span>}
+              {soaking(p, Date.now()) && <span style={{marginLeft: 8, color: colors.muted}}>soak until {when(p.soakUntil)}</span>}
             </div>
             {shown && (
               <div style={{padding: '0 8px'}}>

@@ -19,8 +19,13 @@ export function dur(ms: number): string {
   return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
 }
 
+// when is a time to the second, UTC: 2026-11-28T04:39:32Z.
 export function when(iso?: string): string {
-  return iso ? new Date(iso).toISOString().replace('.000Z', 'Z') : '';
+  if (!iso) {
+    return '';
+  }
+  const t = Date.parse(iso);
+  return isNaN(t) ? iso : new Date(t).toISOString().replace(/\.\d+Z$/, 'Z');
 }
 
 // approvalText: "approvals 1 of 2 from sre", or who rejected.
@@ -65,8 +70,8 @@ export function waiting(doc: Doc, now: number): string {
   if (a && a.still > 0 && !a.rejection && (a.askedAt || !a.afterChecks)) {
     return `waiting for ${approvalText(p)}`;
   }
-  if (p.status === 'Soaking' && p.soakUntil) {
-    return `soak ends in ${dur(Date.parse(p.soakUntil) - now)}`;
+  if (soaking(p, now)) {
+    return `soak ends in ${dur(Date.parse(p.soakUntil!) - now)}`;
   }
   const syncing = (p.clusters || []).filter(c => c.status === 'Waiting').length;
   if (p.admitted < p.members || syncing > 0) {
@@ -101,7 +106,7 @@ export function offers(doc: Doc): [string, string?][] {
     if (a && a.still > 0 && !a.rejection && !a.openedAt) {
       out.push(['approve', p.name], ['reject', p.name]);
     }
-    if (p.status === 'Soaking') {
+    if (soaking(p, Date.now())) {
       out.push(['promote', p.name]);
     }
   }
@@ -115,4 +120,9 @@ export function offers(doc: Doc): [string, string?][] {
 
 export function short(rev?: string): string {
   return (rev || '').slice(0, 12);
+}
+
+// soaking: the phase's soak has not ended at now.
+export function soaking(p: Phase, now: number): boolean {
+  return p.status === 'Soaking' && !!p.soakUntil && Date.parse(p.soakUntil) > now;
 }

@@ -1,6 +1,6 @@
 // usePoll fetches the rollout's status now and every interval while mounted.
 import React from './react';
-import {AppRef, Fetched, fetchStatus} from './api';
+import {AppRef, ChildState, Fetched, fetchChildren, fetchStatus} from './api';
 
 export interface Polled {
   data?: Fetched;
@@ -43,4 +43,23 @@ export function useNow(): number {
     return () => clearInterval(t);
   }, []);
   return now;
+}
+
+// useChildren lists the rollout's children's sync and health now and every intervalMs
+// (empty until the first answer, or when the user may not list them).
+export function useChildren(rollout: string, intervalMs: number): Map<string, ChildState> {
+  const [m, setM] = React.useState<Map<string, ChildState>>(new Map());
+  const [tick, setTick] = React.useState(0);
+  React.useEffect(() => {
+    const ctl = new AbortController();
+    if (rollout) {
+      fetchChildren(rollout, ctl.signal).then(setM, () => undefined);
+    }
+    const t = setTimeout(() => setTick(n => n + 1), intervalMs);
+    return () => {
+      ctl.abort();
+      clearTimeout(t);
+    };
+  }, [rollout, tick, intervalMs]);
+  return m;
 }

@@ -2,8 +2,8 @@
 import React from './react';
 import {AppRef, Doc, Verb, act} from './api';
 import {ChildHealth, Grid} from './grid';
-import {RED, command, current, dur, offers, waiting, short} from './model';
-import {useNow, usePoll} from './poll';
+import {RED, command, current, dur, offers, waiting, short, when} from './model';
+import {useChildren, useNow, usePoll} from './poll';
 import {colors, statusColor} from './style';
 
 interface Resource {
@@ -17,14 +17,17 @@ export interface ViewApp extends AppRef {
   status?: {resources?: Resource[]};
 }
 
-// healthOf reads the children's sync and health from the parent's resource list.
-function healthOf(app: ViewApp): Map<string, ChildHealth> {
+// healthOf is the children's sync and health: from argocd-server's list of the rollout's
+// children, else from the parent's resource list (which has no health for Applications
+// unless the installation configured a health check for them).
+function healthOf(app: ViewApp, listed: Map<string, ChildHealth>): Map<string, ChildHealth> {
   const m = new Map<string, ChildHealth>();
   for (const r of app.status?.resources || []) {
     if (r.kind === 'Application' && r.name) {
       m.set(r.name, {sync: r.status, health: r.health?.status});
     }
   }
+  listed.forEach((v, k) => m.set(k, {sync: v.sync || m.get(k)?.sync, health: v.health || m.get(k)?.health}));
   return m;
 }
 
@@ -46,8 +49,8 @@ function Header(props: {doc: Doc; now: number}) {
       </div>
       {w && <div data-testid='cmp-phase-view-waiting' style={{color: red ? colors.red : colors.text}}>{w}</div>}
       <div style={{color: colors.muted, fontSize: 12}}>
-        generation {d.generation} · revision {short(d.revision)} {d.revision && d.commits?.[d.revision] ? `(commit ${short(d.commits[d.revision])})` : ''} · deployed {short(d.deployed)}
-        {d.startedAt ? ` · started ${d.startedAt}` : ''} {d.failureBudget ? ` · failures ${d.failureBudget.failures}/${d.failureBudget.maxFailures}` : ''}
+        generation {d.generation} · revision {short(d.revision)} {d.revision && d.commits?.[d.revision] ? `(commit ${short(d.commits[d.revision])})` : ''} {d.deployed ? ` · deployed ${short(d.deployed)}` : ''}
+        {d.startedAt ? ` · started ${when(d.startedAt)}` : ''} {d.failureBudget ? ` · failures ${d.failureBudget.failures}/${d.failureBudget.maxFailures}` : ''}
       </div>
       {(d.rejected || []).map((r, i) => <div key={i} style={{color: colors.red, fontSize: 12}}>refused edit: {r}</div>)}
     </div>
@@ -155,7 +158,7 @@ function Approvals(props: {doc: Doc}) {
               <td style={td}>{p.name}</td>
               <td style={td}>{x.by}</td>
               <td style={{...td, color: what === 'counted' ? colors.green : what === 'rejected' ? colors.red : colors.muted}}>{what}</td>
-              <td style={td}>{x.at}</td>
+              <td style={td}>{when(x.at)}</td>
               <td style={td}>{x.note || [x.groups?.length ? `groups ${x.groups.join(',')}` : '', x.reason ? `"${x.reason}"` : ''].filter(Boolean).join('; ')}</td>
             </tr>
           ))}
@@ -176,7 +179,7 @@ function History(props: {doc: Doc}) {
       <div style={section}>History (latest {shown.length} of {h.length})</div>
       {shown.map((e, i) => (
         <div key={i} data-testid='cmp-phase-history-line' style={{fontFamily: 'monospace', fontSize: 12}}>
-          {e.at} <b>{e.event}</b> {e.message}
+          {when(e.at)} <b>{e.event}</b> {e.message}
         </div>
       ))}
     </div>
@@ -185,6 +188,7 @@ function History(props: {doc: Doc}) {
 
 export function RolloutView(props: {application: ViewApp}) {
   const {data, error, refresh} = usePoll(props.application, 3000);
+  const children = useChildren(data?.doc.rollout || '', 10000);
   const now = useNow();
   if (error && !data) {
     return <div data-testid='cmp-phase-view' data-error='true' style={{padding: 16, color: colors.muted}}>cmp-phase: {error}</div>;
@@ -197,7 +201,7 @@ export function RolloutView(props: {application: ViewApp}) {
       <Header doc={data.doc} now={now} />
       <Actions app={props.application} doc={data.doc} actions={data.actions} namespace={data.namespace} done={refresh} />
       <div style={section}>Phases × children</div>
-      <Grid doc={data.doc} health={healthOf(props.application)} />
+      <Grid doc={data.doc} health={healthOf(props.application, children)} />
       <Hooks doc={data.doc} now={now} />
       <Approvals doc={data.doc} />
       <History doc={data.doc} />

@@ -55,3 +55,47 @@ w.cmpPhaseShell.render = (app: any) => {
     ),
   );
 };
+
+// synthetic renders the extension over a made-up rollout of n children (the last phase
+// holds all but 50), answering the extension's own requests in the page: a measure of the
+// view at fleet size, not of the agent. It resolves with the milliseconds until the grid
+// was in the page and how many child rows the page holds.
+w.cmpPhaseShell.synthetic = (n: number): Promise<{ms: number; rows: number; phaseRows: number}> => {
+  const names = (phase: string, k: number) => Array.from({length: k}, (_, i) => `synthetic-${phase}-${String(i).padStart(4, '0')}`);
+  const sizes: [string, number][] = [['dev', 10], ['staging', 40], ['prod', n - 50]];
+  const at = new Date().toISOString();
+  const doc = {
+    rollout: 'synthetic', generation: 42, deployed: 'a'.repeat(16), revision: 'b'.repeat(16), status: 'Progressing', phase: 'prod',
+    phases: sizes.map(([name, k], i) => ({
+      name, status: i < 2 ? 'Succeeded' : 'Admitting', members: k, admitted: k,
+      clusters: names(name, k).map((c, j) => ({name: c, status: i < 2 || j % 3 ? 'Done' : 'Waiting', reason: j % 3 ? '' : 'not synced yet', admittedAt: at})),
+    })),
+    children: sizes.flatMap(([name, k]) => names(name, k).map(c => ({name: c, revision: 'b'.repeat(16), commit: 'c'.repeat(40)}))),
+  };
+  const items = doc.children.map(c => ({metadata: {name: c.name}, status: {sync: {status: 'Synced'}, health: {status: 'Healthy'}}}));
+  const realFetch = window.fetch.bind(window);
+  window.fetch = (input: any, init?: any) => {
+    const url = String(input);
+    if (url.startsWith('/extensions/cmp-phase/api/v1/status')) {
+      return Promise.resolve(new Response(JSON.stringify(doc), {headers: {'Content-Type': 'application/json', 'Cmp-Phase-Actions': 'off', 'Cmp-Phase-Namespace': 'argocd'}}));
+    }
+    if (url.startsWith('/api/v1/applications?')) {
+      return Promise.resolve(new Response(JSON.stringify({items}), {headers: {'Content-Type': 'application/json'}}));
+    }
+    return realFetch(input, init);
+  };
+  const app = {metadata: {name: 'synthetic', namespace: 'argocd', annotations: {'cmp-phase.io/rollout': 'synthetic'}}, spec: {project: 'default'}, status: {}};
+  const t0 = performance.now();
+  w.cmpPhaseShell.render(app);
+  return new Promise(resolve => {
+    const check = () => {
+      const win = document.querySelector(`[data-testid=cmp-phase-window][data-rows="${n - 50}"]`);
+      if (!win) {
+        requestAnimationFrame(check);
+        return;
+      }
+      resolve({ms: performance.now() - t0, rows: document.querySelectorAll('[data-testid=cmp-phase-row]').length, phaseRows: win.querySelectorAll('[data-testid=cmp-phase-row]').length});
+    };
+    check();
+  });
+};
