@@ -191,12 +191,12 @@ func (b *browser) atFleetSize(n int) {
 	b.shot("ui-view-1000.png", `[data-testid=cmp-phase-view]`)
 }
 
-// buildUI builds the extension and the test shell from the project's own files (npm ci from
-// the lock file) and returns ui/dist.
+// buildUI type-checks and builds the extension and the test shell from the project's own
+// files (npm ci from the lock file) and returns ui/dist.
 func buildUI(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(framework.RepoRoot(), "ui")
-	for _, args := range [][]string{{"ci", "--no-audit", "--no-fund"}, {"run", "build"}} {
+	for _, args := range [][]string{{"ci", "--no-audit", "--no-fund"}, {"run", "typecheck"}, {"run", "build"}} {
 		cmd := exec.Command("npm", args...)
 		cmd.Dir = dir
 		if out, err := cmd.CombinedOutput(); err != nil {
