@@ -22,12 +22,15 @@ func TestExtensionFlags(t *testing.T) {
 	if _, err := parse([]string{"--extension-addr", ":9403"}, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "--extension-secret-file") {
 		t.Fatalf("an endpoint without a secret: %v", err)
 	}
+	if _, err := parse([]string{"--extension-trust-groups"}, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "--extension-actions") {
+		t.Fatalf("trusting groups without actions: %v", err)
+	}
 	path := filepath.Join(t.TempDir(), "secret")
 	if err := os.WriteFile(path, []byte("0123456789abcdef0123\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	o, err = parse([]string{"--extension-addr", "127.0.0.1:0", "--extension-secret-file", path, "--extension-actions"}, &bytes.Buffer{})
-	if err != nil || !o.ext.actions {
+	o, err = parse([]string{"--extension-addr", "127.0.0.1:0", "--extension-secret-file", path, "--extension-actions", "--extension-trust-groups"}, &bytes.Buffer{})
+	if err != nil || !o.ext.actions || !o.ext.trustGroups {
 		t.Fatalf("%v %+v", err, o.ext)
 	}
 	stop, err := o.ext.serve("argocd", fake.NewClientset(), argofake.NewSimpleClientset(), slog.New(slog.DiscardHandler))

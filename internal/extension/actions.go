@@ -74,7 +74,10 @@ func (h *handler) action(w http.ResponseWriter, r *http.Request) {
 		h.failed(w, "open the rollout", f.rollout, err)
 		return
 	}
-	ro.Approver = &steer.Identity{User: user, Groups: groups(r.Header.Get(HeaderGroups))}
+	ro.Approver = &steer.Identity{User: user}
+	if h.o.TrustGroups {
+		ro.Approver.Groups = groups(r.Header.Get(HeaderGroups))
+	}
 	err = v.run(r.Context(), ro, req)
 	if refused := (*steer.Refused)(nil); errors.As(err, &refused) {
 		refuse(w, http.StatusConflict, refused.Error())

@@ -49,6 +49,12 @@ type Options struct {
 	SecretHeader string // default DefaultSecretHeader
 	// Actions switches on the write endpoints; off, none of them answers.
 	Actions bool
+	// TrustGroups records the Argocd-User-Groups header with an approval or rejection.
+	// argocd-server sets it only for users whose token has groups and passes on one the
+	// browser sent otherwise, so it is trustworthy only where every user who may invoke the
+	// extension has groups (SSO with a groups claim); off, answers carry no groups and count
+	// only for gates that ask none.
+	TrustGroups bool
 	// MaxInFlight bounds the requests served at once; more get 503.
 	MaxInFlight int
 	// RequestTimeout bounds each request's API calls.

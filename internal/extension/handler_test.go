@@ -103,6 +103,12 @@ type stack struct {
 
 func newStack(t *testing.T, actions bool, objs ...runtime.Object) stack {
 	t.Helper()
+	return newStackWith(t, Options{Actions: actions, TrustGroups: true}, objs...)
+}
+
+// newStackWith is a handler with o (its Namespace, Secret and clients filled in).
+func newStackWith(t *testing.T, o Options, objs ...runtime.Object) stack {
+	t.Helper()
 	kube := fake.NewClientset(renderedPlan(t), stateCM(t))
 	for _, o := range objs {
 		if err := kube.Tracker().Add(o); err != nil {
@@ -112,7 +118,8 @@ func newStack(t *testing.T, actions bool, objs ...runtime.Object) stack {
 	argo := argofake.NewSimpleClientset(parentApp(parent, "default", "guestbook"), parentApp("not-a-parent", "default", ""),
 		// claims guestbook, but no plan of guestbook names it
 		parentApp("impostor", "default", "guestbook"))
-	h, err := New(Options{Log: slog.New(slog.NewTextHandler(t.Output(), nil)), Namespace: ns, Secret: []byte(secret), Actions: actions, ConfigMaps: kube.CoreV1(), Applications: argo.ArgoprojV1alpha1()})
+	o.Log, o.Namespace, o.Secret, o.ConfigMaps, o.Applications = slog.New(slog.NewTextHandler(t.Output(), nil)), ns, []byte(secret), kube.CoreV1(), argo.ArgoprojV1alpha1()
+	h, err := New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,5 +329,18 @@ func TestReadSecret(t *testing.T) {
 	}
 	if _, err := ReadSecret(filepath.Join(dir, "none")); err == nil {
 		t.Fatal("a missing file")
+	}
+}
+
+// TestGroupsAreRecordedOnlyWhenTrusted: without TrustGroups an approval carries the user
+// only (argocd-server passes a browser's own groups header for users without groups).
+func TestGroupsAreRecordedOnlyWhenTrusted(t *testing.T) {
+	s := newStackWith(t, Options{Actions: true})
+	if w := call(s.h, "POST", "/api/v1/actions/approve", `{"phase":"staging","reason":"ok"}`, nil); w.Code != http.StatusOK {
+		t.Fatalf("%d %s", w.Code, w.Body)
+	}
+	cm, _ := s.kube.CoreV1().ConfigMaps(ns).Get(context.Background(), contract.StateConfigMap("guestbook"), metav1.GetOptions{})
+	if _, ok := cm.Data[contract.ApproverGroupsKey]; ok || cm.Data[contract.ApproverKey] != "alice" {
+		t.Fatalf("groups recorded without trust: %v", cm.Data)
 	}
 }
