@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +22,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -68,18 +70,19 @@ func TestUIExtension(t *testing.T) {
 	}
 	secret, secretFile := extensionSecret(t)
 	rwAddr, roAddr := freeAddr(t), freeAddr(t)
-	// Two agents of the rollout: the leader serves the endpoint with actions on; the other
-	// stands by on the same Lease and serves it read-only.
-	defer r.agent("agent-ui-ext", nil, "--extension-addr", rwAddr, "--extension-secret-file", secretFile, "--extension-actions").Stop(5 * time.Second)
+	// Two agents of the rollout on one Lease (whichever leads drives it): every agent serves
+	// the endpoint, this one with actions on and groups trusted, that one read-only.
+	defer r.agent("agent-ui-ext", nil, "--extension-addr", rwAddr, "--extension-secret-file", secretFile, "--extension-actions", "--extension-trust-groups").Stop(5 * time.Second)
 	defer r.agent("agent-ui-ext-ro", nil, "--extension-addr", roAddr, "--extension-secret-file", secretFile).Stop(5 * time.Second)
 	idp, err := env.StartOIDC()
 	if err != nil {
 		t.Fatal(err)
 	}
+	startEcho(t)
 	configureArgoCD(ctx, t, idp, secret, roAddr)
 	tokens := map[string]string{}
-	for user, group := range map[string]string{"alice": "sre", "carol": "dev", "dave": "outsiders"} {
-		if tokens[user], err = idp.Token(user, group); err != nil {
+	for user, groups := range map[string][]string{"alice": {"sre"}, "carol": {"dev"}, "dave": {"outsiders"}, "erin": nil} {
+		if tokens[user], err = idp.Token(user, groups...); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -88,6 +91,12 @@ func TestUIExtension(t *testing.T) {
 	rev := r.commit("v1", map[string]string{"v1": framework.Workload(r.name, "v1")})
 	newParent(ctx, t, r.name, r.name+"/app", 0)
 	r.waitState("the first rollout starts", func(st *state.State) bool { return st.Rollout != nil })
+	// Why --extension-trust-groups is off by default: argocd-server replaces the groups
+	// header of a user with groups, but passes on the browser's own for a user without.
+	if got := forwardedGroups(t, tokens["alice"], "admins"); got != "sre" {
+		t.Fatalf("argocd-server forwarded groups %q for alice (sre) claiming admins", got)
+	}
+	t.Logf("argocd-server forwards Argocd-User-Groups %q for erin (no groups) claiming sre", forwardedGroups(t, tokens["erin"], "sre"))
 
 	b := newBrowser(t, chromium, artifacts)
 	b.login(tokens["alice"])
@@ -103,7 +112,6 @@ func TestUIExtension(t *testing.T) {
 	t.Logf("at the gate the panel says %q", at.Waiting)
 	b.shot("ui-panel-item.png", `[data-shell-panel]`)
 	b.shot("ui-panel.png", `#root`) // the panel item and the view: the docs' image
-
 
 	// Actions off: the view shows the command; no write endpoint answers through argocd-server.
 	cmd := b.text(`[data-testid=cmp-phase-command][data-verb=approve]`)
@@ -303,8 +311,10 @@ func freeAddr(t *testing.T) string {
 	return "127.0.0.1:" + strconv.Itoa(p)
 }
 
-// extensionConfig is argocd-cm's extension.config naming the agent's endpoint at addr, the
-// shared secret by its argocd-secret key.
+// extensionConfig is argocd-cm's extension.config naming the agent's endpoint at addr (the
+// shared secret by its reference to the labelled Secret cmp-phase-extension, as
+// manifests/extension has it) and, as cmp-phase-echo, the test's echo of what argocd-server
+// forwards.
 func extensionConfig(addr string) string {
 	return fmt.Sprintf(`extensions:
 - name: cmp-phase
@@ -313,17 +323,58 @@ func extensionConfig(addr string) string {
     - url: http://%s
       headers:
       - name: %s
-        value: '$extension.cmp-phase.secret'
-`, addr, extension.DefaultSecretHeader)
+        value: '$cmp-phase-extension:secret'
+- name: cmp-phase-echo
+  backend:
+    services:
+    - url: %s
+`, addr, extension.DefaultSecretHeader, echoURL)
 }
 
-// configureArgoCD sets the shared secret in argocd-secret, SSO with the test issuer and the
+// echoURL is the test's echo server: it answers the identity headers argocd-server forwarded.
+var echoURL string
+
+func startEcho(t *testing.T) {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = json.NewEncoder(w).Encode(map[string]string{"user": r.Header.Get(extension.HeaderUsername), "groups": r.Header.Get(extension.HeaderGroups)})
+	}))
+	t.Cleanup(srv.Close)
+	echoURL = srv.URL
+}
+
+// forwardedGroups is the Argocd-User-Groups argocd-server forwards for token's user when the
+// browser sends claimed.
+func forwardedGroups(t *testing.T, token, claimed string) string {
+	t.Helper()
+	req, err := http.NewRequest("GET", "http://"+env.ArgoServer+"/extensions/cmp-phase-echo/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.AddCookie(&http.Cookie{Name: "argocd.token", Value: token})
+	req.Header.Set("Argocd-Application-Name", framework.ArgoNamespace+":ui-ext")
+	req.Header.Set("Argocd-Project-Name", "default")
+	req.Header.Set(extension.HeaderGroups, claimed)
+	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var got map[string]string
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("the echo extension: %d %v", resp.StatusCode, err)
+	}
+	return got["groups"]
+}
+
+// configureArgoCD puts the shared secret in the labelled Secret cmp-phase-extension, SSO with the test issuer and the
 // extension in argocd-cm, and RBAC: groups sre and dev may read applications and invoke the
-// extension; group outsiders may only invoke it.
+// extension, and so may erin, a user without groups; group outsiders may only invoke it.
 func configureArgoCD(ctx context.Context, t *testing.T, idp *framework.OIDC, secret, addr string) {
 	t.Helper()
-	patch, _ := json.Marshal(map[string]any{"stringData": map[string]string{"extension.cmp-phase.secret": secret}})
-	if _, err := env.Kube.CoreV1().Secrets(framework.ArgoNamespace).Patch(ctx, "argocd-secret", types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "cmp-phase-extension", Namespace: framework.ArgoNamespace,
+		Labels: map[string]string{"app.kubernetes.io/part-of": "argocd"}}, StringData: map[string]string{"secret": secret}}
+	if _, err := env.Kube.CoreV1().Secrets(framework.ArgoNamespace).Create(ctx, s, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	rbac, err := env.Kube.CoreV1().ConfigMaps(framework.ArgoNamespace).Get(ctx, "argocd-rbac-cm", metav1.GetOptions{})
@@ -332,12 +383,14 @@ func configureArgoCD(ctx context.Context, t *testing.T, idp *framework.OIDC, sec
 	}
 	policy := rbac.Data["policy.csv"] + `p, role:rollout-steer, applications, get, default/*, allow
 p, role:rollout-steer, extensions, invoke, cmp-phase, allow
+p, role:rollout-steer, extensions, invoke, cmp-phase-echo, allow
 p, role:extension-only, extensions, invoke, cmp-phase, allow
 g, sre, role:rollout-steer
 g, dev, role:rollout-steer
+g, erin, role:rollout-steer
 g, outsiders, role:extension-only
 `
-	patch, _ = json.Marshal(map[string]any{"data": map[string]string{"policy.csv": policy}})
+	patch, _ := json.Marshal(map[string]any{"data": map[string]string{"policy.csv": policy}})
 	if _, err := env.Kube.CoreV1().ConfigMaps(framework.ArgoNamespace).Patch(ctx, "argocd-rbac-cm", types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -119,7 +119,13 @@ export interface AppRef {
   spec: {project?: string};
 }
 
-const base = '/extensions/cmp-phase/api/v1';
+// root is Argo CD's base path (its <base href>, e.g. /argo-cd/ with --rootpath), "" at /.
+function root(): string {
+  const href = document.querySelector('base')?.getAttribute('href') || '/';
+  return href.replace(/\/+$/, '');
+}
+
+const base = () => `${root()}/extensions/cmp-phase/api/v1`;
 
 function headers(app: AppRef): Record<string, string> {
   return {
@@ -148,7 +154,7 @@ async function failure(res: Response): Promise<HTTPError> {
 }
 
 export async function fetchStatus(app: AppRef, signal?: AbortSignal): Promise<Fetched> {
-  const res = await fetch(`${base}/status`, {headers: headers(app), credentials: 'same-origin', signal});
+  const res = await fetch(`${base()}/status`, {headers: headers(app), credentials: 'same-origin', signal});
   if (!res.ok) {
     throw await failure(res);
   }
@@ -162,7 +168,7 @@ export async function fetchStatus(app: AppRef, signal?: AbortSignal): Promise<Fe
 export type Verb = 'approve' | 'reject' | 'promote' | 'pause' | 'resume';
 
 export async function act(app: AppRef, verb: Verb, body: {phase?: string; reason: string}): Promise<void> {
-  const res = await fetch(`${base}/actions/${verb}`, {
+  const res = await fetch(`${base()}/actions/${verb}`, {
     method: 'POST',
     headers: {...headers(app), 'Content-Type': 'application/json'},
     credentials: 'same-origin',
@@ -183,7 +189,7 @@ export interface ChildState {
 // user's own session: they see the children they may get), by the rollout label.
 export async function fetchChildren(rollout: string, signal?: AbortSignal): Promise<Map<string, ChildState>> {
   const sel = encodeURIComponent(`cmp-phase.io/rollout=${rollout}`);
-  const res = await fetch(`/api/v1/applications?selector=${sel}`, {credentials: 'same-origin', signal});
+  const res = await fetch(`${root()}/api/v1/applications?selector=${sel}`, {credentials: 'same-origin', signal});
   if (!res.ok) {
     throw await failure(res);
   }
