@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -66,14 +67,15 @@ func TestUIExtension(t *testing.T) {
 		if strings.Count(s, "        waitDuration: 10s\n") != 1 {
 			t.Fatal("the phased spec no longer soaks staging for 10s")
 		}
-		return strings.Replace(s, "        waitDuration: 10s\n", "        waitDuration: 10s\n        approval: {required: 1, groups: [sre], afterChecks: true}\n", 1)
+		return strings.Replace(s, "        waitDuration: 10s\n", "        waitDuration: 10s\n        approval: {required: 1, groups: [sre], afterChecks: true}\n"+
+			"        checks:\n        - name: smoke\n          type: http\n          http: {url: '"+echoURL+"/check', method: GET}\n", 1)
 	}
 	secret, secretFile := extensionSecret(t)
 	rwAddr, roAddr := freeAddr(t), freeAddr(t)
 	// Two agents of the rollout on one Lease (whichever leads drives it): every agent serves
 	// the endpoint, this one with actions on and groups trusted, that one read-only.
-	defer r.agent("agent-ui-ext", nil, "--extension-addr", rwAddr, "--extension-secret-file", secretFile, "--extension-actions", "--extension-trust-groups").Stop(5 * time.Second)
-	defer r.agent("agent-ui-ext-ro", nil, "--extension-addr", roAddr, "--extension-secret-file", secretFile).Stop(5 * time.Second)
+	defer r.agent("agent-ui-ext", nil, "--extension-addr", rwAddr, "--extension-secret-file", secretFile, "--extension-actions", "--extension-trust-groups", "--hook-allow-private").Stop(5 * time.Second)
+	defer r.agent("agent-ui-ext-ro", nil, "--extension-addr", roAddr, "--extension-secret-file", secretFile, "--hook-allow-private").Stop(5 * time.Second)
 	idp, err := env.StartOIDC()
 	if err != nil {
 		t.Fatal(err)
@@ -546,7 +548,10 @@ type shown struct {
 	Status, Phase, Admitted    string
 	Waiting                    string
 	Phases                     []shownPhase
+	Hooks                      []shownHook
 }
+
+type shownHook struct{ Key, Status string }
 
 type shownPhase struct {
 	Name, Status      string
@@ -570,6 +575,7 @@ const readPage = `(() => {
       Name: g.dataset.phase, Status: g.dataset.status, Admitted: +g.dataset.admitted, Members: +g.dataset.members,
       Clusters: [...g.querySelectorAll('[data-testid=cmp-phase-row]')].map(r => ({Name: r.dataset.cluster, Status: r.dataset.status})),
     })),
+    Hooks: [...document.querySelectorAll('[data-testid=cmp-phase-hook]')].map(h => ({Key: h.dataset.key, Status: h.dataset.status})),
   });
 })()`
 
@@ -585,7 +591,8 @@ func (b *browser) read() shown {
 
 // agreesWithCLI waits until the page, as want accepts it, shows the generation `cmp-phase
 // status -o json` prints, and then shows what it prints: status, phase, admitted n/m, and
-// every phase with its admitted children and their status.
+// every phase with its admitted children and their status, and every hook and check with
+// its ledger status.
 func (b *browser) agreesWithCLI(r *phased, want func(shown) bool) shown {
 	b.t.Helper()
 	var s shown
@@ -627,6 +634,15 @@ func sameAsDoc(s shown, d status.Doc) string {
 		if p.Name == d.Phase && p.Track == "" && s.Admitted != fmt.Sprintf("%d/%d admitted", p.Admitted, p.Members) {
 			return fmt.Sprintf("the panel says %q, the document %d/%d", s.Admitted, p.Admitted, p.Members)
 		}
+	}
+	var hooks []shownHook
+	for _, p := range d.Phases {
+		for _, h := range p.Hooks {
+			hooks = append(hooks, shownHook{Key: h.Key, Status: h.Status})
+		}
+	}
+	if !slices.Equal(s.Hooks, hooks) {
+		return fmt.Sprintf("hooks and checks %+v, the document %+v", s.Hooks, hooks)
 	}
 	return ""
 }
