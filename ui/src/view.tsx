@@ -125,7 +125,7 @@ function Hooks(props: {doc: Doc; now: number}) {
               <td style={td}>{p.name}</td>
               <td style={td}>{h.key}</td>
               <td style={{...td, color: statusColor(h.status)}}>{h.status}</td>
-              <td style={td}>{h.duration || (h.status === 'Running' && h.startedAt ? `for ${dur(props.now - Date.parse(h.startedAt))}` : '')}</td>
+              <td style={td}>{h.duration ? h.duration.replace(/(\d+\.\d)\d+/, '$1') : h.status === 'Running' && h.startedAt ? `for ${dur(props.now - Date.parse(h.startedAt))}` : ''}</td>
               <td style={td}>{h.attempts ? `${h.attempts} attempt(s)` : ''}</td>
               <td style={td}>{h.message}</td>
             </tr>
