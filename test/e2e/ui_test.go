@@ -54,6 +54,32 @@ import (
 // rollout completes. Screenshots go to the artifacts directory it logs.
 func TestUIExtension(t *testing.T) {
 	t.Parallel()
+	u := startUI(t)
+	u.groupsHeader()
+	u.followsTheRollout()
+	u.readOnly()
+	u.approvals()
+	u.b.atFleetSize(1000)
+}
+
+// uiRun is the browser test's rollout, its agents' endpoints, its users' tokens and the
+// browser.
+type uiRun struct {
+	t              *testing.T
+	ctx            context.Context
+	r              *phased
+	b              *browser
+	rev            string
+	rwAddr, roAddr string
+	tokens         map[string]string
+}
+
+// startUI builds and installs the extension, starts the rollout's two agents (on one Lease,
+// whichever leads drives it; each serves the endpoint: one with actions on and groups
+// trusted, one read-only), turns on SSO with the test issuer, the extension (read-only
+// first) and RBAC in argocd-server, commits v1 with a gated staging, and opens a browser.
+func startUI(t *testing.T) *uiRun {
+	t.Helper()
 	ctx := context.Background()
 	chromium, err := framework.Chromium()
 	if err != nil {
@@ -62,8 +88,9 @@ func TestUIExtension(t *testing.T) {
 	dist := buildUI(t)
 	artifacts := uiArtifacts(t)
 	installUI(t, dist)
-	r := newPhased(t, "ui-ext", "stop")
-	r.edit = func(s string) string {
+	startEcho(t)
+	u := &uiRun{t: t, ctx: ctx, r: newPhased(t, "ui-ext", "stop"), rwAddr: freeAddr(t), roAddr: freeAddr(t), tokens: map[string]string{}}
+	u.r.edit = func(s string) string {
 		if strings.Count(s, "        waitDuration: 10s\n") != 1 {
 			t.Fatal("the phased spec no longer soaks staging for 10s")
 		}
@@ -71,105 +98,126 @@ func TestUIExtension(t *testing.T) {
 			"        checks:\n        - name: smoke\n          type: http\n          http: {url: '"+echoURL+"/check', method: GET}\n", 1)
 	}
 	secret, secretFile := extensionSecret(t)
-	rwAddr, roAddr := freeAddr(t), freeAddr(t)
-	// Two agents of the rollout on one Lease (whichever leads drives it): every agent serves
-	// the endpoint, this one with actions on and groups trusted, that one read-only.
-	defer r.agent("agent-ui-ext", nil, "--extension-addr", rwAddr, "--extension-secret-file", secretFile, "--extension-actions", "--extension-trust-groups", "--hook-allow-private").Stop(5 * time.Second)
-	defer r.agent("agent-ui-ext-ro", nil, "--extension-addr", roAddr, "--extension-secret-file", secretFile, "--hook-allow-private").Stop(5 * time.Second)
+	for _, a := range [][]string{
+		{"agent-ui-ext", "--extension-addr", u.rwAddr, "--extension-actions", "--extension-trust-groups"},
+		{"agent-ui-ext-ro", "--extension-addr", u.roAddr},
+	} {
+		p := u.r.agent(a[0], nil, append(a[1:], "--extension-secret-file", secretFile, "--hook-allow-private")...)
+		t.Cleanup(func() { p.Stop(5 * time.Second) })
+	}
 	idp, err := env.StartOIDC()
 	if err != nil {
 		t.Fatal(err)
 	}
-	startEcho(t)
-	configureArgoCD(ctx, t, idp, secret, roAddr)
-	tokens := map[string]string{}
+	configureArgoCD(ctx, t, idp, secret, u.roAddr)
 	for user, groups := range map[string][]string{"alice": {"sre"}, "carol": {"dev"}, "dave": {"outsiders"}, "erin": nil} {
-		if tokens[user], err = idp.Token(user, groups...); err != nil {
+		if u.tokens[user], err = idp.Token(user, groups...); err != nil {
 			t.Fatal(err)
 		}
 	}
-	waitLoggedIn(t, tokens["alice"])
+	waitLoggedIn(t, u.tokens["alice"])
+	u.rev = u.r.commit("v1", map[string]string{"v1": framework.Workload(u.r.name, "v1")})
+	newParent(ctx, t, u.r.name, u.r.name+"/app", 0)
+	u.r.waitState("the first rollout starts", func(st *state.State) bool { return st.Rollout != nil })
+	u.b = newBrowser(t, chromium, artifacts)
+	return u
+}
 
-	rev := r.commit("v1", map[string]string{"v1": framework.Workload(r.name, "v1")})
-	newParent(ctx, t, r.name, r.name+"/app", 0)
-	r.waitState("the first rollout starts", func(st *state.State) bool { return st.Rollout != nil })
-	// Why --extension-trust-groups is off by default: argocd-server replaces the groups
-	// header of a user with groups, but passes on the browser's own for a user without.
-	if got := forwardedGroups(t, tokens["alice"], "admins"); got != "sre" {
-		t.Fatalf("argocd-server forwarded groups %q for alice (sre) claiming admins", got)
+// groupsHeader shows why --extension-trust-groups is off by default: argocd-server
+// replaces the groups header of a user with groups, but passes on the browser's own for a
+// user without.
+func (u *uiRun) groupsHeader() {
+	u.t.Helper()
+	if got := forwardedGroups(u.t, u.tokens["alice"], "admins"); got != "sre" {
+		u.t.Fatalf("argocd-server forwarded groups %q for alice (sre) claiming admins", got)
 	}
-	t.Logf("argocd-server forwards Argocd-User-Groups %q for erin (no groups) claiming sre", forwardedGroups(t, tokens["erin"], "sre"))
+	u.t.Logf("argocd-server forwards Argocd-User-Groups %q for erin (no groups) claiming sre", forwardedGroups(u.t, u.tokens["erin"], "sre"))
+}
 
-	b := newBrowser(t, chromium, artifacts)
-	b.login(tokens["alice"])
+func (u *uiRun) gate(st *state.State) *state.ApprovalGate { return st.Rollout.Phases[1].Approval }
+
+// followsTheRollout: the page agrees with the CLI, also after the next admission and at the
+// approval gate (where it takes the screenshots).
+func (u *uiRun) followsTheRollout() {
+	u.t.Helper()
+	b, r := u.b, u.r
+	b.login(u.tokens["alice"])
 	b.open(r.name)
 	first := b.agreesWithCLI(r, func(s shown) bool { return s.Phase != "" })
-	t.Logf("the page shows %s at %s (generation %d), as cmp-phase status -o json", first.Status, first.Phase, first.Generation)
+	u.t.Logf("the page shows %s at %s (generation %d), as cmp-phase status -o json", first.Status, first.Phase, first.Generation)
 	later := b.agreesWithCLI(r, func(s shown) bool { return s.Phase != first.Phase })
-	t.Logf("after the agent admitted the next phase the page shows %s at %s (generation %d)", later.Status, later.Phase, later.Generation)
-
-	gate := func(st *state.State) *state.ApprovalGate { return st.Rollout.Phases[1].Approval }
-	r.waitState("staging asks for approval after its soak", func(st *state.State) bool { return gate(st) != nil && gate(st).AskedAt != nil })
+	u.t.Logf("after the agent admitted the next phase the page shows %s at %s (generation %d)", later.Status, later.Phase, later.Generation)
+	r.waitState("staging asks for approval after its soak", func(st *state.State) bool { return u.gate(st) != nil && u.gate(st).AskedAt != nil })
 	at := b.agreesWithCLI(r, func(s shown) bool { return strings.Contains(s.Waiting, "waiting for approvals 0 of 1 from sre") })
-	t.Logf("at the gate the panel says %q", at.Waiting)
+	u.t.Logf("at the gate the panel says %q", at.Waiting)
 	b.shot("ui-panel-item.png", `[data-shell-panel]`)
 	b.shot("ui-panel.png", `#root`) // the panel item and the view: the docs' image
+}
 
-	// Actions off: the view shows the command; no write endpoint answers through argocd-server.
-	cmd := b.text(`[data-testid=cmp-phase-command][data-verb=approve]`)
+// readOnly: with actions off the view shows the command and no write endpoint answers
+// through argocd-server; a user without applications, get is refused by argocd-server;
+// the agent's endpoint refuses what does not come through argocd-server.
+func (u *uiRun) readOnly() {
+	u.t.Helper()
+	t := u.t
+	cmd := u.b.text(`[data-testid=cmp-phase-command][data-verb=approve]`)
 	if want := "cmp-phase approve ui-ext staging --reason"; !strings.HasPrefix(cmd, want) {
 		t.Fatalf("with actions off the view shows %q, want %q…", cmd, want)
 	}
-	if b.count(`[data-testid=cmp-phase-action-approve]`) != 0 {
+	if u.b.count(`[data-testid=cmp-phase-action-approve]`) != 0 {
 		t.Fatal("with actions off the view shows an approve button")
 	}
 	for _, verb := range []string{"approve", "reject", "pause", "resume", "promote"} {
-		code, body := viaArgoCD(t, "POST", "/extensions/cmp-phase/api/v1/actions/"+verb, tokens["alice"], `{"phase":"staging","reason":"x"}`)
+		code, body := viaArgoCD(t, "POST", "/extensions/cmp-phase/api/v1/actions/"+verb, u.tokens["alice"], `{"phase":"staging","reason":"x"}`)
 		if code != http.StatusNotFound && code != http.StatusMethodNotAllowed {
 			t.Fatalf("with actions off, %s answered %d: %s", verb, code, body)
 		}
 	}
-	// A user without applications, get on the parent: argocd-server refuses before the agent.
-	code, body := viaArgoCD(t, "GET", "/extensions/cmp-phase/api/v1/status", tokens["dave"], "")
+	code, body := viaArgoCD(t, "GET", "/extensions/cmp-phase/api/v1/status", u.tokens["dave"], "")
 	if (code != http.StatusUnauthorized && code != http.StatusForbidden) || strings.Contains(body, "ui-ext") || strings.Contains(body, "phases") {
 		t.Fatalf("a user without applications, get: %d %s", code, body)
 	}
 	t.Logf("a user without applications, get is refused by argocd-server: %d %q", code, strings.TrimSpace(body))
-	// The agent's endpoint itself refuses what does not come through argocd-server.
-	if resp, err := http.Get("http://" + roAddr + "/api/v1/status"); err != nil || resp.StatusCode != http.StatusUnauthorized {
+	resp, err := http.Get("http://" + u.roAddr + "/api/v1/status")
+	if err != nil || resp.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("the endpoint without the shared secret: %v %v", resp, err)
 	}
+	resp.Body.Close()
+}
 
-	// Actions on: extension.config now names the endpoint that records them.
-	patchArgoCM(ctx, t, map[string]string{"extension.config": extensionConfig(rwAddr)})
-	b.login(tokens["carol"])
+// approvals: with actions on (extension.config now names that endpoint), carol (dev)
+// clicks approve and it does not count; alice (sre) clicks and the rollout completes.
+func (u *uiRun) approvals() {
+	u.t.Helper()
+	t, b, r := u.t, u.b, u.r
+	patchArgoCM(u.ctx, t, map[string]string{"extension.config": extensionConfig(u.rwAddr)})
+	b.login(u.tokens["carol"])
 	b.open(r.name)
 	b.waitFor(`[data-testid=cmp-phase-action-approve]`)
 	b.approve("carol's look: fine")
-	st := r.waitState("carol's approval is recorded", func(st *state.State) bool { return len(gate(st).Approvals) == 1 })
-	if a := gate(st).Approvals[0]; a.By != "carol@example.com" || a.Counted || !strings.Contains(a.Note, "not in sre") {
+	st := r.waitState("carol's approval is recorded", func(st *state.State) bool { return len(u.gate(st).Approvals) == 1 })
+	if a := u.gate(st).Approvals[0]; a.By != "carol@example.com" || a.Counted || !strings.Contains(a.Note, "not in sre") {
 		t.Fatalf("carol (dev) clicked approve: %+v", a)
 	}
-	if st.Rollout.Phase != 1 || gate(st).OpenedAt != nil {
-		t.Fatalf("the gate opened on carol's approval: %+v", gate(st))
+	if st.Rollout.Phase != 1 || u.gate(st).OpenedAt != nil {
+		t.Fatalf("the gate opened on carol's approval: %+v", u.gate(st))
 	}
 	b.waitFor(`[data-testid=cmp-phase-answer][data-by="carol@example.com"][data-counted=false]`)
-	b.login(tokens["alice"])
+	b.login(u.tokens["alice"])
 	b.open(r.name)
 	b.waitFor(`[data-testid=cmp-phase-action-approve]`)
 	b.shot("ui-view-actions.png", `[data-testid=cmp-phase-view]`)
 	b.approve("checks green")
-	r.until("the rollout alice approved completes", rev, rollout.StatusCompleted, everywhere("v1"))
-	st, err = r.state(ctx)
+	r.until("the rollout alice approved completes", u.rev, rollout.StatusCompleted, everywhere("v1"))
+	st, err := r.state(u.ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g := st.Rollout.Phases[1].Approval; g.OpenedAt == nil || g.Counted() != 1 || !strings.Contains(st.Rollout.Phases[1].ApprovedBy, "alice@example.com") {
+	if g := u.gate(st); g.OpenedAt == nil || g.Counted() != 1 || !strings.Contains(st.Rollout.Phases[1].ApprovedBy, "alice@example.com") {
 		t.Fatalf("the gate after alice's click: %+v approved by %q", g, st.Rollout.Phases[1].ApprovedBy)
 	}
 	b.agreesWithCLI(r, func(s shown) bool { return s.Status == string(rollout.StatusCompleted) })
 	b.shot("ui-view-completed.png", `[data-testid=cmp-phase-view]`)
-	b.atFleetSize(1000)
 }
 
 // atFleetSize renders the view over a made-up rollout of n children in the same browser
