@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the real programs the tests and the demo run against, from Go modules, at pinned
 # versions, into a git-ignored cache keyed by version. A second run builds nothing.
-# Also installs the Debian packages the harness needs (redis-server, git, prometheus) when missing, and
+# Also installs the Debian packages the harness needs (redis-server, git, prometheus, chromium,
+# nodejs and npm) when missing, and
 # with --race what go test -race needs (cgo: gcc, libc6-dev) when it cannot build.
 #
 # Prints the cache directory on its last line of stdout; progress goes to stderr.
@@ -34,6 +35,10 @@ install_debs() {
   command -v git >/dev/null 2>&1 || missing+=(git)
   # metric checks' e2e tests query a real Prometheus (test/framework's env.Prometheus)
   command -v prometheus >/dev/null 2>&1 || missing+=(prometheus)
+  # the UI extension's browser test (TestUIExtension) drives headless Chromium and builds
+  # the extension with npm from ui/package-lock.json
+  command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+  command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
   if $race && ! cgo_links; then missing+=(gcc libc6-dev); fi
   [ ${#missing[@]} -eq 0 ] && return 0
   log "installing Debian packages: ${missing[*]}"

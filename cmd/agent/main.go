@@ -30,7 +30,8 @@ type options struct {
 	election election
 	obs      observability
 	argoAPI  argoAPI
-	version  bool // --version: print it and exit
+	ext      extensionFlags // the UI extension's endpoint (extension.go)
+	version  bool           // --version: print it and exit
 }
 
 func main() {
@@ -50,6 +51,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	o.election.BindFlags(fs)
 	o.obs.BindFlags(fs)
 	o.argoAPI.BindFlags(fs)
+	o.ext.BindFlags(fs)
 	fs.BoolVar(&o.version, "version", false, "print the version, VCS revision and Go version, and exit")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -64,6 +66,9 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		return o, err
 	}
 	if err := (limitFlags{&o.agent}).validate(); err != nil {
+		return o, err
+	}
+	if err := o.ext.validate(); err != nil {
 		return o, err
 	}
 	var err error

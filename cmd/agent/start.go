@@ -63,6 +63,12 @@ func start(ctx context.Context, o options, log *slog.Logger) error {
 		}
 		defer stop()
 	}
+	// The endpoint reads and edits ConfigMaps only: every replica serves it, leader or not.
+	stopExt, err := o.ext.serve(o.agent.Namespace, kube, argo, log)
+	if err != nil {
+		return err
+	}
+	defer stopExt()
 	if !o.election.enabled {
 		return a.Run(ctx)
 	}

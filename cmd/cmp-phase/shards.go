@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"strconv"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -20,15 +19,5 @@ func shardsOf(ctx context.Context, kc kubernetes.Interface, ns, rollout string) 
 	if err != nil {
 		return nil, fmt.Errorf("list the plans of %s: %w", rollout, err)
 	}
-	var out []status.Shard
-	for _, cm := range plans.Items {
-		sh := cm.Annotations[contract.AnnotationShard]
-		if sh == "" {
-			continue
-		}
-		gen, _ := strconv.ParseInt(cm.Annotations[contract.AnnotationGeneration], 10, 64)
-		n, _ := strconv.Atoi(cm.Annotations[contract.AnnotationShardChildren])
-		out = append(out, status.Shard{Shard: sh, Parent: cm.Annotations[contract.AnnotationParent], Children: n, Generation: gen})
-	}
-	return out, nil
+	return status.ShardsOf(plans.Items), nil
 }

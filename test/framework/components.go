@@ -60,6 +60,9 @@ func (e *Env) startArgoCD(ctx context.Context) error {
 		"--metrics-port", strconv.Itoa(ports[4]),
 		"--repo-server", e.repoAddr, "--repo-server-plaintext", "--redis", e.redisAddr,
 		"--dex-server", "http://127.0.0.1:1", "--staticassets", e.Dir + "/tmp", "--loglevel", "info",
+		// The proxy extension serves /extensions/<name>/ only once extension.config names
+		// one (the UI extension's test does): on, as an install with the UI extension runs.
+		"--enable-proxy-extension",
 	}, Env: e.argoEnv("argocd-server")})
 	if err != nil {
 		return err
