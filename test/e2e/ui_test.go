@@ -53,7 +53,8 @@ import (
 // gate's group does not count, the same click by a user in it opens the gate and the
 // rollout completes. Screenshots go to the artifacts directory it logs.
 func TestUIExtension(t *testing.T) {
-	t.Parallel()
+	// Not parallel: turning SSO on restarts argocd-server in-process, which the other tests'
+	// calls to it must not meet; run first and alone, it leaves SSO on for them.
 	u := startUI(t)
 	u.groupsHeader()
 	u.followsTheRollout()
