@@ -111,8 +111,9 @@ func trimMeta(obj any) (any, error) {
 	return obj, nil
 }
 
-// trimApp keeps of an Application what the agent reads: the resource tree, sync result
-// resources and history can be large and are dropped before caching.
+// trimApp keeps of an Application what the agent reads: the resource tree and history can
+// be large and are dropped before caching, and of the sync result's resources only the
+// failed ones' last message lines (failedResources), which tell why a sync failed.
 func trimApp(obj any) (any, error) {
 	app, ok := obj.(*v1alpha1.Application)
 	if !ok {
@@ -121,7 +122,7 @@ func trimApp(obj any) (any, error) {
 	app.ManagedFields = nil
 	app.Status.Resources, app.Status.History = nil, nil
 	if op := app.Status.OperationState; op != nil && op.SyncResult != nil {
-		op.SyncResult.Resources = nil
+		op.SyncResult.Resources = failedResources(op.SyncResult.Resources)
 	}
 	return app, nil
 }

@@ -55,26 +55,41 @@ func operationMessage(op *v1alpha1.OperationState) string {
 	if op.SyncResult == nil {
 		return msg
 	}
-	n := 0
-	for _, r := range op.SyncResult.Resources {
-		if r == nil || r.Message == "" || (r.Status != synccommon.ResultCodeSyncFailed && r.HookPhase != synccommon.OperationFailed && r.HookPhase != synccommon.OperationError) {
-			continue
-		}
-		if n == maxFailedResources {
+	failed := failedResources(op.SyncResult.Resources)
+	for i, r := range failed {
+		if i == maxFailedResources {
 			msg += "; …"
 			break
 		}
-		line := strings.TrimSpace(r.Message)
+		msg += fmt.Sprintf("; %s %s/%s: %s", r.Kind, r.Namespace, r.Name, r.Message)
+	}
+	return msg
+}
+
+// failedResources are the resources of a sync result that failed with a message, each
+// message cut to its last line (bounded): at most maxFailedResources+1 (one more says there
+// are more). The informer keeps only these of an Application's sync result.
+func failedResources(rs v1alpha1.ResourceResults) v1alpha1.ResourceResults {
+	var out v1alpha1.ResourceResults
+	for _, r := range rs {
+		if r == nil || r.Message == "" || (r.Status != synccommon.ResultCodeSyncFailed && r.HookPhase != synccommon.OperationFailed && r.HookPhase != synccommon.OperationError) {
+			continue
+		}
+		if len(out) > maxFailedResources {
+			break
+		}
+		c := *r
+		line := strings.TrimSpace(c.Message)
 		if i := strings.LastIndexByte(line, '\n'); i >= 0 {
 			line = strings.TrimSpace(line[i+1:])
 		}
 		if len(line) > maxResourceMessage {
 			line = strings.ToValidUTF8(line[:maxResourceMessage], "") + "…"
 		}
-		msg += fmt.Sprintf("; %s %s/%s: %s", r.Kind, r.Namespace, r.Name, line)
-		n++
+		c.Message = line
+		out = append(out, &c)
 	}
-	return msg
+	return out
 }
 
 // markerOf is the agent's admission marker among an operation's info, "" when none.

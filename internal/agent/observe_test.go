@@ -13,7 +13,8 @@ import (
 // TestAFailedResourceSaysWhyTheSyncFailed: Argo CD's operation message is generic when an
 // object fails in the dry run; the resource's own message (its last line) is added, so a
 // connection cut by a restarting API server is told transient, a forbidden verb permanent,
-// as the fault suite's run showed.
+// as the fault suite's run showed — also once the informer trimmed the Application (it
+// dropped the sync result's resources before, and the fault suite stopped on a cut dry run).
 func TestAFailedResourceSaysWhyTheSyncFailed(t *testing.T) {
 	cut := "error when retrieving current configuration of:\nResource: \"/v1, Resource=configmaps\"\nName: \"faults\", Namespace: \"dev-1\"\nfrom server for: \"/dev/shm/1\": Get \"https://127.0.0.2:1/api/v1/namespaces/dev-1/configmaps/faults\": EOF"
 	forbidden := "configmaps \"away\" is forbidden: User \"argocd-prod-2\" cannot get resource \"configmaps\" in API group \"\" in the namespace \"prod-2\""
@@ -25,7 +26,12 @@ func TestAFailedResourceSaysWhyTheSyncFailed(t *testing.T) {
 				{Kind: "ConfigMap", Namespace: "dev-1", Name: "faults", Status: synccommon.ResultCodeSyncFailed, Message: msg},
 			}},
 		}}}
-		o := Observe(app)
+		// As the informer caches it: trimApp must keep what tells why.
+		trimmed, err := trimApp(app)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := Observe(trimmed.(*v1alpha1.Application))
 		if kind, rule := rollout.ClassifySyncFailure(o.OperationMessage); kind != want {
 			t.Errorf("%q: %s (%s), want %s", o.OperationMessage, kind, rule, want)
 		}
