@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,7 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
@@ -113,28 +111,7 @@ func (e *Env) writeKubeconfig() error {
 }
 
 func (e *Env) waitReady(ctx context.Context, p *Proc) error {
-	tr, err := rest.TransportFor(e.RestConfig)
-	if err != nil {
-		return fmt.Errorf("transport: %w", err)
-	}
-	hc := &http.Client{Transport: tr, Timeout: 2 * time.Second}
-	for {
-		resp, err := hc.Get(e.APIServerURL + "/readyz")
-		if err == nil {
-			_ = resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		if p.Exited() {
-			return fmt.Errorf("kube-apiserver exited:\n%s", p.Tail(4000))
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("kube-apiserver not ready: %w\n%s", ctx.Err(), p.Tail(4000))
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
+	return waitHTTPReady(ctx, e.RestConfig, p)
 }
 
 // startControllerManager runs the garbage collector and namespace controller (without them
@@ -251,20 +228,12 @@ func (f *forwarder) slowCopy(dst, src net.Conn) (int64, error) {
 // SlowCluster makes every chunk sent to cluster name's API server wait delay (0: none
 // again), as a slow or far cluster would answer.
 func (e *Env) SlowCluster(name string, delay time.Duration) error {
-	for _, c := range e.Clusters {
-		if c.Name != name {
-			continue
-		}
-		e.mu.Lock()
-		f := e.forwarders[c.Server]
-		e.mu.Unlock()
-		if f == nil {
-			return fmt.Errorf("slow cluster %s: no forwarder for %s", name, c.Server)
-		}
-		f.delay.Store(int64(delay))
-		return nil
+	f, err := e.forwarderOf(name)
+	if err != nil {
+		return fmt.Errorf("slow cluster %s: %w", name, err)
 	}
-	return fmt.Errorf("slow cluster %s: no such cluster", name)
+	f.delay.Store(int64(delay))
+	return nil
 }
 
 // cut drops every open connection and every new one for d.
@@ -284,6 +253,16 @@ func (f *forwarder) cut(d time.Duration) {
 // open connections (the application controller's watches and a sync's requests) are
 // reset and new ones are closed at once until d has passed. The control plane is untouched.
 func (e *Env) CutCluster(name string, d time.Duration) error {
+	f, err := e.forwarderOf(name)
+	if err != nil {
+		return fmt.Errorf("cut cluster %s: %w", name, err)
+	}
+	f.cut(d)
+	return nil
+}
+
+// forwarderOf is the forwarder of cluster name's address.
+func (e *Env) forwarderOf(name string) (*forwarder, error) {
 	for _, c := range e.Clusters {
 		if c.Name != name {
 			continue
@@ -292,14 +271,12 @@ func (e *Env) CutCluster(name string, d time.Duration) error {
 		f := e.forwarders[c.Server]
 		e.mu.Unlock()
 		if f == nil {
-			return fmt.Errorf("cut cluster %s: no forwarder for %s", name, c.Server)
+			return nil, fmt.Errorf("no forwarder for %s", c.Server)
 		}
-		f.cut(d)
-		return nil
+		return f, nil
 	}
-	return fmt.Errorf("cut cluster %s: no such cluster", name)
+	return nil, fmt.Errorf("no such cluster")
 }
-
 
 func copyConn(dst, src net.Conn) (int64, error) {
 	defer func() {
