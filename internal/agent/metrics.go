@@ -6,9 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/state"
-	statusdoc "github.com/cmp-phase/cmp-phase/internal/status"
 )
 
 // metrics are the agent's Prometheus metrics (served by cmd/agent on --metrics-addr).
@@ -66,8 +64,9 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	return m
 }
 
-// observe sets a rollout's gauges from its state.
-func (m *metrics) observe(name string, st *state.State) {
+// observe sets a rollout's gauges from its state; waits is what it waits for, as the
+// parent's waiting-for annotation says (status.Parent), "" for nothing.
+func (m *metrics) observe(name string, st *state.State, waits string) {
 	phase, status := 0, "Idle"
 	counts := map[state.ClusterStatus]int{}
 	if r := st.Rollout; r != nil {
@@ -83,7 +82,6 @@ func (m *metrics) observe(name string, st *state.State) {
 	}
 	m.phase.WithLabelValues(name).Set(float64(phase))
 	m.deadline.WithLabelValues(name).Set(deadlineOf(st))
-	waits := statusdoc.Parent(name, st)[contract.ParentWaitingFor] // one source with the parent's annotation
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if old, ok := m.waitingFor[name]; ok && old != waits {

@@ -7,7 +7,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/state"
+	"github.com/cmp-phase/cmp-phase/internal/status"
 )
 
 // TestWhatARolloutWaitsForIsAMetric: cmp_phase_waiting says what the parent's waiting-for
@@ -20,7 +22,7 @@ func TestWhatARolloutWaitsForIsAMetric(t *testing.T) {
 		Name: "dev", Status: state.PhaseSoaking, Members: []string{"a"}, Admitted: []string{"a"}, DeadlineAt: &deadline,
 		Clusters: map[string]state.ClusterState{"a": {Status: state.ClusterDone}},
 	}}}}
-	m.observe("web", st)
+	m.observe("web", st, status.Parent("web", st)[contract.ParentWaitingFor])
 	if v := testutil.ToFloat64(m.waiting.WithLabelValues("web", "soak")); v != 1 {
 		t.Fatalf("waiting for soak = %v", v)
 	}
@@ -28,7 +30,7 @@ func TestWhatARolloutWaitsForIsAMetric(t *testing.T) {
 		t.Fatalf("deadline = %v", v)
 	}
 	st.Rollout.Status = state.RolloutCompleted
-	m.observe("web", st)
+	m.observe("web", st, status.Parent("web", st)[contract.ParentWaitingFor])
 	if n := testutil.CollectAndCount(m.waiting); n != 0 {
 		t.Fatalf("%d waiting series after the rollout ended", n)
 	}

@@ -9,19 +9,17 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/cmp-phase/cmp-phase/internal/state"
-	"github.com/cmp-phase/cmp-phase/internal/status"
 )
 
 // annotateParent writes the rollout's state onto its parent Application's annotations
-// (status.Parent: status, phase, admitted, what it waits for, revision, rollout id) with a
+// (want, status.Parent of st: status, phase, admitted, what it waits for, revision, rollout id) with a
 // merge patch of those keys only, and only when one differs from what the parent carries
 // and from what this agent patched last: at most one patch a state write. A failure is
 // logged, never the pass's: the rollout does not wait on its own display.
-func (a *Agent) annotateParent(ctx context.Context, p *pass, st *state.State) {
+func (a *Agent) annotateParent(ctx context.Context, p *pass, st *state.State, want map[string]string) {
 	if st == nil || p.parent == nil || p.plan.Parent == "" {
 		return
 	}
-	want := status.Parent(p.plan.Rollout, st)
 	mem := a.memoryOf(p.plan.Rollout)
 	mem.mu.Lock()
 	last := mem.parent

@@ -12,6 +12,7 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/render"
 	"github.com/cmp-phase/cmp-phase/internal/state"
+	"github.com/cmp-phase/cmp-phase/internal/status"
 )
 
 func TestTheParentCarriesTheRolloutsStateWrittenOnlyWhenItChanges(t *testing.T) {
@@ -23,20 +24,20 @@ func TestTheParentCarriesTheRolloutsStateWrittenOnlyWhenItChanges(t *testing.T) 
 		Revision: "r2", Status: state.RolloutProgressing, StartedAt: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC),
 		Phases: []state.PhaseState{{Name: "dev", Status: state.PhaseAdmitting, Members: []string{"a", "b"}, Admitted: []string{"a"}}}}}
 
-	f.annotateParent(ctx, p, st)
+	f.annotateParent(ctx, p, st, status.Parent(p.plan.Rollout, st))
 	got := getApp(t, f, "web").Annotations
 	if got[contract.ParentStatus] != "Progressing" || got[contract.ParentPhase] != "dev" || got[contract.ParentAdmitted] != "1/2" ||
 		got[contract.ParentWaitingFor] != "sync" || got[contract.ParentRolloutID] != "r2@2026-11-22T10:00:00Z" || got["keep"] != "me" {
 		t.Fatalf("annotations %v", got)
 	}
-	f.annotateParent(ctx, p, st) // the cache has not shown the patch yet: nothing new to say
+	f.annotateParent(ctx, p, st, status.Parent(p.plan.Rollout, st)) // the cache has not shown the patch yet: nothing new to say
 	p.parent = getApp(t, f, "web")
-	f.annotateParent(ctx, p, st)
+	f.annotateParent(ctx, p, st, status.Parent(p.plan.Rollout, st))
 	if n := writes(f.argo.Actions(), "applications"); n != 1 {
 		t.Fatalf("one patch for one change, got %d", n)
 	}
 	st.Rollout.Status = state.RolloutStopped
-	f.annotateParent(ctx, p, st)
+	f.annotateParent(ctx, p, st, status.Parent(p.plan.Rollout, st))
 	got = getApp(t, f, "web").Annotations
 	if n := writes(f.argo.Actions(), "applications"); n != 2 || got[contract.ParentStatus] != "Stopped" {
 		t.Fatalf("a change is written: %d writes, %v", n, got)

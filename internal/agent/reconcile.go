@@ -16,6 +16,7 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/internal/statestore"
+	"github.com/cmp-phase/cmp-phase/internal/status"
 )
 
 // pass is what one reconcile of a rollout read: its plan, parent and live children, and
@@ -84,8 +85,10 @@ func (a *Agent) reconcile(ctx context.Context, name string, log *slog.Logger) (t
 		return time.Time{}, trace.failure(err, "state ConfigMap "+a.opts.Namespace+"/"+store.Name)
 	}
 	a.metrics.pass.WithLabelValues(name, "state").Observe(time.Since(stateBegan).Seconds())
+	var shown map[string]string // what the parent's annotations and the metrics say: one computation
 	if next != nil {
-		a.metrics.observe(name, next)
+		shown = status.Parent(name, next)
+		a.metrics.observe(name, next, shown[contract.ParentWaitingFor])
 	}
 	if wrote {
 		a.metrics.writes.WithLabelValues(name).Inc()
@@ -98,7 +101,7 @@ func (a *Agent) reconcile(ctx context.Context, name string, log *slog.Logger) (t
 		}
 	}
 	a.publishEvents(p, acts)
-	a.annotateParent(ctx, p, next)
+	a.annotateParent(ctx, p, next, shown)
 	if next != nil && next.RemovedRevision != "" {
 		return a.removeRollout(ctx, p, next)
 	}
