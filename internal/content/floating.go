@@ -90,19 +90,19 @@ func floatingRefs(name string, b []byte) []string {
 	if name == "Chart.yaml" {
 		for _, d := range f.Dependencies {
 			if remoteChart(d.Repository) && !exactVersion(d.Version) {
-				out = append(out, fmt.Sprintf("dependency %s %q from %s (a version range resolves to the newest match)", d.Name, d.Version, d.Repository))
+				out = append(out, fmt.Sprintf("dependency %s %q from %s (a version range resolves to the newest match)", d.Name, d.Version, withoutUserinfo(d.Repository)))
 			}
 		}
 		return out
 	}
 	for _, ref := range slices.Concat(f.Resources, f.Bases, f.Components) {
 		if remoteBase(ref) && !pinnedToCommit(ref) {
-			out = append(out, fmt.Sprintf("remote base %s (a branch or tag can move)", ref))
+			out = append(out, fmt.Sprintf("remote base %s (a branch or tag can move)", withoutUserinfo(ref)))
 		}
 	}
 	for _, c := range f.HelmCharts {
 		if remoteChart(c.Repo) && !exactVersion(c.Version) {
-			out = append(out, fmt.Sprintf("helm chart %s %q from %s (a version range or none resolves to the newest)", c.Name, c.Version, c.Repo))
+			out = append(out, fmt.Sprintf("helm chart %s %q from %s (a version range or none resolves to the newest)", c.Name, c.Version, withoutUserinfo(c.Repo)))
 		}
 	}
 	for _, im := range f.Images {
@@ -122,6 +122,24 @@ var (
 	exactSemver  = regexp.MustCompile(`^v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
 	remotePrefix = regexp.MustCompile(`^(https?://|git::|git@|ssh://|github\.com/|gitlab\.com/|bitbucket\.org/)`)
 )
+
+// userinfo is the user[:password]@ of a URL: a credential the plan, the state and Events
+// must never carry.
+var userinfo = regexp.MustCompile(`(://|^git::[a-z]+://|^)[^/@\s:]+(:[^/@\s]*)?@`)
+
+// withoutUserinfo is ref without a user[:password]@ after its scheme; "git@host:" (the
+// ssh form, no secret) is kept.
+func withoutUserinfo(ref string) string {
+	return userinfo.ReplaceAllStringFunc(ref, func(m string) string {
+		if strings.HasPrefix(m, "git@") {
+			return m
+		}
+		if i := strings.Index(m, "://"); i >= 0 {
+			return m[:i+3]
+		}
+		return ""
+	})
+}
 
 // remoteBase says whether a kustomization entry is a remote base (not a local path).
 func remoteBase(ref string) bool { return remotePrefix.MatchString(ref) }

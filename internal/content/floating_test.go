@@ -66,3 +66,18 @@ dependencies:
 		t.Fatal("no digest")
 	}
 }
+
+// TestACredentialInARemoteURLIsNotReported: a token in a remote base's or a chart
+// repository's URL never reaches the not-phased list (the plan, the state, Events).
+func TestACredentialInARemoteURLIsNotReported(t *testing.T) {
+	refs := floatingRefs("kustomization.yaml", []byte("resources:\n- https://bot:s3cr3t@github.com/org/base?ref=main\n- git::https://tok3n@git.example.com/x.git?ref=v1\n- git@github.com:org/y.git\nhelmCharts:\n- {name: r, repo: 'https://u:p4ss@charts.example.com', version: ^1.0.0}\n"))
+	all := strings.Join(refs, "\n")
+	for _, secret := range []string{"s3cr3t", "tok3n", "p4ss", "bot"} {
+		if strings.Contains(all, secret) {
+			t.Fatalf("%q reported:\n%s", secret, all)
+		}
+	}
+	if len(refs) != 4 || !strings.Contains(all, "https://github.com/org/base?ref=main") || !strings.Contains(all, "git@github.com:org/y.git") {
+		t.Fatalf("the references are not all reported, or not readable:\n%s", all)
+	}
+}
