@@ -95,6 +95,10 @@ func startUI(t *testing.T) *uiRun {
 		if strings.Count(s, "        waitDuration: 10s\n") != 1 {
 			t.Fatal("the phased spec no longer soaks staging for 10s")
 		}
+		// dev soaks 45 s: the page opens while the rollout is still at dev, so it sees the
+		// next admission (it once opened with the rollout already at staging, and waited
+		// for a change that only the approval brings).
+		s = strings.Replace(s, "      - name: dev\n", "      - name: dev\n        waitDuration: 45s\n", 1)
 		return strings.Replace(s, "        waitDuration: 10s\n", "        waitDuration: 10s\n        approval: {required: 1, groups: [sre], afterChecks: true}\n"+
 			"        checks:\n        - name: smoke\n          type: http\n          http: {url: '"+echoURL+"/check', method: GET}\n", 1)
 	}
