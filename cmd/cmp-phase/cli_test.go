@@ -215,7 +215,7 @@ func TestStatusWatchAppendsEachChange(t *testing.T) {
 func TestPlanJSONAndReasons(t *testing.T) {
 	const spec = "../../internal/render/testdata/spec-v2.yaml"
 	out, errOut, code := runCmd(t, "plan", spec, "--inventory-file", "../../internal/render/testdata/inventory.json", "-o", "json")
-	var doc planDoc
+	var doc lineupDoc
 	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil {
 		t.Fatalf("%d %q %q", code, out, errOut)
 	}
@@ -261,7 +261,7 @@ func TestPlanSplitsTracks(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, errOut, code := runCmd(t, "plan", file, "--inventory-file", "../../internal/render/testdata/inventory.json", "-o", "json")
-	var doc planDoc
+	var doc lineupDoc
 	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil {
 		t.Fatalf("%d %q %q", code, out, errOut)
 	}
@@ -289,7 +289,7 @@ func TestPlanEveryExample(t *testing.T) {
 	}
 	for _, p := range specs {
 		out, errOut, code := runCmd(t, "plan", p, "--inventory-file", "../../internal/render/testdata/inventory.json", "-o", "json")
-		var doc planDoc
+		var doc lineupDoc
 		if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || len(doc.Phases) == 0 {
 			t.Errorf("plan %s: %d %s", p, code, errOut)
 			continue

@@ -16,6 +16,7 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/inputs"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
+	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/render"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
@@ -23,38 +24,38 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/targets"
 )
 
-// planDoc is plan's -o json|yaml document: where each child of the spec lands, in order.
-type planDoc struct {
-	Rollout  string      `json:"rollout"`
-	Revision string      `json:"revision"`
-	Dialect  string      `json:"dialect"`
-	Phases   []planPhase `json:"phases"`
+// lineupDoc is plan's -o json|yaml document: where each child of the spec lands, in order.
+type lineupDoc struct {
+	Rollout  string        `json:"rollout"`
+	Revision string        `json:"revision"`
+	Dialect  string        `json:"dialect"`
+	Phases   []lineupPhase `json:"phases"`
 	// Tracks are the tracks the rollout splits into (absent: no split).
 	Tracks []string `json:"tracks,omitempty"`
 	// LeftOut are the clusters and children no phase admits, each with the reason.
-	LeftOut []planLeftOut `json:"leftOut,omitempty"`
+	LeftOut []lineupLeftOut `json:"leftOut,omitempty"`
 }
 
-// planPhase is one phase (one step of a RollingSync spec; with tracks, one track's copy).
-type planPhase struct {
+// lineupPhase is one phase (one step of a RollingSync spec; with tracks, one track's copy).
+type lineupPhase struct {
 	Step  int    `json:"step"` // 1-based, in the order phases run (a track's copies run side by side)
 	Name  string `json:"name"`
 	Track string `json:"track,omitempty"`
 	// Size is how many of the members the phase admits (phaseDeployment, counting those
 	// earlier phases admitted), or may update at once (RollingSync's maxUpdate).
-	Size    string       `json:"size"`
-	Members []planMember `json:"members"`
+	Size    string         `json:"size"`
+	Members []lineupMember `json:"members"`
 }
 
-// planMember is one child in its phase, in the order the phase admits them.
-type planMember struct {
+// lineupMember is one child in its phase, in the order the phase admits them.
+type lineupMember struct {
 	Order   int    `json:"order"`
 	Child   string `json:"child"`
 	Cluster string `json:"cluster,omitempty"`
 }
 
-// planLeftOut is a cluster or child no phase admits.
-type planLeftOut struct {
+// lineupLeftOut is a cluster or child no phase admits.
+type lineupLeftOut struct {
 	Cluster string `json:"cluster,omitempty"`
 	Child   string `json:"child,omitempty"`
 	Reason  string `json:"reason"`
@@ -136,7 +137,7 @@ func usesClusters(s *spec.Spec) bool {
 
 // planOf renders the spec's plan ConfigMap as the sidecar does, decodes it as the agent
 // does, and lines the children up as a rollout starts (every child changed).
-func planOf(s *spec.Spec, inv *inventory.Inventory) (*planDoc, error) {
+func planOf(s *spec.Spec, inv *inventory.Inventory) (*lineupDoc, error) {
 	r := render.New(1)
 	env, err := inputs.Env(func(string) (string, bool) { return "", false }, contract.DefaultNamespace)
 	if err != nil {
@@ -160,11 +161,11 @@ func planOf(s *spec.Spec, inv *inventory.Inventory) (*planDoc, error) {
 			taking = append(taking, c)
 		}
 	}
-	phases, tracks, err := rollout.Lineup(rollout.Plan{Revision: p.Revision, Body: p.Body, Phases: p.Phases}, taking)
+	phases, tracks, err := rollout.Lineup(*p, taking)
 	if err != nil {
 		return nil, fmt.Errorf("rollout %s: %w", s.Name, err)
 	}
-	doc := &planDoc{Rollout: p.Rollout, Revision: p.Revision, Dialect: string(s.Dialect)}
+	doc := &lineupDoc{Rollout: p.Rollout, Revision: p.Revision, Dialect: string(s.Dialect)}
 	for _, t := range tracks {
 		doc.Tracks = append(doc.Tracks, t.Name)
 	}
@@ -178,9 +179,9 @@ func planOf(s *spec.Spec, inv *inventory.Inventory) (*planDoc, error) {
 		if k < 0 {
 			return nil, fmt.Errorf("rollout %s: the line-up names phase %s, which the plan lacks", s.Name, ph.Name)
 		}
-		pp := planPhase{Step: stepOf(phases, i), Name: ph.Name, Track: ph.Track, Size: sizeText(p.Phases[k].Size), Members: []planMember{}}
+		pp := lineupPhase{Step: stepOf(phases, i), Name: ph.Name, Track: ph.Track, Size: sizeText(p.Phases[k].Size), Members: []lineupMember{}}
 		for j, m := range ph.Members {
-			pp.Members = append(pp.Members, planMember{Order: j + 1, Child: m, Cluster: clusterOf[m]})
+			pp.Members = append(pp.Members, lineupMember{Order: j + 1, Child: m, Cluster: clusterOf[m]})
 			placed[m] = true
 		}
 		doc.Phases = append(doc.Phases, pp)
@@ -191,13 +192,13 @@ func planOf(s *spec.Spec, inv *inventory.Inventory) (*planDoc, error) {
 
 // decodedPlan finds the rollout's plan ConfigMap among the rendered documents and decodes
 // it as the agent does.
-func decodedPlan(docs [][]byte, name string) (*render.Plan, error) {
+func decodedPlan(docs [][]byte, name string) (*plan.Plan, error) {
 	for _, d := range docs {
 		var cm corev1.ConfigMap
 		if err := json.Unmarshal(d, &cm); err != nil || cm.Kind != "ConfigMap" || cm.Name != contract.PlanConfigMap(name) {
 			continue
 		}
-		return render.DecodePlan(&cm, targets.NewCache(64))
+		return plan.Decode(&cm, targets.NewCache(64))
 	}
 	return nil, fmt.Errorf("the render of %s has no plan ConfigMap %s", name, contract.PlanConfigMap(name))
 }
@@ -215,8 +216,8 @@ func stepOf(phases []state.PhaseState, i int) int {
 
 // leftOut are the inventory's clusters no child is generated for, the children whose
 // cluster Secret is gone, and the children no phase selects.
-func leftOut(s *spec.Spec, inv *inventory.Inventory, subjects []targets.Child, placed map[string]bool) []planLeftOut {
-	var out []planLeftOut
+func leftOut(s *spec.Spec, inv *inventory.Inventory, subjects []targets.Child, placed map[string]bool) []lineupLeftOut {
+	var out []lineupLeftOut
 	if usesClusters(s) {
 		generated := map[string]bool{}
 		for _, c := range subjects {
@@ -224,16 +225,16 @@ func leftOut(s *spec.Spec, inv *inventory.Inventory, subjects []targets.Child, p
 		}
 		for _, cl := range inv.Clusters {
 			if !generated[cl.Server] {
-				out = append(out, planLeftOut{Cluster: cl.Name, Reason: "the spec's clusters generator does not select it: no child is generated for it"})
+				out = append(out, lineupLeftOut{Cluster: cl.Name, Reason: "the spec's clusters generator does not select it: no child is generated for it"})
 			}
 		}
 	}
 	for _, c := range subjects {
 		switch {
 		case c.Absent:
-			out = append(out, planLeftOut{Cluster: c.Name, Child: c.Key, Reason: "its cluster Secret is gone: the child is held for the removal grace and takes part in no rollout"})
+			out = append(out, lineupLeftOut{Cluster: c.Name, Child: c.Key, Reason: "its cluster Secret is gone: the child is held for the removal grace and takes part in no rollout"})
 		case !placed[c.Key]:
-			out = append(out, planLeftOut{Cluster: c.Name, Child: c.Key, Reason: "no phase's targets select it: no rollout of this spec updates it (fix: add a phase, or a target, that selects it)"})
+			out = append(out, lineupLeftOut{Cluster: c.Name, Child: c.Key, Reason: "no phase's targets select it: no rollout of this spec updates it (fix: add a phase, or a target, that selects it)"})
 		}
 	}
 	return out
@@ -252,7 +253,7 @@ func sizeText(s spec.Size) string {
 }
 
 // planTable writes the plan: a line per child in admission order, then those left out.
-func planTable(w io.Writer, d *planDoc) error {
+func planTable(w io.Writer, d *lineupDoc) error {
 	fmt.Fprintf(w, "ROLLOUT %s  revision %s  %s\n", d.Rollout, short(d.Revision), d.Dialect)
 	if len(d.Tracks) > 0 {
 		fmt.Fprintf(w, "TRACKS  %s\n", strings.Join(d.Tracks, ", "))

@@ -11,7 +11,7 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 )
 
-func plan(name, rollout string, ann map[string]string) *corev1.ConfigMap {
+func planCM(name, rollout string, ann map[string]string) *corev1.ConfigMap {
 	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "argocd", Annotations: ann,
 		Labels: map[string]string{contract.LabelPlan: contract.MarkerValue, contract.LabelRollout: rollout}}}
 }
@@ -20,11 +20,11 @@ func plan(name, rollout string, ann map[string]string) *corev1.ConfigMap {
 // and none for a rollout of one parent or another rollout's.
 func TestStatusReadsTheShardPlans(t *testing.T) {
 	kc := fake.NewClientset(
-		plan("fleet-plan", "fleet", map[string]string{contract.AnnotationShard: "0/2", contract.AnnotationParent: "fleet-0",
+		planCM("fleet-plan", "fleet", map[string]string{contract.AnnotationShard: "0/2", contract.AnnotationParent: "fleet-0",
 			contract.AnnotationGeneration: "5", contract.AnnotationShardChildren: "3"}),
-		plan("fleet-plan-1", "fleet", map[string]string{contract.AnnotationShard: "1/2", contract.AnnotationParent: "fleet-1",
+		planCM("fleet-plan-1", "fleet", map[string]string{contract.AnnotationShard: "1/2", contract.AnnotationParent: "fleet-1",
 			contract.AnnotationGeneration: "4", contract.AnnotationShardChildren: "2"}),
-		plan("other-plan", "other", map[string]string{contract.AnnotationParent: "other"}),
+		planCM("other-plan", "other", map[string]string{contract.AnnotationParent: "other"}),
 	)
 	got, err := shardsOf(context.Background(), kc, "argocd", "fleet")
 	if err != nil || len(got) != 2 {

@@ -46,7 +46,7 @@ func (a *Agent) act(ctx context.Context, p *pass, st *state.State, acts []rollou
 	}
 	name, now := p.plan.Rollout, a.now()
 	mem := a.remembered(name)
-	d := decideRerender(viewOf(p.parent, p.planGen, st.ViewGeneration, mem), now, a.opts.ConfirmAfter)
+	d := decideRerender(viewOf(p.parent, p.plan.Generation, st.ViewGeneration, mem), now, a.opts.ConfirmAfter)
 	if d.SetPhaseGen {
 		// first: nothing moves before the parent names the state that moves it (a parent
 		// naming an older one would show the moved children OutOfSync, and a person's

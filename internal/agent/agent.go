@@ -20,6 +20,7 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/hooks"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
+	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/render"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
@@ -272,7 +273,7 @@ func (a *Agent) rolloutRef(name string) *corev1.ObjectReference {
 	if err != nil || cm.Annotations[contract.AnnotationParent] == "" {
 		return nil
 	}
-	p := &pass{plan: &render.Plan{Parent: cm.Annotations[contract.AnnotationParent]}}
+	p := &pass{plan: &plan.Plan{Parent: cm.Annotations[contract.AnnotationParent]}}
 	p.parent, _ = a.caches.apps.Get(p.plan.Parent)
 	return a.parentRef(p)
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
-	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 )
@@ -23,7 +23,7 @@ func TestClusterVarsComeFromTheClusterTheEngineNames(t *testing.T) {
 		{Name: "dev-1", Server: "https://10.0.0.2"},
 	}}}
 	live := &v1alpha1.Application{ObjectMeta: metav1.ObjectMeta{Name: "web-dev-1", Labels: map[string]string{contract.LabelCluster: "dev-1"}}}
-	p := &pass{plan: &render.Plan{Rollout: "web"}, children: map[string]*v1alpha1.Application{live.Name: live}}
+	p := &pass{plan: &plan.Plan{Rollout: "web"}, children: map[string]*v1alpha1.Application{live.Name: live}}
 	cases := map[string]struct {
 		act                 rollout.Action
 		name, server, label string
@@ -47,7 +47,7 @@ func TestClusterVarsComeFromTheClusterTheEngineNames(t *testing.T) {
 // as the ledger key of the engine's action says, never one constant.
 func TestHookTypeIsThePlaceTheEngineNamed(t *testing.T) {
 	a := &Agent{inv: &inventory.Inventory{}}
-	p := &pass{plan: &render.Plan{Rollout: "web", Phases: []spec.Phase{{Name: "dev"}}}}
+	p := &pass{plan: &plan.Plan{Rollout: "web", Phases: []spec.Phase{{Name: "dev"}}}}
 	for _, place := range []string{"pre", "post", "check"} {
 		act := rollout.Action{Kind: rollout.ActRunHook, Key: rollout.HookKey(place, "notify", "web-dev-1"), Cluster: "web-dev-1"}
 		if got := a.hookCall(p, "r2", act, "id", time.Time{}, spec.Hook{Name: "notify"}, nil, nil).Place; got != place {

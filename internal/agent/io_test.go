@@ -14,7 +14,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
-	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/plan"
 )
 
 func parentApp(env ...*v1alpha1.EnvEntry) *v1alpha1.Application {
@@ -146,7 +146,7 @@ func TestDeleteChildReChecksTheClusterSecrets(t *testing.T) {
 	ctx := context.Background()
 	child := &v1alpha1.Application{ObjectMeta: metav1.ObjectMeta{Name: "web-prod-1", Namespace: testNS, Labels: map[string]string{contract.LabelCluster: "prod-1"}}}
 	p := func(f *fakeAgent) *pass {
-		return &pass{plan: &render.Plan{Rollout: "web", Parent: "web-parent"}, children: map[string]*v1alpha1.Application{child.Name: child}, log: f.log}
+		return &pass{plan: &plan.Plan{Rollout: "web", Parent: "web-parent"}, children: map[string]*v1alpha1.Application{child.Name: child}, log: f.log}
 	}
 
 	back := newFakeAgent(t, []runtime.Object{child, clusterSecret("prod-1", "https://prod-1", nil)}) // the cache has no Secret

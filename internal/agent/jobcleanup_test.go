@@ -10,7 +10,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/cmp-phase/cmp-phase/internal/hooks"
-	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
@@ -39,7 +39,7 @@ func TestHookJobsAreDeletedOnceTheLedgerHasTheOutcome(t *testing.T) {
 			id := "web/r1/canary/pre/migrate"
 			a.runs.results["web"] = map[string]rollout.HookResult{id: {Status: state.HookSucceeded}}
 			a.runs.jobs[id] = hooks.JobRef{Namespace: "argocd", Name: job.Name, UID: job.UID}
-			a.startHooks(context.Background(), &pass{plan: &render.Plan{Rollout: "web"}}, &state.State{Rollout: r}, nil)
+			a.startHooks(context.Background(), &pass{plan: &plan.Plan{Rollout: "web"}}, &state.State{Rollout: r}, nil)
 			_, err := kube.BatchV1().Jobs("argocd").Get(context.Background(), job.Name, metav1.GetOptions{})
 			if (err != nil) != tc.deleted {
 				t.Fatalf("deleted: %v, want %v", err != nil, tc.deleted)

@@ -19,7 +19,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
-	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
@@ -63,7 +63,7 @@ func TestAPerClusterJobRunsThroughTheAgent(t *testing.T) {
 			}
 			st := &state.State{Schema: state.Schema, Generation: 1, Children: []string{"web-local"}, Revisions: map[string]json.RawMessage{id: body},
 				Rollout: &state.Rollout{Revision: id, Status: state.RolloutProgressing, Phases: []state.PhaseState{{Name: "dev", Members: []string{"web-local"}, Admitted: []string{"web-local"}}}}}
-			p := &pass{plan: &render.Plan{Rollout: "web", Namespace: "argocd", Revision: id, Body: body, Phases: s.Phases, Children: &render.ChildEnv{Namespace: "argocd"}}}
+			p := &pass{plan: &plan.Plan{Rollout: "web", Namespace: "argocd", Revision: id, Body: body, Phases: s.Phases, Children: &plan.ChildEnv{Namespace: "argocd"}}}
 			act := rollout.Action{Kind: rollout.ActRunHook, Key: "check/smoke/web-local", Hook: s.Phases[0].Checks[0], Cluster: "web-local", ClusterName: "local"}
 			res, _ := a.hookAttempts(context.Background(), p, id, act, idempotencyKey("web", st.Rollout, 0, act.Key), time.Unix(100, 0), a.jobDest(p, st, act))
 			if res.Status != tc.want || !strings.Contains(res.Message, tc.message) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/hooks"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
+	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/render"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
@@ -69,7 +70,7 @@ func TestJobDestIsTheChildsAtTheRolloutsRevision(t *testing.T) {
 	st := &state.State{Schema: state.Schema, Generation: 1, Children: []string{"web-dev-1", "web-prod-1"}, Revisions: map[string]json.RawMessage{id: body},
 		Rollout: &state.Rollout{Revision: id, Status: state.RolloutProgressing, Phases: []state.PhaseState{{Name: "dev", Members: []string{"web-dev-1"}, Admitted: []string{"web-dev-1"}}}}}
 	a := &Agent{inv: inv, renderer: render.New(4), opts: Options{Namespace: "argocd"}}
-	p := &pass{plan: &render.Plan{Rollout: "web", Namespace: "argocd", Revision: id, Body: body, Phases: s.Phases, Children: &render.ChildEnv{Namespace: "argocd"}}}
+	p := &pass{plan: &plan.Plan{Rollout: "web", Namespace: "argocd", Revision: id, Body: body, Phases: s.Phases, Children: &plan.ChildEnv{Namespace: "argocd"}}}
 	check := s.Phases[0].Checks[0]
 	for _, tc := range []struct {
 		name        string

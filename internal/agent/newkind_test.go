@@ -9,7 +9,7 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/hooks"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
-	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
@@ -120,26 +120,26 @@ func runProbe(t *testing.T, answer string) string {
 		t.Fatal(err)
 	}
 	t0 := time.Unix(1000, 0)
-	plan := rollout.Plan{Revision: id, Body: body, Phases: s.Phases}
+	pl := plan.Plan{Revision: id, Body: body, Phases: s.Phases}
 	st := &state.State{Schema: state.Schema, Generation: 1, Deployed: "r1", Children: []string{"web-dev-1"}, Revisions: map[string]json.RawMessage{"r1": json.RawMessage(`{}`)}}
 	o := rollout.Observed{
 		Subjects: []targets.Child{{Key: "web-dev-1", Subject: targets.Subject{Name: "dev-1", Labels: map[string]string{"env": "dev"}}}},
 		Changed:  map[string]bool{"web-dev-1": true},
 		Children: map[string]rollout.Observation{"web-dev-1": {Revision: "r1", SpecCompared: true, SyncStatus: "Synced", Health: "Healthy"}},
 	}
-	st, _, err = rollout.Step(plan, st, o, t0)
+	st, _, err = rollout.Step(pl, st, o, t0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	o.Children["web-dev-1"] = rollout.Observation{Revision: id, SpecCompared: true, SyncStatus: "Synced", OperationPhase: "Succeeded",
 		OperationFinishedAt: t0.Add(5 * time.Second), ReconciledAt: t0.Add(6 * time.Second), Health: "Healthy"}
-	st, acts, err := rollout.Step(plan, st, o, t0.Add(10*time.Second))
+	st, acts, err := rollout.Step(pl, st, o, t0.Add(10*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
 	a := New(nil, nil, Options{Namespace: "argocd"}, nil, nil, Faults{})
 	a.inv = &inventory.Inventory{}
-	p := &pass{plan: &render.Plan{Rollout: "web", Namespace: "argocd", Revision: id, Body: body, Phases: s.Phases}}
+	p := &pass{plan: &plan.Plan{Rollout: "web", Namespace: "argocd", Revision: id, Body: body, Phases: s.Phases}}
 	o.Hooks = map[string]rollout.HookResult{}
 	for _, act := range acts {
 		if act.Kind == rollout.ActRunHook {
@@ -149,7 +149,7 @@ func runProbe(t *testing.T, answer string) string {
 	if len(o.Hooks) != 1 {
 		t.Fatalf("the engine did not run the probe: %+v", acts)
 	}
-	st, _, err = rollout.Step(plan, st, o, t0.Add(20*time.Second))
+	st, _, err = rollout.Step(pl, st, o, t0.Add(20*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
-	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/internal/status"
 )
@@ -19,7 +19,7 @@ func TestTheParentCarriesTheRolloutsStateWrittenOnlyWhenItChanges(t *testing.T) 
 	ctx := context.Background()
 	parent := &v1alpha1.Application{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: testNS, Annotations: map[string]string{"keep": "me"}}}
 	f := newFakeAgent(t, []runtime.Object{parent})
-	p := &pass{plan: &render.Plan{Rollout: "web", Parent: "web"}, parent: parent, log: f.log}
+	p := &pass{plan: &plan.Plan{Rollout: "web", Parent: "web"}, parent: parent, log: f.log}
 	st := &state.State{Schema: state.Schema, Generation: 3, Deployed: "r1", Rollout: &state.Rollout{
 		Revision: "r2", Status: state.RolloutProgressing, StartedAt: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC),
 		Phases: []state.PhaseState{{Name: "dev", Status: state.PhaseAdmitting, Members: []string{"a", "b"}, Admitted: []string{"a"}}}}}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/control"
+	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/render"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
@@ -23,10 +24,9 @@ import (
 // the reconcile's logger (bound to the rollout).
 type pass struct {
 	log      *slog.Logger
-	plan     *render.Plan
+	plan     *plan.Plan
 	parent   *v1alpha1.Application // nil when missing
 	phaseGen int64                 // the highest PHASE_GEN of its parents (every shard's)
-	planGen  int64                 // the state generation the last render of the parent saw
 	children map[string]*v1alpha1.Application
 	observed map[string]rollout.Observation
 	shards   []shardPass // a sharded rollout's shards, by K (nil: one parent renders it all)
@@ -121,15 +121,15 @@ func (a *Agent) read(name string) (*pass, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read plan of %s: %w", name, err)
 	}
-	plan, err := render.DecodePlan(cm, a.exprs)
+	pl, err := plan.Decode(cm, a.exprs)
 	if err != nil {
 		return nil, invalid(err, "let the parent render the plan again, with the sidecar and the agent at the same version")
 	}
-	p := &pass{plan: plan, planGen: generationOf(cm.Annotations[contract.AnnotationGeneration]),
+	p := &pass{plan: pl,
 		children: map[string]*v1alpha1.Application{}}
-	if plan.Parent != "" {
-		a.parents.set(plan.Parent, name)
-		if parent, err := a.caches.apps.Get(plan.Parent); err == nil {
+	if pl.Parent != "" {
+		a.parents.set(pl.Parent, name)
+		if parent, err := a.caches.apps.Get(pl.Parent); err == nil {
 			p.parent, p.phaseGen = parent, PhaseGen(parent)
 		}
 	}
@@ -155,10 +155,6 @@ func (a *Agent) decide(p *pass, cur *state.State, c *control.Controls, now time.
 	if inv == nil {
 		return nil, nil, false, fmt.Errorf("the cluster inventory is not published yet")
 	}
-	plan := rollout.Plan{Revision: p.plan.Revision, Body: p.plan.Body, Phases: p.plan.Phases, LateJoiners: p.plan.LateJoiners, MaxFailures: p.plan.MaxFailures,
-		Unphased: p.plan.Unphased, ConfirmRemoval: p.plan.ConfirmRemoval, DeletionOrder: p.plan.DeletionOrder,
-		MaxHooks: a.opts.Limits.HooksAtOnce, MaxChecks: a.opts.Limits.ChecksAtOnce, Limits: a.opts.Limits}
-	plan.Windows = p.plan.Windows
 	base, rebuilt := cur, false
 	hold := p.shardConflict
 	if hold == "" {
@@ -173,7 +169,7 @@ func (a *Agent) decide(p *pass, cur *state.State, c *control.Controls, now time.
 		for name, o := range p.observed {
 			live[name] = o.Revision
 		}
-		st, err := rollout.Rebuild(plan, p.plan.Others, live, p.phaseGen)
+		st, err := rollout.Rebuild(*p.plan, p.plan.Others, live, p.phaseGen)
 		if err != nil {
 			return nil, nil, false, failClosed(err)
 		}
@@ -190,11 +186,11 @@ func (a *Agent) decide(p *pass, cur *state.State, c *control.Controls, now time.
 		return nil, nil, false, failClosed(err)
 	}
 	obs := rollout.Observed{Subjects: subjects, Changed: changed, Children: p.observed, Hooks: a.hookResults(p.plan.Rollout, base), Controls: c,
-		SpecGone: specGone(p.parent), SpecBack: specBack(p.parent), PlanFresh: base != nil && p.planGen >= base.ViewGeneration}
+		SpecGone: specGone(p.parent), SpecBack: specBack(p.parent), PlanFresh: base != nil && p.plan.Generation >= base.ViewGeneration}
 	obs.FleetWindows, obs.ProjectWindows = a.fleetWindows(), a.projectWindows(p.children)
 	obs.TrackHooks = a.trackHookResults(p.plan.Rollout, base)
-	obs.ShardHold = hold
-	n, acts, err := rollout.Step(plan, base, obs, now)
+	obs.ShardHold, obs.Limits = hold, a.opts.Limits
+	n, acts, err := rollout.Step(*p.plan, base, obs, now)
 	if err != nil {
 		return nil, nil, false, failClosed(err)
 	}

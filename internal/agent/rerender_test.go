@@ -10,7 +10,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
-	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
@@ -84,7 +84,7 @@ func TestAskingAgainReadsNoParentTheCacheShowsAsked(t *testing.T) {
 	live := parentApp(&v1alpha1.EnvEntry{Name: contract.EnvPhaseGen, Value: "5"})
 	f := newFakeAgent(t, []runtime.Object{live})
 	f.opts.HardRefresh = true
-	p := &pass{log: f.log, plan: &render.Plan{Rollout: "web", Parent: "web-parent"}}
+	p := &pass{log: f.log, plan: &plan.Plan{Rollout: "web", Parent: "web-parent"}}
 	st := &state.State{Generation: 5, ViewGeneration: 5}
 	if err := f.askAgainOf(ctx, p, "web-parent", live.DeepCopy(), st); err != nil {
 		t.Fatal(err)

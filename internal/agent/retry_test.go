@@ -13,7 +13,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
-	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 )
 
@@ -42,7 +42,7 @@ func TestASyncCutByARestartIsStartedAgainAfterItsBackoff(t *testing.T) {
 		t.Fatalf("Retry = %s %d %v", due, attempt, ok)
 	}
 	f := newFakeAgent(t, []runtime.Object{child})
-	p := &pass{plan: &render.Plan{Rollout: "x"}, log: f.log}
+	p := &pass{plan: &plan.Plan{Rollout: "x"}, log: f.log}
 
 	f.now = func() time.Time { return due.Add(-time.Second) }
 	if err := f.syncAgain(ctx, p, []rollout.Action{act}); err != nil {
@@ -78,7 +78,7 @@ func TestNoRetryWhereArgoCDRetriesOrTheFailureIsPermanent(t *testing.T) {
 	invalid.Status.OperationState.Message = `one or more objects failed to apply, reason: ConfigMap "x" is invalid: data[bad key]: Invalid value`
 	f := newFakeAgent(t, []runtime.Object{own, invalid})
 	f.now = func() time.Time { return admitted.Add(time.Hour) }
-	p := &pass{plan: &render.Plan{Rollout: "x"}, log: f.log}
+	p := &pass{plan: &plan.Plan{Rollout: "x"}, log: f.log}
 	acts := []rollout.Action{{Kind: rollout.ActSyncAgain, Cluster: own.Name, Revision: "r2", Since: admitted},
 		{Kind: rollout.ActSyncAgain, Cluster: invalid.Name, Revision: "r2", Since: admitted}}
 	if err := f.syncAgain(ctx, p, acts); err != nil {
@@ -121,7 +121,7 @@ func TestARefusedRetryDoesNotHoldTheOthers(t *testing.T) {
 		}
 		return false, nil, nil
 	})
-	p := &pass{plan: &render.Plan{Rollout: "x"}, log: f.log}
+	p := &pass{plan: &plan.Plan{Rollout: "x"}, log: f.log}
 	acts := []rollout.Action{{Kind: rollout.ActSyncAgain, Cluster: refused.Name, Revision: "r2", Since: admitted},
 		{Kind: rollout.ActSyncAgain, Cluster: other.Name, Revision: "r2", Since: admitted}}
 	if err := f.syncAgain(ctx, p, acts); err != nil {

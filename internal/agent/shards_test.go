@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/render"
 	"github.com/cmp-phase/cmp-phase/internal/shard"
 	"github.com/cmp-phase/cmp-phase/internal/state"
@@ -188,7 +189,7 @@ func TestActShardsBumpsOnlyTouchedShards(t *testing.T) {
 	const child = "c-b7"
 	after := shardedState("c-a0", child)
 	after.Generation, after.ViewGeneration = 8, 8
-	p := &pass{log: f.log, plan: &render.Plan{Rollout: "fleet", Parent: shards[0].Parent}, shards: shards,
+	p := &pass{log: f.log, plan: &plan.Plan{Rollout: "fleet", Parent: shards[0].Parent}, shards: shards,
 		children: map[string]*v1alpha1.Application{}}
 	requeue, err := f.actShards(ctx, p, after, time.Time{})
 	if err != nil {
@@ -226,7 +227,7 @@ func TestAnOverdueShardRenderHoldsDespiteAskingAgain(t *testing.T) {
 	t0 := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	after := shardedState("c-a0", "c-b7")
 	after.Generation, after.ViewGeneration = 8, 8
-	p := &pass{log: f.log, plan: &render.Plan{Rollout: "fleet", Parent: shards[0].Parent}, shards: shards,
+	p := &pass{log: f.log, plan: &plan.Plan{Rollout: "fleet", Parent: shards[0].Parent}, shards: shards,
 		children: map[string]*v1alpha1.Application{}}
 	for _, c := range []struct {
 		at   time.Duration

@@ -5,15 +5,15 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/control"
-	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/internal/status"
 )
 
 // controls reads a person's edits of the state ConfigMap.
-func controls(data map[string]string, plan *render.Plan, now time.Time) *control.Controls {
-	c := control.Parse(data, plan.PhaseNames(), now)
+func controls(data map[string]string, pl *plan.Plan, now time.Time) *control.Controls {
+	c := control.Parse(data, pl.PhaseNames(), now)
 	return &c
 }
 

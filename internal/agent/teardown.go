@@ -144,19 +144,18 @@ func (a *Agent) deleteNextGroup(ctx context.Context, p *pass, st *state.State, w
 		p.log.Info("children wait for the parent's operation to end", "parent", p.parent.Name)
 		return a.now().Add(teardownPoll), nil
 	}
-	plan := rollout.Plan{Revision: p.plan.Revision, Phases: p.plan.Phases, DeletionOrder: p.plan.DeletionOrder}
 	live := make([]string, 0, len(p.children))
 	for name := range p.children {
 		live = append(live, name)
 	}
 	subjects, err := a.teardownSubjects(p)
-	if err != nil && plan.DeletionOrder != spec.DeletionAllAtOnce && !allAdmitted(st, live) {
+	if err != nil && p.plan.DeletionOrder != spec.DeletionAllAtOnce && !allAdmitted(st, live) {
 		// Without them the children the last rollout did not admit have no phase, and would
 		// all go in one group, ahead of the order: wait for the inventory and the plan.
 		p.log.Info("children wait to be placed in their phases", "error", err)
 		return a.now().Add(teardownPoll), nil
 	}
-	del, _ := rollout.Teardown(st, plan, subjects, live)
+	del, _ := rollout.Teardown(st, *p.plan, subjects, live)
 	return a.now().Add(teardownPoll), a.deleteGroup(ctx, p, del, why)
 }
 

@@ -15,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
-	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/shard"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
@@ -64,7 +64,7 @@ func livePass(t *testing.T, f *fakeAgent, order string, extra ...runtime.Object)
 	if cm, err := f.kube.CoreV1().ConfigMaps(testNS).Get(ctx, contract.StateConfigMap("web"), metav1.GetOptions{}); err == nil {
 		objs = append(objs, cm)
 	}
-	p := &pass{plan: &render.Plan{Rollout: "web", Parent: "web-parent", Revision: "r1", DeletionOrder: order,
+	p := &pass{plan: &plan.Plan{Rollout: "web", Parent: "web-parent", Revision: "r1", DeletionOrder: order,
 		Phases: []spec.Phase{{Name: "dev"}, {Name: "prod"}}}, children: map[string]*v1alpha1.Application{}, log: f.log}
 	for i := range apps.Items {
 		app := &apps.Items[i]
@@ -128,7 +128,7 @@ func TestDeletingTheParentRemovesChildrenLatestPhaseFirst(t *testing.T) {
 	}
 	// The parent is gone now: a rollout that deploys nothing has nothing to drive.
 	f.caches = cachesOf(t, cm)
-	if held, _, err := f.parentLifecycle(ctx, &pass{plan: &render.Plan{Rollout: "web", Parent: "web-parent"}, log: f.log}); !held || err != nil {
+	if held, _, err := f.parentLifecycle(ctx, &pass{plan: &plan.Plan{Rollout: "web", Parent: "web-parent"}, log: f.log}); !held || err != nil {
 		t.Fatalf("held %v err %v", held, err)
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
@@ -43,11 +43,11 @@ func TestTracksRunsAreKeptApart(t *testing.T) {
 	if a.trackHookResults("web", &state.State{Rollout: &state.Rollout{}}) != nil {
 		t.Fatal("no tracks: no track results")
 	}
-	plan := []spec.Phase{{Name: "dev"}, {Name: "prod"}}
-	if act := inPlan(plan, r, rollout.Action{Phase: 2, Track: "us"}); act.Phase != 1 || act.Track != "us" {
+	phases := []spec.Phase{{Name: "dev"}, {Name: "prod"}}
+	if act := inPlan(phases, r, rollout.Action{Phase: 2, Track: "us"}); act.Phase != 1 || act.Track != "us" {
 		t.Fatalf("the run names the plan's phase: %+v", act)
 	}
-	p := &pass{plan: &render.Plan{Rollout: "web"}}
+	p := &pass{plan: &plan.Plan{Rollout: "web"}}
 	if vars := (&Agent{}).clusterVars(p, "prod", rollout.Action{Track: "us"}); vars[".track.name"] != "us" {
 		t.Fatalf("vars %v", vars)
 	}

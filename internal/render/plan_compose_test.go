@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
 )
@@ -20,7 +21,7 @@ func TestAComposedPlanReadsBackAsParsed(t *testing.T) {
 	}
 	yaml := strings.Replace(string(text), `          values: ["dev"]`, "          values: [\"dev\"]\n        maxUpdate: 2\n      - maxUpdate: 0", 1)
 	s, cm := planFrom(t, "coexist.yaml", yaml)
-	p, err := DecodePlan(cm, targets.NewCache(16))
+	p, err := plan.Decode(cm, targets.NewCache(16))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
-	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
 )
@@ -26,16 +26,16 @@ func TestThePlanCarriesTheDeletionOrder(t *testing.T) {
 	}
 	for dir, want := range cases {
 		t.Run(dir, func(t *testing.T) {
-			plan := goldenPlan(t, dir)
-			p, err := render.DecodePlan(plan, targets.NewCache(8))
+			cm := goldenPlan(t, dir)
+			p, err := plan.Decode(cm, targets.NewCache(8))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if p.DeletionOrder != want {
 				t.Errorf("deletionOrder %q, want %q", p.DeletionOrder, want)
 			}
-			plan.Data[contract.PlanPhasesKey] = strings.Replace(plan.Data[contract.PlanPhasesKey], `"deletionOrder":"`, `"deletionOrder":"Sideways`, 1)
-			if _, err := render.DecodePlan(plan, targets.NewCache(8)); err == nil || !strings.Contains(err.Error(), "deletionOrder") {
+			cm.Data[contract.PlanPhasesKey] = strings.Replace(cm.Data[contract.PlanPhasesKey], `"deletionOrder":"`, `"deletionOrder":"Sideways`, 1)
+			if _, err := plan.Decode(cm, targets.NewCache(8)); err == nil || !strings.Contains(err.Error(), "deletionOrder") {
 				t.Errorf("an unknown order must be refused, got %v", err)
 			}
 		})
@@ -51,11 +51,11 @@ func goldenPlan(t *testing.T, dir string) *corev1.ConfigMap {
 	}
 	for _, line := range strings.Split(string(b), "\n") {
 		if strings.Contains(line, `"`+contract.LabelPlan+`":"true"`) {
-			var plan corev1.ConfigMap
-			if err := json.Unmarshal([]byte(line), &plan); err != nil {
+			var cm corev1.ConfigMap
+			if err := json.Unmarshal([]byte(line), &cm); err != nil {
 				t.Fatal(err)
 			}
-			return &plan
+			return &cm
 		}
 	}
 	t.Fatal("no plan in the golden render")

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
 )
@@ -53,7 +54,7 @@ func TestAPlanCarriesOrderAndSpread(t *testing.T) {
 	s, cm := planOf(t, func(y string) string {
 		return strings.Replace(y, "      - name: canary\n", "      - name: canary\n        order: labels.rank\n        spread: labels.region\n", 1)
 	})
-	p, err := DecodePlan(cm, targets.NewCache(16))
+	p, err := plan.Decode(cm, targets.NewCache(16))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func TestAPlanCarriesOrderAndSpread(t *testing.T) {
 		t.Fatalf("a phase without order says nothing: %s", cm.Data[contract.PlanPhasesKey])
 	}
 	cm.Data[contract.PlanPhasesKey] = strings.Replace(cm.Data[contract.PlanPhasesKey], `"order":"labels.rank"`, `"order":"labels.rank +"`, 1)
-	if _, err := DecodePlan(cm, targets.NewCache(16)); err == nil || !strings.Contains(err.Error(), "phase canary-step1: order:") {
+	if _, err := plan.Decode(cm, targets.NewCache(16)); err == nil || !strings.Contains(err.Error(), "phase canary-step1: order:") {
 		t.Fatalf("a bad order in a plan: %v", err)
 	}
 }

@@ -7,16 +7,16 @@ import (
 	"time"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
-	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
 )
 
 // TestThePlanCarriesWindows: the rollout's and a phase's windows read back compiled; a
 // window that does not compile makes the plan unreadable (fail closed), naming it.
 func TestThePlanCarriesWindows(t *testing.T) {
-	plan := goldenPlan(t, "seed-000-basic-progressive")
+	cm := goldenPlan(t, "seed-000-basic-progressive")
 	var doc map[string]any
-	if err := json.Unmarshal([]byte(plan.Data[contract.PlanPhasesKey]), &doc); err != nil {
+	if err := json.Unmarshal([]byte(cm.Data[contract.PlanPhasesKey]), &doc); err != nil {
 		t.Fatal(err)
 	}
 	doc["windows"] = []map[string]any{{"name": "nightly", "kind": "deny", "schedule": "0 22 * * *", "duration": "8h", "timeZone": "Europe/Berlin"}}
@@ -26,10 +26,10 @@ func TestThePlanCarriesWindows(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		plan.Data[contract.PlanPhasesKey] = string(pb)
+		cm.Data[contract.PlanPhasesKey] = string(pb)
 	}
 	set()
-	p, err := render.DecodePlan(plan, targets.NewCache(8))
+	p, err := plan.Decode(cm, targets.NewCache(8))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestThePlanCarriesWindows(t *testing.T) {
 	}
 	doc["windows"] = []map[string]any{{"name": "nightly", "kind": "deny", "schedule": "0 22 * *", "duration": "8h"}}
 	set()
-	if _, err := render.DecodePlan(plan, targets.NewCache(8)); err == nil || !strings.Contains(err.Error(), "windows[0].schedule") {
+	if _, err := plan.Decode(cm, targets.NewCache(8)); err == nil || !strings.Contains(err.Error(), "windows[0].schedule") {
 		t.Fatalf("a bad window must be refused, got %v", err)
 	}
 }

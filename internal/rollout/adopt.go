@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
@@ -21,7 +22,7 @@ import (
 // until it ends), the plan's revision is not stored already, and every other revision the
 // state keeps has content — otherwise children of another revision would stay unpinned,
 // and the plan's revision rolls out phase by phase instead.
-func adopt(st *state.State, p Plan, now time.Time, acts *[]Action) {
+func adopt(st *state.State, p plan.Plan, now time.Time, acts *[]Action) {
 	old, ok := legacyOf(st, p)
 	if !ok || st.Rollout.Active() && st.Rollout.Revision == old {
 		return
@@ -55,7 +56,7 @@ func adopt(st *state.State, p Plan, now time.Time, acts *[]Action) {
 
 // legacyOf is the id of the revision the state keeps, without content, for the plan's spec
 // (the plan has content): what a state from before pinned commits deploys or rolls out.
-func legacyOf(st *state.State, p Plan) (string, bool) {
+func legacyOf(st *state.State, p plan.Plan) (string, bool) {
 	specBody, c, err := spec.SplitContent(p.Body)
 	if err != nil || c == nil {
 		return "", false
@@ -67,7 +68,7 @@ func legacyOf(st *state.State, p Plan) (string, bool) {
 
 // legacyPlan drives a rollout started before pinned commits as it is when the plan is the
 // same spec with content: it completes on its own revision, then adopt pins it.
-func legacyPlan(st *state.State, p Plan) Plan {
+func legacyPlan(st *state.State, p plan.Plan) plan.Plan {
 	if old, ok := legacyOf(st, p); ok && st.Rollout.Active() && st.Rollout.Revision == old {
 		p.Revision, p.Body = old, st.Revisions[old]
 	}
@@ -75,7 +76,7 @@ func legacyPlan(st *state.State, p Plan) Plan {
 }
 
 // notPhased warns about children whose sources follow a moving ref the plugin cannot see.
-func notPhased(r *state.Rollout, p Plan, now time.Time, acts *[]Action) {
+func notPhased(r *state.Rollout, p plan.Plan, now time.Time, acts *[]Action) {
 	if len(p.Unphased) == 0 {
 		return
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/control"
+	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
@@ -79,7 +80,7 @@ func waiting(ph *state.PhaseState, a *spec.Approval) bool {
 // approve records one approval of the current phase's gate (the approve key, consumed with
 // its approver keys, a history entry each), and opens the gate once Required distinct
 // qualifying approvers are recorded.
-func approve(r *state.Rollout, p Plan, c *control.Controls, now time.Time, acts *[]Action, reject func(string, string, string, ...any)) {
+func approve(r *state.Rollout, p plan.Plan, c *control.Controls, now time.Time, acts *[]Action, reject func(string, string, string, ...any)) {
 	cur, a := &r.Phases[r.Phase], spec.ApprovalOf(p.Phases[r.Phase])
 	if c.Approve != cur.Name || !waiting(cur, a) {
 		reject(contract.ApproveKey, c.Approve, "phase %s is not waiting for approval; the rollout is at %s%s (fix: remove it)", c.Approve, cur.Name, notYet(cur, a, c.Approve))
@@ -131,7 +132,7 @@ func counts(g *state.ApprovalGate, a state.Approval) (bool, string) {
 
 // rejectGate fails the current phase whose approval gate a person refuses, with its
 // onFailure (continue stops: a person said no); recorded with who and why.
-func rejectGate(st *state.State, p Plan, c *control.Controls, now time.Time, acts *[]Action, reject func(string, string, string, ...any)) {
+func rejectGate(st *state.State, p plan.Plan, c *control.Controls, now time.Time, acts *[]Action, reject func(string, string, string, ...any)) {
 	r := st.Rollout
 	if r == nil || r.Status != StatusProgressing || r.Phase >= len(r.Phases) || len(p.Phases) != len(r.Phases) {
 		reject(contract.RejectKey, c.Reject, "no phase is waiting for approval (fix: remove it)")

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
@@ -12,7 +13,7 @@ import (
 // budgetOf is the rollout-wide failure budget of a rollout starting with these members, in
 // children (a percentage of its distinct members, floored), or nil when the plan sets none.
 // It is kept in the state, fixed, like the membership snapshot.
-func budgetOf(p Plan, members [][]string) *int {
+func budgetOf(p plan.Plan, members [][]string) *int {
 	if p.MaxFailures.Kind == spec.SizeAll {
 		return nil
 	}
@@ -30,7 +31,7 @@ func budgetOf(p Plan, members [][]string) *int {
 // phase's own maxFailures still applies first; this one adds up what they tolerated.
 // onFailure continue goes on, as it does for a phase's budget. It reports whether the
 // rollout stopped or started rolling back.
-func budgetSpent(st *state.State, p Plan, ph *state.PhaseState, sp spec.Phase, o Observed, now time.Time, acts *[]Action) bool {
+func budgetSpent(st *state.State, p plan.Plan, ph *state.PhaseState, sp spec.Phase, o Observed, now time.Time, acts *[]Action) bool {
 	r := st.Rollout
 	if r.MaxFailures == nil || sp.OnFailure == "continue" {
 		return false

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
@@ -86,10 +87,10 @@ func TestTheBudgetCountsEachChildOnceAndNotTheSkipped(t *testing.T) {
 	if got := strings.Join(r.Failures(), ","); got != "a,d" {
 		t.Fatalf("failures %s", got)
 	}
-	if n := budgetOf(Plan{MaxFailures: spec.Size{Kind: spec.SizePercent, Value: 50}}, [][]string{{"a", "b"}, {"a", "b", "c", "d"}}); n == nil || *n != 2 {
+	if n := budgetOf(plan.Plan{MaxFailures: spec.Size{Kind: spec.SizePercent, Value: 50}}, [][]string{{"a", "b"}, {"a", "b", "c", "d"}}); n == nil || *n != 2 {
 		t.Fatalf("50%% of the 4 distinct members: %v", n)
 	}
-	if budgetOf(Plan{}, [][]string{{"a"}}) != nil {
+	if budgetOf(plan.Plan{}, [][]string{{"a"}}) != nil {
 		t.Fatal("no budget in the plan, none in the state")
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/control"
+	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
@@ -19,7 +20,7 @@ import (
 // catch-up rollout of the same revision, through every phase, gates and soaks
 // included. Members a rollout left behind on purpose (a phase smaller than its targets)
 // stay where they are.
-func idle(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action) error {
+func idle(st *state.State, p plan.Plan, o Observed, now time.Time, acts *[]Action) error {
 	held := len(st.Removing) == 0 && removalsHeld(p, o, now, acts) // no removal group starts
 	if !held && remove(st, p, o, now, acts) {
 		return nil
@@ -52,7 +53,7 @@ func eligible(phases []spec.Phase, s targets.Child) bool {
 // the next rollout): join makes one a member of the first phase that selects it and has not
 // started (RollingSync steps: only the first step that selects it); otherwise it is
 // deferred to a catch-up rollout.
-func joiners(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action) {
+func joiners(st *state.State, p plan.Plan, o Observed, now time.Time, acts *[]Action) {
 	r := st.Rollout
 	known := map[string]bool{}
 	for _, ph := range r.Phases {
@@ -81,7 +82,7 @@ func joiners(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action)
 }
 
 // joinPhase is the phase a late joiner joins under policy join, or -1.
-func joinPhase(p Plan, r *state.Rollout, s targets.Child) int {
+func joinPhase(p plan.Plan, r *state.Rollout, s targets.Child) int {
 	if p.LateJoiners != spec.LateJoinersJoin || len(r.Tracks) > 0 {
 		return -1 // with tracks a late joiner waits for the catch-up rollout
 	}
@@ -105,7 +106,7 @@ func joinPhase(p Plan, r *state.Rollout, s targets.Child) int {
 // when they are gone the next group starts. It reports whether a removal is under way.
 // Nothing is removed while the plan generates no child at all (an empty or unreadable
 // inventory is never a reason to delete).
-func remove(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action) bool {
+func remove(st *state.State, p plan.Plan, o Observed, now time.Time, acts *[]Action) bool {
 	if len(st.Removing) > 0 && removing(st, p, o, now, acts) {
 		return true
 	}
@@ -133,7 +134,7 @@ func remove(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action) 
 // forever. Nothing starts to be deleted (Removing is unchanged: remove decides the group
 // once the hold ends); under confirmRemoval the wait is told as remove tells it. Nothing
 // is recorded while the plan generates no child at all.
-func recordLeavers(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action) {
+func recordLeavers(st *state.State, p plan.Plan, o Observed, now time.Time, acts *[]Action) {
 	if len(o.Subjects) == 0 {
 		return
 	}
@@ -152,7 +153,7 @@ func recordLeavers(st *state.State, p Plan, o Observed, now time.Time, acts *[]A
 // removing carries on the removal of the group in st.Removing: children deleted are
 // forgotten, children generated again stay; it reports whether some are still to go.
 // Children that leave meanwhile wait their turn, but the render must know of them now.
-func removing(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action) bool {
+func removing(st *state.State, p plan.Plan, o Observed, now time.Time, acts *[]Action) bool {
 	generated := map[string]bool{}
 	for _, s := range o.Subjects {
 		generated[s.Key] = true
@@ -213,7 +214,7 @@ func awaitConfirmation(st *state.State, prev, leaving []string, now time.Time, a
 // leavingGroup is the first group to remove of the deployed children the deployed revision
 // no longer generates, and the rest of them (sorted), which leave after it (see
 // removalGroups for the order).
-func leavingGroup(st *state.State, p Plan, o Observed) (group, rest []string) {
+func leavingGroup(st *state.State, p plan.Plan, o Observed) (group, rest []string) {
 	generated := map[string]bool{}
 	for _, s := range o.Subjects {
 		generated[s.Key] = true
@@ -232,7 +233,7 @@ func leavingGroup(st *state.State, p Plan, o Observed) (group, rest []string) {
 // latest phase's group first. A child's phase is the one the last rollout admitted it in,
 // else the first phase that selects its subject (when the plan still generates it), else it
 // counts as in the last phase (removed first).
-func removalGroups(st *state.State, p Plan, children []string, subjects map[string]targets.Child) (group, rest []string) {
+func removalGroups(st *state.State, p plan.Plan, children []string, subjects map[string]targets.Child) (group, rest []string) {
 	if len(children) == 0 {
 		return nil, nil
 	}

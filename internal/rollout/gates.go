@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
@@ -174,16 +175,16 @@ func target(name, cluster string) string {
 // hook templated with a cluster field runs once per cluster (hookTargets); a failed
 // per-cluster check or post-hook fails its cluster, which counts against maxFailures like a
 // failed sync.
-func hookGate(st *state.State, p Plan, ph *state.PhaseState, sp spec.Phase, kind string, o Observed, now time.Time, acts *[]Action) bool {
+func hookGate(st *state.State, p plan.Plan, ph *state.PhaseState, sp spec.Phase, kind string, o Observed, now time.Time, acts *[]Action) bool {
 	r := st.Rollout
-	hooks, limit := sp.PreHooks, orDefault(p.MaxHooks, MaxHooksAtOnce)
+	hooks, limit := sp.PreHooks, orDefault(o.Limits.HooksAtOnce, MaxHooksAtOnce)
 	switch kind {
 	case KindCheck:
-		hooks, limit = sp.Checks, orDefault(p.MaxChecks, MaxChecksAtOnce)
+		hooks, limit = sp.Checks, orDefault(o.Limits.ChecksAtOnce, MaxChecksAtOnce)
 	case KindPost:
 		hooks = sp.PostHooks
 	}
-	hooks, held := holdOverLimits(r, ph, kind, hooks, p.Limits, o, now, acts)
+	hooks, held := holdOverLimits(r, ph, kind, hooks, o.Limits, o, now, acts)
 	if len(hooks) == 0 && !held {
 		return true
 	}

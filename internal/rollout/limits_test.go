@@ -86,7 +86,7 @@ func TestAHookOverTheAgentsLimitsIsHeld(t *testing.T) {
 		t.Fatal("a held hook has no ledger entry: it never started")
 	}
 
-	w.plan.Limits = spec.Limits{CommandTimeout: 24 * time.Hour}
+	w.obs.Limits = spec.Limits{CommandTimeout: 24 * time.Hour}
 	acts = w.step(t, 6)
 	if fmt.Sprint(runs(acts)) != "[pre/wait-for-approval]" || w.st.Rollout.Reason != "" {
 		t.Fatalf("raised: runs %v, reason %q", runs(acts), w.st.Rollout.Reason)
@@ -128,10 +128,10 @@ func TestARunTheLedgerEndedIsJudgedAsItEnded(t *testing.T) {
 	phases := threePhases()
 	phases[0].PreHooks = []spec.Hook{approvalHook(time.Hour)}
 	w := newWorld(phases...)
-	w.plan.Limits = spec.Limits{CommandTimeout: 2 * time.Hour}
+	w.obs.Limits = spec.Limits{CommandTimeout: 2 * time.Hour}
 	w.step(t, 0)
 	w.ends(1, state.HookSucceeded, "pre/wait-for-approval")
-	w.plan.Limits = spec.Limits{}
+	w.obs.Limits = spec.Limits{}
 	w.step(t, 2)
 	if w.st.Rollout.Reason != "" || fmt.Sprint(w.admitted()) != "[dev-1 dev-2]" {
 		t.Fatalf("reason %q admitted %v", w.st.Rollout.Reason, w.admitted())

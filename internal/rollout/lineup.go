@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
 )
@@ -9,7 +10,7 @@ import (
 // its members in admission order (Snapshot) and, from the first phase with tracks on, one
 // copy of each later phase per track (splitTracks), with the tracks. Every rollout starts
 // from it, and `cmp-phase plan` prints it, so the two cannot disagree.
-func Lineup(p Plan, taking []targets.Child) ([]state.PhaseState, []state.Track, error) {
+func Lineup(p plan.Plan, taking []targets.Child) ([]state.PhaseState, []state.Track, error) {
 	r := &state.Rollout{Revision: p.Revision}
 	if _, err := lineup(r, p, taking); err != nil {
 		return nil, nil, err
@@ -19,7 +20,7 @@ func Lineup(p Plan, taking []targets.Child) ([]state.PhaseState, []state.Track, 
 
 // lineup sets r's phases (pending, with their members) and tracks; it returns each plan
 // phase's members before the split, which the failure budget counts.
-func lineup(r *state.Rollout, p Plan, taking []targets.Child) ([][]string, error) {
+func lineup(r *state.Rollout, p plan.Plan, taking []targets.Child) ([][]string, error) {
 	members, err := Snapshot(p.Phases, taking)
 	if err != nil {
 		return nil, err

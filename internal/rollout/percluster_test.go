@@ -79,7 +79,7 @@ func TestPerClusterHooksRespectTheHookLimit(t *testing.T) {
 	phases := []spec.Phase{envPhase("prod", "prod", spec.Size{}, false)}
 	phases[0].PostHooks = []spec.Hook{httpHook("smoke", "https://{{name}}.example.com", "fail")}
 	w := newWorld(phases...)
-	w.plan.MaxHooks = 1
+	w.obs.Limits.HooksAtOnce = 1
 	w.step(t, 0)
 	w.syncs(5, "r2", "prod-1", "prod-2")
 	if acts := w.step(t, 10); fmt.Sprint(runs(acts)) != "[post/smoke/prod-1]" {

@@ -5,12 +5,13 @@ import (
 	"slices"
 	"time"
 
+	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
 // progress moves the active rollout as far as the observations allow on this pass.
-func progress(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action) {
+func progress(st *state.State, p plan.Plan, o Observed, now time.Time, acts *[]Action) {
 	r := st.Rollout
 	joiners(st, p, o, now, acts)
 	prevHold := r.Window
@@ -23,7 +24,7 @@ func progress(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action
 
 // walk moves the rollout's phases up to end as far as the observations allow, and reports
 // whether it got there (false: it waits, or it stopped or started rolling back).
-func walk(st *state.State, p Plan, o Observed, prevHold *state.WindowHold, end int, now time.Time, acts *[]Action) bool {
+func walk(st *state.State, p plan.Plan, o Observed, prevHold *state.WindowHold, end int, now time.Time, acts *[]Action) bool {
 	r := st.Rollout
 	for r.Phase < end && st.Paused == nil { // the engine's pause holds the rest of the pass
 		ph, sp := &r.Phases[r.Phase], p.Phases[r.Phase]
@@ -184,7 +185,7 @@ func soaked(r *state.Rollout, ph *state.PhaseState, sp spec.Phase, now time.Time
 }
 
 // fail applies onFailure to members that failed or errored.
-func fail(st *state.State, p Plan, ph *state.PhaseState, sp spec.Phase, failed []string, o Observed, now time.Time, acts *[]Action) {
+func fail(st *state.State, p plan.Plan, ph *state.PhaseState, sp spec.Phase, failed []string, o Observed, now time.Time, acts *[]Action) {
 	status := PhaseErrored
 	for _, c := range failed {
 		if ph.Clusters[c].Status == ClusterFailed {
@@ -200,7 +201,7 @@ func fail(st *state.State, p Plan, ph *state.PhaseState, sp spec.Phase, failed [
 
 // stopOrRollBack ends a failed phase: onFailure rollback returns the admitted children
 // (rollBack); stop, or a first deployment with nothing to return to, stops where it is.
-func stopOrRollBack(st *state.State, p Plan, ph *state.PhaseState, sp spec.Phase, status state.PhaseStatus, reason string, o Observed, now time.Time, acts *[]Action) {
+func stopOrRollBack(st *state.State, p plan.Plan, ph *state.PhaseState, sp spec.Phase, status state.PhaseStatus, reason string, o Observed, now time.Time, acts *[]Action) {
 	r := st.Rollout
 	ph.Status, r.Status, r.Reason = status, StatusStopped, reason
 	switch {

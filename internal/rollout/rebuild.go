@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
@@ -17,7 +18,7 @@ import (
 // deployed one, so the plan's rollout starts again for exactly the children not on it;
 // children already on it are pinned there. The generation is after the parent's PHASE_GEN
 // (the renderer refuses a state older than the generation the parent names).
-func Rebuild(p Plan, others map[string]json.RawMessage, live map[string]string, phaseGen int64) (*state.State, error) {
+func Rebuild(p plan.Plan, others map[string]json.RawMessage, live map[string]string, phaseGen int64) (*state.State, error) {
 	// phaseGen+1 must be a generation: PHASE_GEN=9223372036854775807 wrapped to a negative
 	// one, which every render then refused as older than the parent's.
 	if phaseGen < 0 || phaseGen == math.MaxInt64 {

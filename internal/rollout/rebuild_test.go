@@ -6,10 +6,12 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/cmp-phase/cmp-phase/internal/plan"
 )
 
 func TestALostStateIsRebuiltFromTheLiveChildrenWithoutMovingAnyone(t *testing.T) {
-	p := Plan{Revision: "r2", Body: json.RawMessage(`{"v":2}`)}
+	p := plan.Plan{Revision: "r2", Body: json.RawMessage(`{"v":2}`)}
 	others := map[string]json.RawMessage{"r1": json.RawMessage(`{"v":1}`), "r0": json.RawMessage(`{"v":0}`)}
 	live := map[string]string{"dev-1": "r2", "dev-2": "r2", "prod-1": "r1", "prod-2": "r1", "lab-1": "r0"}
 	st, err := Rebuild(p, others, live, 41)
@@ -30,14 +32,14 @@ func TestALostStateIsRebuiltFromTheLiveChildrenWithoutMovingAnyone(t *testing.T)
 }
 
 func TestAFleetAllOnThePlanRevisionRebuildsAsDeployed(t *testing.T) {
-	st, err := Rebuild(Plan{Revision: "r2", Body: json.RawMessage(`{}`)}, nil, map[string]string{"a": "r2", "b": "r2"}, 3)
+	st, err := Rebuild(plan.Plan{Revision: "r2", Body: json.RawMessage(`{}`)}, nil, map[string]string{"a": "r2", "b": "r2"}, 3)
 	if err != nil || st.Deployed != "r2" || len(st.Pinned) != 0 {
 		t.Fatalf("%+v %v", st, err)
 	}
 }
 
 func TestARevisionNobodyKeptFailsTheRebuildClosed(t *testing.T) {
-	_, err := Rebuild(Plan{Revision: "r2", Body: json.RawMessage(`{}`)}, nil, map[string]string{"a": "r2", "b": "r9"}, 3)
+	_, err := Rebuild(plan.Plan{Revision: "r2", Body: json.RawMessage(`{}`)}, nil, map[string]string{"a": "r2", "b": "r9"}, 3)
 	if err == nil || !strings.Contains(err.Error(), `child b runs revision "r9"`) || !strings.Contains(err.Error(), "fix:") {
 		t.Fatalf("got %v", err)
 	}
@@ -49,7 +51,7 @@ func TestARevisionNobodyKeptFailsTheRebuildClosed(t *testing.T) {
 func TestAPhaseGenWithNoGenerationAfterItFailsTheRebuildClosed(t *testing.T) {
 	live := map[string]string{"a": "r2"}
 	for _, gen := range []int64{math.MaxInt64, -1} {
-		st, err := Rebuild(Plan{Revision: "r2", Body: json.RawMessage(`{}`)}, nil, live, gen)
+		st, err := Rebuild(plan.Plan{Revision: "r2", Body: json.RawMessage(`{}`)}, nil, live, gen)
 		if err == nil {
 			t.Fatalf("PHASE_GEN %d: rebuilt generation %d", gen, st.Generation)
 		}
@@ -57,7 +59,7 @@ func TestAPhaseGenWithNoGenerationAfterItFailsTheRebuildClosed(t *testing.T) {
 			t.Fatalf("PHASE_GEN %d: %v", gen, err)
 		}
 	}
-	st, err := Rebuild(Plan{Revision: "r2", Body: json.RawMessage(`{}`)}, nil, live, math.MaxInt64-1)
+	st, err := Rebuild(plan.Plan{Revision: "r2", Body: json.RawMessage(`{}`)}, nil, live, math.MaxInt64-1)
 	if err != nil || st.Generation != math.MaxInt64 {
 		t.Fatalf("%+v %v", st, err)
 	}

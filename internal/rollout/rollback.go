@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
@@ -13,7 +14,7 @@ import (
 // settled there. When no phase holds admitted children the rollout is RolledBack. A
 // returning phase has its progressDeadline too, from the moment it started returning:
 // children not settled by then are Errored and the rollout stops (returnDeadline).
-func rollBack(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action) {
+func rollBack(st *state.State, p plan.Plan, o Observed, now time.Time, acts *[]Action) {
 	r := st.Rollout
 	for i := len(r.Phases) - 1; i >= 0; i-- {
 		ph := &r.Phases[i]
@@ -43,7 +44,7 @@ func rollBack(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action
 
 // returnDeadlineAt is the return deadline of returning phase ph (index i of the plan): its
 // progressDeadline (or the default) from when it started returning; nil when unknown.
-func returnDeadlineAt(ph *state.PhaseState, p Plan, i int) *time.Time {
+func returnDeadlineAt(ph *state.PhaseState, p plan.Plan, i int) *time.Time {
 	if i >= len(p.Phases) || ph.RollbackAt == nil {
 		return nil
 	}
@@ -56,7 +57,7 @@ func returnDeadlineAt(ph *state.PhaseState, p Plan, i int) *time.Time {
 // after it those children are Errored, the phase Errored and the rollout Stopped, with a
 // reason naming them and the deadline. A phase without progressDeadline has the default
 // (DefaultProgressDeadline).
-func returnDeadline(r *state.Rollout, ph *state.PhaseState, p Plan, i int, pending []string, now time.Time, acts *[]Action) {
+func returnDeadline(r *state.Rollout, ph *state.PhaseState, p plan.Plan, i int, pending []string, now time.Time, acts *[]Action) {
 	at := returnDeadlineAt(ph, p, i)
 	if at == nil {
 		return

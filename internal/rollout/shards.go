@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
@@ -39,7 +40,7 @@ func shardsHeld(st *state.State, o Observed, now time.Time, acts *[]Action) bool
 // admitted — a child that synced is recorded Done (or Failed) when it happens, not when the
 // hold ends — and nothing more: no admission, no failure policy, no phase ends. The pass
 // after the hold decides on what was recorded.
-func recordSettled(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action) {
+func recordSettled(st *state.State, p plan.Plan, o Observed, now time.Time, acts *[]Action) {
 	r := st.Rollout
 	if r == nil || r.Status != StatusProgressing || r.Revision != p.Revision || r.Phase >= len(r.Phases) || r.Phase >= len(p.Phases) {
 		return

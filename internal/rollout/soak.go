@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
@@ -36,7 +37,7 @@ func duringSoak(sp spec.Phase) spec.Phase {
 // through it: they start with the soak, each measures until the soak's end (the run's
 // Action.At); one that fails fails the phase at once (onFailure applies, as for any
 // check), and the phase goes on only once the soak is over and every one has passed.
-func soakGate(st *state.State, p Plan, ph *state.PhaseState, sp spec.Phase, o Observed, now time.Time, acts *[]Action) bool {
+func soakGate(st *state.State, p plan.Plan, ph *state.PhaseState, sp spec.Phase, o Observed, now time.Time, acts *[]Action) bool {
 	over := soaked(st.Rollout, ph, sp, now, acts)
 	during := duringSoak(sp)
 	if len(during.Checks) == 0 || ph.SoakUntil == nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/control"
+	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
@@ -23,7 +24,7 @@ const (
 // steer applies a person's edits of the ConfigMap once: each is recorded in the history
 // with who made it, one-shot keys are consumed (ActConsume), and every edit it refuses is
 // reported once (a Warning Event; the agent also shows it in the status key).
-func steer(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action) {
+func steer(st *state.State, p plan.Plan, o Observed, now time.Time, acts *[]Action) {
 	c := o.Controls
 	if c == nil {
 		return
@@ -158,7 +159,7 @@ func walkingPhases(r *state.Rollout) []int {
 }
 
 // phaseEdits applies approve, promote and jump to the running rollout.
-func phaseEdits(r *state.Rollout, p Plan, c *control.Controls, now time.Time, acts *[]Action, reject func(string, string, string, ...any)) {
+func phaseEdits(r *state.Rollout, p plan.Plan, c *control.Controls, now time.Time, acts *[]Action, reject func(string, string, string, ...any)) {
 	cur := &r.Phases[r.Phase]
 	if c.Approve != "" {
 		approve(r, p, c, now, acts, reject) // approvals.go
@@ -180,7 +181,7 @@ func phaseEdits(r *state.Rollout, p Plan, c *control.Controls, now time.Time, ac
 // jump moves the rollout ahead to a later phase; the phases between are marked succeeded by
 // the jump (their members not admitted yet stay where they are). A phase still holding a
 // manual gate stops it unless force.
-func jump(r *state.Rollout, p Plan, c *control.Controls, now time.Time, acts *[]Action, reject func(string, string, string, ...any)) {
+func jump(r *state.Rollout, p plan.Plan, c *control.Controls, now time.Time, acts *[]Action, reject func(string, string, string, ...any)) {
 	to := slices.IndexFunc(r.Phases, func(p state.PhaseState) bool { return p.Name == c.Jump })
 	if to <= r.Phase {
 		reject(contract.JumpKey, c.Jump, "jumps go forward only; the rollout is at %s (fix: rollback to go back)", r.Phases[r.Phase].Name)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cmp-phase/cmp-phase/internal/control"
+	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
@@ -36,34 +37,6 @@ const (
 	ClusterFailed  = state.ClusterFailed
 	ClusterErrored = state.ClusterErrored
 )
-
-// Plan is the spec being rolled out, as the renderer's plan ConfigMap gives it.
-type Plan struct {
-	Revision string
-	Body     json.RawMessage // stored in state so the revision can be re-rendered
-	Phases   []spec.Phase
-	// LateJoiners is spec.LateJoinersJoin or (default) spec.LateJoinersDefer.
-	LateJoiners string
-	// Unphased are children following a moving ref the renderer cannot see (child →
-	// repo@ref): each rollout warns about them.
-	Unphased map[string]string
-	// ConfirmRemoval: no child is removed before a person confirms it (confirm-removal).
-	ConfirmRemoval bool
-	// MaxFailures is the rollout-wide failure budget (spec-level maxFailures): failed
-	// children tolerated across every phase; SizeAll (the zero value): none.
-	MaxFailures spec.Size
-	// DeletionOrder is how children are removed: spec.DeletionReverse (latest phase first,
-	// each group gone before the next; also when empty) or spec.DeletionAllAtOnce.
-	DeletionOrder string
-	// MaxHooks and MaxChecks bound the hooks and checks running at once in a phase
-	// (0: seed 000's 5 and 10).
-	MaxHooks, MaxChecks int
-	// Windows are the rollout's change windows (compiled); each phase has its own too.
-	Windows []spec.Window
-	// Limits are the agent's caps on what a hook may ask for: a hook over one is held, not
-	// started (holdOverLimits). Zero fields are seed 000's.
-	Limits spec.Limits
-}
 
 // Observed is the world as the agent saw it on this pass.
 type Observed struct {
@@ -96,6 +69,10 @@ type Observed struct {
 	// ProjectWindows are, by child, the sync windows of its AppProject that match it
 	// (compiled, named appproject/<project>/<index>): a child they deny is not admitted.
 	ProjectWindows map[string][]spec.Window
+	// Limits are the agent's caps on what a hook may ask for (a hook over one is held, not
+	// started: holdOverLimits) and on the hooks and checks running at once in a phase (0:
+	// seed 000's 5 and 10). Zero fields are seed 000's.
+	Limits spec.Limits
 	// ShardHold names the shard of a sharded rollout that holds it ("shard 2/3: parent
 	// \"fleet-2\" missing"): nothing moves until it is back (empty: none holds).
 	ShardHold string
@@ -146,7 +123,7 @@ type Action struct {
 // Step decides the next state from the current one, the plan and observations, at now. It
 // does no I/O and reads no clock. It returns the state unchanged (the same pointer) when
 // there is nothing to write; a changed state has the next generation.
-func Step(p Plan, cur *state.State, o Observed, now time.Time) (*state.State, []Action, error) {
+func Step(p plan.Plan, cur *state.State, o Observed, now time.Time) (*state.State, []Action, error) {
 	st := cur.Clone()
 	if st == nil {
 		st = &state.State{Schema: state.Schema} // first deployment: no state yet
@@ -234,7 +211,7 @@ func renderView(s *state.State) view {
 // start abandons a rollout of another revision where it stands (its admitted children keep
 // the revision they run, pinned) and starts one for the plan at phase 0, for the children
 // that would change (only those in only, when given: a catch-up).
-func start(st *state.State, p Plan, o Observed, only map[string]bool, now time.Time, acts *[]Action) error {
+func start(st *state.State, p plan.Plan, o Observed, only map[string]bool, now time.Time, acts *[]Action) error {
 	if old := st.Rollout; old.Active() {
 		pinAdmitted(st, old)
 		emit(old, acts, now, EvRolloutAbandoned, fmt.Sprintf("rollout of revision %s abandoned for revision %s; nobody moved", old.Revision, p.Revision))

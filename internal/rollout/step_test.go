@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
@@ -15,14 +16,14 @@ import (
 
 // world is a fleet of dev/staging/prod children, all deployed on r1, rolling out r2.
 type world struct {
-	plan Plan
+	plan plan.Plan
 	st   *state.State
 	obs  Observed
 }
 
 func newWorld(phases ...spec.Phase) *world {
 	w := &world{
-		plan: Plan{Revision: "r2", Body: json.RawMessage(`{"v":2}`), Phases: phases},
+		plan: plan.Plan{Revision: "r2", Body: json.RawMessage(`{"v":2}`), Phases: phases},
 		st: &state.State{Schema: state.Schema, Generation: 1, Deployed: "r1",
 			Revisions: map[string]json.RawMessage{"r1": json.RawMessage(`{"v":1}`)}},
 		obs: Observed{Changed: map[string]bool{}, Children: map[string]Observation{}},
@@ -249,7 +250,7 @@ func BenchmarkStep(b *testing.B) {
 	for _, n := range []int{10000} {
 		b.Run(fmt.Sprintf("clusters=%d", n), func(b *testing.B) {
 			w := &world{
-				plan: Plan{Revision: "r2", Body: json.RawMessage(`{"v":2}`), Phases: []spec.Phase{
+				plan: plan.Plan{Revision: "r2", Body: json.RawMessage(`{"v":2}`), Phases: []spec.Phase{
 					envPhase("canary", "prod", pct(10), false), envPhase("prod", "prod", spec.Size{}, false)}},
 				st:  &state.State{Schema: state.Schema, Generation: 1, Deployed: "r1", Revisions: map[string]json.RawMessage{"r1": json.RawMessage(`{}`)}},
 				obs: Observed{Changed: map[string]bool{}, Children: map[string]Observation{}},

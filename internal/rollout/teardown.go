@@ -3,6 +3,7 @@ package rollout
 import (
 	"time"
 
+	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
 )
@@ -15,7 +16,7 @@ import (
 // subjects place children the last rollout did not admit in the first phase that selects
 // them. It reads only the state and what is live, so an agent that restarts mid-way goes on
 // where the last one stopped.
-func Teardown(st *state.State, p Plan, subjects []targets.Child, live []string) (del []string, done bool) {
+func Teardown(st *state.State, p plan.Plan, subjects []targets.Child, live []string) (del []string, done bool) {
 	if len(live) == 0 {
 		return nil, true
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
@@ -37,7 +38,7 @@ const sharedView = "\x00shared"
 // per track, each with the members whose tracks key gives that track (in the snapshot's
 // order), and records the tracks, sorted. Nothing splits when that phase and the ones
 // after it have no members.
-func splitTracks(r *state.Rollout, p Plan, taking []targets.Child) error {
+func splitTracks(r *state.Rollout, p plan.Plan, taking []targets.Child) error {
 	k := spec.TrackSplit(p.Phases)
 	if k < 0 {
 		return nil
@@ -77,7 +78,7 @@ func splitTracks(r *state.Rollout, p Plan, taking []targets.Child) error {
 // withTracks lines the plan's phases up with a split rollout's (each track's copy of a
 // phase has the phase's spec), so that index i of both is the same phase everywhere. A
 // plan of another revision, or one that lacks a phase the state names, is left as it is.
-func withTracks(r *state.Rollout, p Plan) Plan {
+func withTracks(r *state.Rollout, p plan.Plan) plan.Plan {
 	if !r.Active() || r.Revision != p.Revision || len(r.Tracks) == 0 {
 		return p
 	}
@@ -97,7 +98,7 @@ func withTracks(r *state.Rollout, p Plan) Plan {
 // whether every track completed; once all have ended and one did not complete, the rollout
 // is Stopped: its revision is not the deployed one, the completed tracks keep it, and a
 // person decides (a new commit, or rollback for every track).
-func walkTracks(st *state.State, p Plan, o Observed, now time.Time, acts *[]Action) bool {
+func walkTracks(st *state.State, p plan.Plan, o Observed, now time.Time, acts *[]Action) bool {
 	r := st.Rollout
 	for i := range r.Tracks {
 		if st.Paused != nil {
@@ -147,9 +148,9 @@ func tracksHold(r *state.Rollout) *state.WindowHold {
 
 // walkTrack moves track t as far as it goes on this pass: the engine's own walk (or
 // rollback) over the track's view of the rollout (inTrack).
-func walkTrack(st *state.State, p Plan, o Observed, prevHold *state.WindowHold, t *state.Track, now time.Time, acts *[]Action) {
+func walkTrack(st *state.State, p plan.Plan, o Observed, prevHold *state.WindowHold, t *state.Track, now time.Time, acts *[]Action) {
 	o.Hooks = o.TrackHooks[t.Name]
-	inTrack(st, p, t, now, acts, func(vp Plan, acts *[]Action) {
+	inTrack(st, p, t, now, acts, func(vp plan.Plan, acts *[]Action) {
 		v := st.Rollout
 		if v.Status == StatusRollingBack {
 			rollBack(st, vp, o, now, acts)
@@ -162,7 +163,7 @@ func walkTrack(st *state.State, p Plan, o Observed, prevHold *state.WindowHold, 
 
 // inTrack runs do with st.Rollout the view of track t (trackView) and the plan lined up
 // with it, then writes the outcome back to t (fromView).
-func inTrack(st *state.State, p Plan, t *state.Track, now time.Time, acts *[]Action, do func(vp Plan, acts *[]Action)) {
+func inTrack(st *state.State, p plan.Plan, t *state.Track, now time.Time, acts *[]Action, do func(vp plan.Plan, acts *[]Action)) {
 	r := st.Rollout
 	k := r.Split()
 	from, to := r.Span(t.Name)

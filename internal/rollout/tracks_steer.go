@@ -7,13 +7,14 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/control"
+	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
 // tracking reports whether r walks its tracks now (its shared phases are behind it), with
 // the plan lined up with its phases.
-func tracking(r *state.Rollout, p Plan) bool {
+func tracking(r *state.Rollout, p plan.Plan) bool {
 	return r != nil && r.Status == StatusProgressing && len(r.Tracks) > 0 && r.Phase >= r.Split() && len(p.Phases) == len(r.Phases)
 }
 
@@ -21,7 +22,7 @@ func tracking(r *state.Rollout, p Plan) bool {
 // rollout-wide meaning: approve, promote and reject name a phase and act on every track
 // at that phase (a rejection applies the phase's onFailure to those tracks only); a jump
 // would move tracks apart from their own gates and is refused.
-func trackEdits(st *state.State, p Plan, c *control.Controls, now time.Time, acts *[]Action, reject func(string, string, string, ...any)) {
+func trackEdits(st *state.State, p plan.Plan, c *control.Controls, now time.Time, acts *[]Action, reject func(string, string, string, ...any)) {
 	r := st.Rollout
 	if c.Jump != "" {
 		reject(contract.JumpKey, c.Jump, "the rollout walks tracks (%s); jumps do not cross them (fix: approve or promote the phase, or remove it)", trackPlaces(r))
@@ -29,16 +30,16 @@ func trackEdits(st *state.State, p Plan, c *control.Controls, now time.Time, act
 	edits := []struct {
 		key, phase string
 		ready      func(ph *state.PhaseState, sp spec.Phase) bool
-		do         func(vp Plan, acts *[]Action)
+		do         func(vp plan.Plan, acts *[]Action)
 	}{
 		{contract.ApproveKey, c.Approve, func(ph *state.PhaseState, sp spec.Phase) bool { return waiting(ph, spec.ApprovalOf(sp)) },
-			func(vp Plan, acts *[]Action) { approve(st.Rollout, vp, c, now, acts, reject) }},
+			func(vp plan.Plan, acts *[]Action) { approve(st.Rollout, vp, c, now, acts, reject) }},
 		{contract.PromoteKey, c.Promote, func(ph *state.PhaseState, _ spec.Phase) bool { return ph.Status == PhaseSoaking },
-			func(vp Plan, acts *[]Action) { promoteAt(st.Rollout, c, now, acts) }},
+			func(vp plan.Plan, acts *[]Action) { promoteAt(st.Rollout, c, now, acts) }},
 		{contract.RejectKey, c.Reject, func(ph *state.PhaseState, sp spec.Phase) bool {
 			return spec.ApprovalOf(sp) != nil && ph.ApprovedBy == ""
 		},
-			func(vp Plan, acts *[]Action) { rejectGate(st, vp, c, now, acts, reject) }},
+			func(vp plan.Plan, acts *[]Action) { rejectGate(st, vp, c, now, acts, reject) }},
 	}
 	for _, e := range edits {
 		if e.phase == "" {

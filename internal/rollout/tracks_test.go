@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
@@ -26,7 +27,7 @@ func trackWorld(t *testing.T, onFailure string) *world {
 	prod, final := envPhase("prod", "prod", pct(50), false), envPhase("final", "prod", spec.Size{}, false)
 	prod.Tracks, prod.WaitDuration, prod.OnFailure, final.OnFailure = tr, time.Minute, onFailure, onFailure
 	w := &world{
-		plan: Plan{Revision: "r2", Body: json.RawMessage(`{"v":2}`), Phases: []spec.Phase{envPhase("dev", "dev", spec.Size{}, false), prod, final}},
+		plan: plan.Plan{Revision: "r2", Body: json.RawMessage(`{"v":2}`), Phases: []spec.Phase{envPhase("dev", "dev", spec.Size{}, false), prod, final}},
 		st: &state.State{Schema: state.Schema, Generation: 1, Deployed: "r1",
 			Revisions: map[string]json.RawMessage{"r1": json.RawMessage(`{"v":1}`)}},
 		obs: Observed{Changed: map[string]bool{}, Children: map[string]Observation{}},

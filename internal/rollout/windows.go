@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
@@ -81,7 +82,7 @@ func nextOpening(ws []spec.Window, now time.Time) (time.Time, int) {
 
 // phaseWindows are the windows over the current phase: the fleet's, the rollout's, the
 // phase's own.
-func phaseWindows(p Plan, o Observed, sp spec.Phase) []spec.Window {
+func phaseWindows(p plan.Plan, o Observed, sp spec.Phase) []spec.Window {
 	return slices.Concat(o.FleetWindows, p.Windows, sp.Windows)
 }
 
@@ -89,7 +90,7 @@ func phaseWindows(p Plan, o Observed, sp spec.Phase) []spec.Window {
 // override-window: held (no admission, no phase start) and all (hold: all, the phase waits
 // entirely). It records the hold in the rollout (for status) and asks to come back at the
 // next opening.
-func windowGate(st *state.State, prev *state.WindowHold, p Plan, o Observed, ph *state.PhaseState, sp spec.Phase, now time.Time, acts *[]Action) (held, all bool) {
+func windowGate(st *state.State, prev *state.WindowHold, p plan.Plan, o Observed, ph *state.PhaseState, sp spec.Phase, now time.Time, acts *[]Action) (held, all bool) {
 	ws := phaseWindows(p, o, sp)
 	if ph.Override != "" && !holds(ws, ph.Override, now) && !holdsChild(o, ph.Override, now) {
 		ph.Override = "" // the window it let through no longer holds the phase: the override is over
@@ -240,7 +241,7 @@ func names(ws []spec.Window) []string {
 
 // removalsHeld reports whether the fleet's and the rollout's windows hold removals of
 // children that left (no new removal group starts; one under way finishes).
-func removalsHeld(p Plan, o Observed, now time.Time, acts *[]Action) bool {
+func removalsHeld(p plan.Plan, o Observed, now time.Time, acts *[]Action) bool {
 	ws := slices.Concat(o.FleetWindows, p.Windows)
 	if len(Blockers(ws, now, "")) == 0 {
 		return false
@@ -252,7 +253,7 @@ func removalsHeld(p Plan, o Observed, now time.Time, acts *[]Action) bool {
 }
 
 // knownWindow reports whether any window the rollout sees is called name.
-func knownWindow(p Plan, o Observed, name string) bool {
+func knownWindow(p plan.Plan, o Observed, name string) bool {
 	has := func(ws []spec.Window) bool {
 		return slices.ContainsFunc(ws, func(w spec.Window) bool { return w.Name == name })
 	}

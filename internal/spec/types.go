@@ -86,42 +86,43 @@ type ClustersGenerator struct {
 	Values   map[string]string `json:"values,omitempty"`
 }
 
-// Phase is one step of the rollout in either dialect.
+// Phase is one step of the rollout in either dialect. Its JSON form is the plan's (see
+// phasejson.go): the renderer writes phases so, the agent reads them back and compiles them.
 type Phase struct {
-	Name    string
-	Targets []targets.Target // OR of targets; empty means every child
+	Name    string           `json:"name"`
+	Targets []targets.Target `json:"targets,omitempty"` // OR of targets; empty means every child
 	// MatchAppLabels is true for RollingSync/RollingUpdate steps, whose matchExpressions
 	// select by the generated Application's labels rather than the cluster's.
-	MatchAppLabels bool
-	Size           Size
-	PreHooks       []Hook
-	PostHooks      []Hook
-	Checks         []Hook
-	WaitDuration   time.Duration
-	OnFailure      string // stop | rollback | continue
+	MatchAppLabels bool          `json:"matchAppLabels,omitempty"`
+	Size           Size          `json:"size"`
+	PreHooks       []Hook        `json:"preHooks,omitempty"`
+	PostHooks      []Hook        `json:"postHooks,omitempty"`
+	Checks         []Hook        `json:"checks,omitempty"`
+	WaitDuration   time.Duration `json:"-"`         // waitDuration, a Go duration string
+	OnFailure      string        `json:"onFailure"` // stop | rollback | continue
 	// ProgressDeadline (extension) bounds how long the phase may take from its start until
 	// every admitted member has settled; 0 means the engine's default (30m). A member still waiting then is
 	// Errored (we could not tell in time) and counts as a failure.
-	ProgressDeadline time.Duration
+	ProgressDeadline time.Duration `json:"-"` // progressDeadline, a Go duration string
 	// MaxFailures (extension) is how many failed or errored members the phase tolerates
 	// before onFailure applies; the tolerated ones stay on the new revision, reported.
-	MaxFailures int
+	MaxFailures int `json:"maxFailures,omitempty"`
 	// Ordering (extensions order and spread) lines the phase's members up for its batches;
 	// zero: child-name order.
-	Ordering targets.Ordering
+	Ordering targets.Ordering `json:"-"` // order and spread, flat
 	// Throttle (a spec.strategy step's maxUpdate composed with a generator's phases) bounds
 	// how many of the phase's admitted members may be updating at once; SizeAll, the zero
 	// value, does not throttle.
-	Throttle Size
+	Throttle Size `json:"throttle,omitzero"`
 	// Approval (extension) is the phase's approval gate, nil for none (see ApprovalOf for
 	// the gate maxUpdate: 0 makes).
-	Approval *Approval
+	Approval *Approval `json:"approval,omitempty"`
 	// Windows (extension `windows`) are the phase's own allow and deny windows; the
 	// rollout's and the fleet's apply as well.
-	Windows []Window
+	Windows []Window `json:"windows,omitempty"`
 	// Tracks (extension `tracks`) splits the rollout from this phase on into one track per
 	// value (see Tracks); zero: no split here.
-	Tracks Tracks
+	Tracks Tracks `json:"-"` // tracks, the key's source
 }
 
 // Late-joiner policies (extension `lateJoiners`): what happens to a cluster whose child

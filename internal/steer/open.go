@@ -8,7 +8,7 @@ import (
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
-	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/statestore"
 )
 
@@ -19,10 +19,10 @@ func Open(ctx context.Context, cms corev1client.ConfigMapsGetter, ns, name, by, 
 	if err != nil {
 		return Rollout{}, fmt.Errorf("rollout %s: no plan in %s (is the parent synced?): %w", name, ns, err)
 	}
-	plan, err := render.DecodePlan(cm, nil)
+	p, err := plan.Decode(cm, nil)
 	if err != nil {
 		return Rollout{}, err
 	}
 	store := &statestore.Store{ConfigMaps: cms, Namespace: ns, Name: contract.StateConfigMap(name)}
-	return Rollout{Name: name, Store: store, Phases: plan.PhaseNames(), By: by, Reason: reason}, nil
+	return Rollout{Name: name, Store: store, Phases: p.PhaseNames(), By: by, Reason: reason}, nil
 }
