@@ -23,8 +23,8 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
-// enact applies the moves the state decided (rollout.Moving) that the live children do not
-// show yet: each child gets the spec, labels and annotations the parent's render of this
+// enact applies the moves the engine decided (the Decision's: the state's moves that the
+// live children do not show yet): each child gets the spec, labels and annotations the parent's render of this
 // state holds — byte for byte the same render — and its sync starts in the same write.
 // The child moves the moment it is admitted, not after the parent's re-render and sync
 // and the child's own refresh; the parent's render then finds nothing to change.
@@ -38,11 +38,7 @@ func (a *Agent) enactOnly(ctx context.Context, p *pass, st *state.State, keep fu
 	if env == nil || env.Namespace != a.opts.Namespace {
 		return nil // a plan that does not say how it renders children, or children we do not watch
 	}
-	live := make(map[string]string, len(p.observed))
-	for name, o := range p.observed {
-		live[name] = o.Revision
-	}
-	moves := rollout.Moving(st, live)
+	moves := p.decision.Moves
 	if keep != nil {
 		moves = slices.DeleteFunc(moves, func(m rollout.Move) bool { return !keep(m.Child) })
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/control"
+	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/render"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
@@ -37,6 +38,9 @@ type pass struct {
 	moves       int
 	moreMoves   bool
 	movingSince time.Time // when this pass started moving children
+	// decision is what the engine decided on this pass (rollout.Decide): the state written,
+	// the moves and warms the agent carries out
+	decision rollout.Decision
 }
 
 // Reconcile runs one engine step for a rollout: observe (from the caches), decide
@@ -61,8 +65,6 @@ func (a *Agent) reconcile(ctx context.Context, name string, log *slog.Logger) (t
 		return next, err
 	}
 	now := a.now()
-	var acts []rollout.Action
-	rebuilt := false
 	store, trace := a.stateStore(name)
 	fleet := a.fleetStop()
 	stateBegan := time.Now()
@@ -70,16 +72,16 @@ func (a *Agent) reconcile(ctx context.Context, name string, log *slog.Logger) (t
 		c := controls(data, p.plan, now)
 		c.Fleet = fleet
 		began := time.Now()
-		n, as, rb, err := a.decide(p, cur, c, now)
+		d, err := a.decide(p, cur, c, now)
 		a.metrics.decide.WithLabelValues(name).Observe(time.Since(began).Seconds())
-		acts, rebuilt = as, rb
+		p.decision = d
 		if err != nil {
 			return statestore.Edit{}, err
 		}
-		if n != cur && a.faults.BeforeWrite != nil {
-			a.faults.BeforeWrite(name, n.Generation)
+		if d.Next != cur && a.faults.BeforeWrite != nil {
+			a.faults.BeforeWrite(name, d.Next.Generation)
 		}
-		return statestore.Edit{Next: n, Data: dataEdits(name, as, n)}, nil
+		return statestore.Edit{Next: d.Next, Data: dataEdits(name, d.Actions, d.Next)}, nil
 	}))
 	if err != nil {
 		return time.Time{}, trace.failure(err, "state ConfigMap "+a.opts.Namespace+"/"+store.Name)
@@ -93,13 +95,11 @@ func (a *Agent) reconcile(ctx context.Context, name string, log *slog.Logger) (t
 	if wrote {
 		a.metrics.writes.WithLabelValues(name).Inc()
 		log.Info("state written", "generation", next.Generation, "view", next.ViewGeneration)
-		if rebuilt {
-			a.warn(p, "StateRebuilt", fmt.Sprintf("state ConfigMap %s was missing: rebuilt at generation %d from the live children's revision annotations", store.Name, next.Generation))
-		}
 		if a.faults.AfterWrite != nil {
 			a.faults.AfterWrite(name, next.Generation)
 		}
 	}
+	acts := p.decision.Actions
 	a.publishEvents(p, acts)
 	a.annotateParent(ctx, p, next, shown)
 	if next != nil && next.RemovedRevision != "" {
@@ -148,51 +148,51 @@ func (a *Agent) read(name string) (*pass, error) {
 	return p, nil
 }
 
-// decide is the pure part of a reconcile, given what was read: rebuild a lost state when
-// children exist, then step the engine.
-func (a *Agent) decide(p *pass, cur *state.State, c *control.Controls, now time.Time) (*state.State, []rollout.Action, bool, error) {
+// decide is the pure part of a reconcile, given what was read: gather the observation and
+// ask the engine (rollout.Decide).
+func (a *Agent) decide(p *pass, cur *state.State, c *control.Controls, now time.Time) (rollout.Decision, error) {
 	inv := a.inventory()
 	if inv == nil {
-		return nil, nil, false, fmt.Errorf("the cluster inventory is not published yet")
+		return rollout.Decision{}, fmt.Errorf("the cluster inventory is not published yet")
 	}
-	base, rebuilt := cur, false
 	hold := p.shardConflict
 	if hold == "" {
 		hold = shardHold(p.shards, cur, a.shardsSince(p.plan.Rollout, p.shards), now, 2*a.opts.ConfirmAfter)
 	}
 	if hold != "" && cur == nil {
 		p.log.Warn("rollout held by a shard", "reason", hold)
-		return nil, nil, false, nil // nothing deployed yet: nothing to write until every shard is there
 	}
-	if cur == nil && (p.phaseGen > 0 || len(p.children) > 0) {
-		live := map[string]string{}
-		for name, o := range p.observed {
-			live[name] = o.Revision
-		}
-		st, err := rollout.Rebuild(*p.plan, p.plan.Others, live, p.phaseGen)
-		if err != nil {
-			return nil, nil, false, failClosed(err)
-		}
-		st.ViewGeneration = st.Generation // the renderer needs it: PHASE_GEN names a state it cannot see
-		base, rebuilt = st, true
+	obs, err := a.observe(p, cur, c, inv)
+	if err != nil {
+		return rollout.Decision{}, failClosed(err)
 	}
+	obs.ShardHold, obs.Limits, obs.PhaseGen = hold, a.opts.Limits, p.phaseGen
+	d, err := rollout.Decide(*p.plan, cur, obs, now)
+	if err != nil {
+		return rollout.Decision{}, failClosed(err)
+	}
+	return d, nil
+}
+
+// observe is the engine's view of what p read: the plan's subjects, which of them change,
+// the live children, the hooks' results, a person's edits, the parent's render and the
+// windows that apply. With no state yet, what changes is judged against none.
+func (a *Agent) observe(p *pass, cur *state.State, c *control.Controls, inv *inventory.Inventory) (rollout.Observed, error) {
 	sp := &spec.Spec{Name: p.plan.Rollout, Namespace: p.plan.Namespace}
 	subjects, err := a.renderer.Subjects(p.plan.Rollout, p.plan.Revision, p.plan.Body, inv)
 	if err != nil {
-		return nil, nil, false, failClosed(err)
+		return rollout.Observed{}, err
 	}
-	changed, err := a.renderer.Changed(render.Input{Spec: sp, Inventory: inv, State: base}, p.plan.Revision, p.plan.Body, subjects)
+	changedOf := func(st *state.State) (map[string]bool, error) {
+		return a.renderer.Changed(render.Input{Spec: sp, Inventory: inv, State: st}, p.plan.Revision, p.plan.Body, subjects)
+	}
+	changed, err := changedOf(cur)
 	if err != nil {
-		return nil, nil, false, failClosed(err)
+		return rollout.Observed{}, err
 	}
-	obs := rollout.Observed{Subjects: subjects, Changed: changed, Children: p.observed, Hooks: a.hookResults(p.plan.Rollout, base), Controls: c,
-		SpecGone: specGone(p.parent), SpecBack: specBack(p.parent), PlanFresh: base != nil && p.plan.Generation >= base.ViewGeneration}
+	obs := rollout.Observed{Subjects: subjects, Changed: changed, ChangedOf: changedOf, Children: p.observed, Hooks: a.hookResults(p.plan.Rollout, cur), Controls: c,
+		SpecGone: specGone(p.parent), SpecBack: specBack(p.parent), PlanFresh: cur != nil && p.plan.Generation >= cur.ViewGeneration}
 	obs.FleetWindows, obs.ProjectWindows = a.fleetWindows(), a.projectWindows(p.children)
-	obs.TrackHooks = a.trackHookResults(p.plan.Rollout, base)
-	obs.ShardHold, obs.Limits = hold, a.opts.Limits
-	n, acts, err := rollout.Step(*p.plan, base, obs, now)
-	if err != nil {
-		return nil, nil, false, failClosed(err)
-	}
-	return n, acts, rebuilt, nil
+	obs.TrackHooks = a.trackHookResults(p.plan.Rollout, cur)
+	return obs, nil
 }

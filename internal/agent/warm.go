@@ -12,7 +12,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/cmp-phase/cmp-phase/internal/argoapi"
-	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
@@ -24,7 +23,6 @@ import (
 // reads. It only reads: nothing moves earlier, nothing is applied.
 
 const (
-	warmAhead   = 8    // children of a rollout's next batch warmed per state generation
 	warmWorkers = 2    // calls to argocd-server at once
 	warmQueue   = 64   // warms waiting; beyond it they are dropped (it is only a head start)
 	warmSeen    = 4096 // (child, revision) pairs remembered as warmed
@@ -118,8 +116,8 @@ func (w *warmer) add(job warm) {
 	}
 }
 
-// warmNext queues the warms of the children the rollout admits next (rollout.PreviewNext:
-// the rest of the current phase's batch or the next phase's first), rendered as their move
+// warmNext queues the warms of the children the rollout admits next (the Decision's: the
+// rest of the current phase's batch or the next phase's first), rendered as their move
 // will render them; once per state generation.
 func (a *Agent) warmNext(p *pass, st *state.State) {
 	env := p.plan.Children
@@ -127,12 +125,11 @@ func (a *Agent) warmNext(p *pass, st *state.State) {
 		!a.warm.firstLook(p.plan.Rollout, st.Generation) {
 		return
 	}
-	next := rollout.PreviewNext(st, p.plan.Phases)
-	keys := newlyAdmitted(st, next, warmAhead)
+	keys := p.decision.Warm
 	if len(keys) == 0 {
 		return
 	}
-	docs, err := a.renderer.Children(a.childInput(p, next), keys)
+	docs, err := a.renderer.Children(a.childInput(p, p.decision.WarmState), keys)
 	if err != nil {
 		p.log.Debug("no manifest warm: render of the next batch failed", "error", err)
 		return
@@ -144,31 +141,6 @@ func (a *Agent) warmNext(p *pass, st *state.State) {
 			}
 		}
 	}
-}
-
-// newlyAdmitted are the children next admits that st does not, in the order their phase
-// takes its members (the order they move in), at most n.
-func newlyAdmitted(st, next *state.State, n int) []string {
-	if next == st || next == nil || next.Rollout == nil {
-		return nil
-	}
-	added := next.Rollout.AdmittedPhases()
-	for c := range st.Rollout.AdmittedPhases() {
-		delete(added, c)
-	}
-	var out []string
-	for _, ph := range next.Rollout.Phases {
-		for _, c := range ph.Members {
-			if len(out) == n {
-				return out
-			}
-			if _, ok := added[c]; ok {
-				out = append(out, c)
-				delete(added, c)
-			}
-		}
-	}
-	return out
 }
 
 // warmable says at which revision live's move to doc can be warmed: only when the move

@@ -18,7 +18,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/cmp-phase/cmp-phase/internal/argoapi"
-	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
 func warmChild() *v1alpha1.Application {
@@ -75,21 +74,6 @@ func TestWarmableOnlyWhenTheMoveChangesTheRevisionAlone(t *testing.T) {
 	}
 	if _, ok := warmable(live, []byte("{not json")); ok {
 		t.Error("a render that does not decode is not warmed")
-	}
-}
-
-// TestNewlyAdmittedAreTheNextBatchOnly: the children the preview admits that the state
-// does not, in the order the phase takes its members, capped.
-func TestNewlyAdmittedAreTheNextBatchOnly(t *testing.T) {
-	st := &state.State{Rollout: &state.Rollout{Status: state.RolloutProgressing, Phases: []state.PhaseState{
-		{Name: "dev", Members: []string{"a"}, Admitted: []string{"a"}}, {Name: "prod", Members: []string{"d", "b", "c", "e"}}}}}
-	next := st.Clone()
-	next.Rollout.Phases[1].Admitted = []string{"b", "c", "d"}
-	if got := newlyAdmitted(st, next, 2); !slices.Equal(got, []string{"d", "b"}) {
-		t.Fatalf("got %v", got)
-	}
-	if got := newlyAdmitted(st, st, 8); got != nil {
-		t.Fatalf("nothing to admit, nothing to warm: %v", got)
 	}
 }
 

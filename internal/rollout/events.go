@@ -9,6 +9,7 @@ import (
 // Event names: the rollout history's and the Kubernetes Events' reasons.
 const (
 	EvRolloutStarted   = "RolloutStarted"
+	EvStateRebuilt     = "StateRebuilt" // the state ConfigMap was lost and rebuilt from the live children
 	EvRolloutAbandoned = "RolloutAbandoned"
 	EvRolloutCompleted = "RolloutCompleted"
 	EvRolloutStopped   = "RolloutStopped"

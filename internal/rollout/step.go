@@ -76,6 +76,12 @@ type Observed struct {
 	// ShardHold names the shard of a sharded rollout that holds it ("shard 2/3: parent
 	// \"fleet-2\" missing"): nothing moves until it is back (empty: none holds).
 	ShardHold string
+	// PhaseGen is the highest PHASE_GEN of the rollout's parents: with no state, a PHASE_GEN
+	// or a live child proves a lost state, which Decide rebuilds after it.
+	PhaseGen int64
+	// ChangedOf is Changed judged against another state (a pure function: the renderer's
+	// comparison): Decide asks it for the state it rebuilt, Changed being against none.
+	ChangedOf func(*state.State) (map[string]bool, error)
 
 	openings openings // the next openings this pass searched (Step makes it)
 }

@@ -1,0 +1,80 @@
+package rollout
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/cmp-phase/cmp-phase/internal/state"
+)
+
+// TestNewlyAdmittedAreTheNextBatchOnly: the children the preview admits that the state
+// does not, in the order the phase takes its members, capped.
+func TestNewlyAdmittedAreTheNextBatchOnly(t *testing.T) {
+	st := &state.State{Rollout: &state.Rollout{Status: state.RolloutProgressing, Phases: []state.PhaseState{
+		{Name: "dev", Members: []string{"a"}, Admitted: []string{"a"}}, {Name: "prod", Members: []string{"d", "b", "c", "e"}}}}}
+	next := st.Clone()
+	next.Rollout.Phases[1].Admitted = []string{"b", "c", "d"}
+	if got := newlyAdmitted(st, next, 2); !slices.Equal(got, []string{"d", "b"}) {
+		t.Fatalf("got %v", got)
+	}
+	if got := newlyAdmitted(st, st, 8); got != nil {
+		t.Fatalf("nothing to admit, nothing to warm: %v", got)
+	}
+}
+
+// TestDecideRebuildsALostStateThenSteps: with no state while children exist, Decide
+// rebuilds one from their revisions (judging what changes against it, not against none),
+// says so in a Warning Event, and steps it; a shard missing before any state holds it.
+func TestDecideRebuildsALostStateThenSteps(t *testing.T) {
+	w := newWorld(threePhases()...)
+	w.plan.Rollout, w.plan.Others = "web", w.st.Revisions
+	w.obs.PhaseGen = 7
+	asked := 0
+	w.obs.ChangedOf = func(st *state.State) (map[string]bool, error) {
+		asked++
+		if st == nil || st.Deployed != "r1" {
+			t.Fatalf("changes judged against %+v, not the rebuilt state", st)
+		}
+		return w.obs.Changed, nil
+	}
+	d, err := Decide(w.plan, nil, w.obs, at(0))
+	if err != nil || !d.Rebuilt || asked != 1 || d.Next == nil || d.Next.Generation <= 8 {
+		t.Fatalf("rebuilt %v asked %d next %+v: %v", d.Rebuilt, asked, d.Next, err)
+	}
+	if !slices.ContainsFunc(d.Actions, func(a Action) bool { return a.Reason == EvStateRebuilt && a.Warning }) {
+		t.Fatalf("no StateRebuilt warning: %+v", d.Actions)
+	}
+	held := w.obs
+	held.ShardHold = "shard 1/2: parent \"web-1\" missing"
+	if d, err := Decide(w.plan, nil, held, at(0)); err != nil || d.Next != nil || d.Rebuilt || len(d.Actions) > 0 {
+		t.Fatalf("a held rollout without state decides nothing: %+v %v", d, err)
+	}
+}
+
+// TestDecideNamesTheMovesAndTheWarms: the children a step admits and that do not run the
+// revision yet are the Decision's moves; the next ones the rollout admits are its warms,
+// in the order they will move.
+func TestDecideNamesTheMovesAndTheWarms(t *testing.T) {
+	w := newWorld(threePhases()...)
+	var d Decision
+	for s := 0; s < 3; s++ {
+		var err error
+		if d, err = Decide(w.plan, w.st, w.obs, at(s)); err != nil {
+			t.Fatal(err)
+		}
+		w.st = d.Next
+	}
+	var moved []string
+	for _, m := range d.Moves {
+		moved = append(moved, m.Child)
+		if m.Revision != "r2" {
+			t.Fatalf("move %+v", m)
+		}
+	}
+	if !slices.Equal(moved, []string{"dev-1", "dev-2"}) {
+		t.Fatalf("moves %v", moved)
+	}
+	if len(d.Warm) == 0 || d.WarmState == nil || slices.ContainsFunc(d.Warm, func(c string) bool { return slices.Contains(moved, c) }) {
+		t.Fatalf("warms %v of %+v", d.Warm, d.WarmState)
+	}
+}
