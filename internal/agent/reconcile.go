@@ -64,7 +64,15 @@ func (a *Agent) reconcile(ctx context.Context, name string, log *slog.Logger) (t
 	if held, next, err := a.parentLifecycle(ctx, p); held || err != nil {
 		return next, err
 	}
-	now := a.now()
+	return a.decideAndAct(ctx, p, nil)
+}
+
+// decideAndAct is one engine pass over what p read: decide (re-deciding on a write
+// conflict), write the state (the agent's one state write path), then carry the decision
+// out. dismantle says every child goes (a deleted parent, or a removed spec); nil: a
+// rollout pass.
+func (a *Agent) decideAndAct(ctx context.Context, p *pass, dismantle *rollout.Dismantle) (time.Time, error) {
+	name, now := p.plan.Rollout, a.now()
 	store, trace := a.stateStore(name)
 	fleet := a.fleetStop()
 	stateBegan := time.Now()
@@ -72,7 +80,7 @@ func (a *Agent) reconcile(ctx context.Context, name string, log *slog.Logger) (t
 		c := controls(data, p.plan, now)
 		c.Fleet = fleet
 		began := time.Now()
-		d, err := a.decide(p, cur, c, now)
+		d, err := a.decide(p, cur, c, dismantle, now)
 		a.metrics.decide.WithLabelValues(name).Observe(time.Since(began).Seconds())
 		p.decision = d
 		if err != nil {
@@ -87,27 +95,41 @@ func (a *Agent) reconcile(ctx context.Context, name string, log *slog.Logger) (t
 		return time.Time{}, trace.failure(err, "state ConfigMap "+a.opts.Namespace+"/"+store.Name)
 	}
 	a.metrics.pass.WithLabelValues(name, "state").Observe(time.Since(stateBegan).Seconds())
-	var shown map[string]string // what the parent's annotations and the metrics say: one computation
-	if next != nil {
-		shown = status.Parent(name, next)
-		a.metrics.observe(name, next, shown[contract.ParentWaitingFor])
-	}
-	if wrote {
-		a.metrics.writes.WithLabelValues(name).Inc()
-		log.Info("state written", "generation", next.Generation, "view", next.ViewGeneration)
-		if a.faults.AfterWrite != nil {
-			a.faults.AfterWrite(name, next.Generation)
-		}
-	}
+	a.written(p, next, wrote)
 	acts := p.decision.Actions
 	a.publishEvents(p, acts)
-	a.annotateParent(ctx, p, next, shown)
+	if p.decision.Dismantling {
+		return a.actDismantle(ctx, p, next)
+	}
+	a.annotateParent(ctx, p, next, a.shown(name, next))
 	if next != nil && next.RemovedRevision != "" {
-		return a.removeRollout(ctx, p, next)
+		return a.removeRollout(ctx, p) // a person confirmed the spec is gone: its children go
 	}
 	actBegan := time.Now()
 	defer func() { a.metrics.pass.WithLabelValues(name, "act").Observe(time.Since(actBegan).Seconds()) }()
 	return a.act(ctx, p, next, acts)
+}
+
+// written counts and logs a state write (and runs the fault hook of tests after it).
+func (a *Agent) written(p *pass, next *state.State, wrote bool) {
+	if !wrote {
+		return
+	}
+	a.metrics.writes.WithLabelValues(p.plan.Rollout).Inc()
+	p.log.Info("state written", "generation", next.Generation, "view", next.ViewGeneration)
+	if a.faults.AfterWrite != nil {
+		a.faults.AfterWrite(p.plan.Rollout, next.Generation)
+	}
+}
+
+// shown is what the parent's annotations and the metrics say of st: one computation.
+func (a *Agent) shown(name string, st *state.State) map[string]string {
+	if st == nil {
+		return nil
+	}
+	shown := status.Parent(name, st)
+	a.metrics.observe(name, st, shown[contract.ParentWaitingFor])
+	return shown
 }
 
 // read gathers a rollout's plan, parent and children from the caches; nil when the rollout
@@ -150,7 +172,10 @@ func (a *Agent) read(name string) (*pass, error) {
 
 // decide is the pure part of a reconcile, given what was read: gather the observation and
 // ask the engine (rollout.Decide).
-func (a *Agent) decide(p *pass, cur *state.State, c *control.Controls, now time.Time) (rollout.Decision, error) {
+func (a *Agent) decide(p *pass, cur *state.State, c *control.Controls, dismantle *rollout.Dismantle, now time.Time) (rollout.Decision, error) {
+	if dismantle != nil {
+		return rollout.Decide(*p.plan, cur, a.observeDismantle(p, c, dismantle), now)
+	}
 	inv := a.inventory()
 	if inv == nil {
 		return rollout.Decision{}, fmt.Errorf("the cluster inventory is not published yet")
@@ -172,6 +197,25 @@ func (a *Agent) decide(p *pass, cur *state.State, c *control.Controls, now time.
 		return rollout.Decision{}, failClosed(err)
 	}
 	return d, nil
+}
+
+// observeDismantle is the engine's view of a rollout whose children all go: which live,
+// where the plan places them (SubjectsMissing when it cannot), whether the parent runs an
+// operation.
+func (a *Agent) observeDismantle(p *pass, c *control.Controls, dismantle *rollout.Dismantle) rollout.Observed {
+	obs := rollout.Observed{Dismantle: dismantle, Controls: c, Children: make(map[string]rollout.Observation, len(p.children))}
+	for name := range p.children {
+		obs.Children[name] = p.observed[name]
+	}
+	obs.ParentBusy = p.parent != nil && viewOf(p.parent, 0, 0, named{}).Busy
+	var err error
+	if inv := a.inventory(); inv != nil {
+		obs.Subjects, err = a.renderer.Subjects(p.plan.Rollout, p.plan.Revision, p.plan.Body, inv)
+	}
+	if obs.SubjectsMissing = a.inventory() == nil || err != nil; obs.SubjectsMissing {
+		p.log.Info("children may wait to be placed in their phases", "error", err)
+	}
+	return obs
 }
 
 // observe is the engine's view of what p read: the plan's subjects, which of them change,

@@ -16,9 +16,7 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
-	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
-	"github.com/cmp-phase/cmp-phase/internal/targets"
 )
 
 // teardownPoll is how soon a teardown looks again while children are still being deleted
@@ -94,29 +92,46 @@ func (a *Agent) keepFinalizer(ctx context.Context, p *pass, ours bool) error {
 }
 
 // teardown removes a deleted parent's children in the plan's deletion order, one group at a
-// time (each gone before the next), then records that in the state and lets the parent go.
-// Every step is derived from the live children and the state, so a restart goes on.
+// time (each gone before the next), then records that in the state and lets the parent go:
+// an engine pass that dismantles (rollout.Dismantle). Every step is derived from the live
+// children and the state, so a restart goes on.
 func (a *Agent) teardown(ctx context.Context, p *pass) (time.Time, error) {
-	if why := shardTeardownHold(p.shards); why != "" {
-		p.log.Info("teardown held", "reason", why)
-		return a.now().Add(teardownPoll), nil
+	return a.decideAndAct(ctx, p, &rollout.Dismantle{How: "with the parent " + p.parent.Name, Hold: shardTeardownHold(p.shards)})
+}
+
+// removeRollout carries out a removal a person confirmed (st.RemovedRevision, the spec gone
+// from git): the children go in the deletion order as with a deleted parent (held by a
+// pause and the fleet-wide stop), then the state records that it deploys nothing and the
+// parent re-renders, now to nothing.
+func (a *Agent) removeRollout(ctx context.Context, p *pass) (time.Time, error) {
+	return a.decideAndAct(ctx, p, &rollout.Dismantle{How: "its spec is gone from git", Removal: true})
+}
+
+// actDismantle carries out a dismantling pass's decision: delete the next group, release the
+// deleted parent once every child is gone, or have the parent of a removed spec re-render.
+func (a *Agent) actDismantle(ctx context.Context, p *pass, st *state.State) (time.Time, error) {
+	d := p.decision
+	var requeue time.Time
+	for _, act := range d.Actions {
+		if act.Kind == rollout.ActRequeue {
+			requeue = earliest(requeue, act.At)
+			p.log.Info("children removal waits", "reason", act.Message)
+		}
 	}
-	st, err := a.cachedState(p.plan.Rollout)
-	if err != nil {
-		return time.Time{}, err
+	if err := a.deleteGroup(ctx, p, d.Delete, d.DeleteWhy); err != nil {
+		return requeue, err
 	}
-	if len(p.children) > 0 {
-		return a.deleteNextGroup(ctx, p, st, "the parent is deleted")
+	switch {
+	case d.Release && p.parent != nil:
+		if err := a.setFinalizers(ctx, p.parent, withFinalizer(p.parent.Finalizers, false)); err != nil {
+			return requeue, err
+		}
+		a.cascading.forget(p.parent.UID)
+		p.log.Info("parent released", "parent", p.parent.Name)
+	case d.SetPhaseGen && p.parent != nil:
+		return requeue, SetPhaseGen(ctx, a.argo, a.opts.Namespace, p.plan.Parent, st.Generation)
 	}
-	if _, err := a.recordTornDown(ctx, p, "with the parent "+p.parent.Name); err != nil {
-		return time.Time{}, err
-	}
-	if err := a.setFinalizers(ctx, p.parent, withFinalizer(p.parent.Finalizers, false)); err != nil {
-		return time.Time{}, err
-	}
-	a.cascading.forget(p.parent.UID)
-	p.log.Info("parent released", "parent", p.parent.Name)
-	return time.Time{}, nil
+	return requeue, nil
 }
 
 // shardTeardownHold is why the teardown of a sharded rollout (its shard 0 parent deleted)
@@ -133,45 +148,6 @@ func shardTeardownHold(shards []shardPass) string {
 		return ""
 	}
 	return fmt.Sprintf("the children are removed once the other shard parents are gone too: %s still there (fix: delete them)", strings.Join(left, ", "))
-}
-
-// deleteNextGroup deletes the next group of the live children in the deletion order
-// (rollout.Teardown), and comes back to look again. While an operation of the parent is
-// requested or running it deletes nothing: Argo CD runs a parent's operation even once the
-// parent is being deleted, and that sync would apply the children again behind the order.
-func (a *Agent) deleteNextGroup(ctx context.Context, p *pass, st *state.State, why string) (time.Time, error) {
-	if p.parent != nil && viewOf(p.parent, 0, 0, named{}).Busy {
-		p.log.Info("children wait for the parent's operation to end", "parent", p.parent.Name)
-		return a.now().Add(teardownPoll), nil
-	}
-	live := make([]string, 0, len(p.children))
-	for name := range p.children {
-		live = append(live, name)
-	}
-	subjects, err := a.teardownSubjects(p)
-	if err != nil && p.plan.DeletionOrder != spec.DeletionAllAtOnce && !allAdmitted(st, live) {
-		// Without them the children the last rollout did not admit have no phase, and would
-		// all go in one group, ahead of the order: wait for the inventory and the plan.
-		p.log.Info("children wait to be placed in their phases", "error", err)
-		return a.now().Add(teardownPoll), nil
-	}
-	del, _ := rollout.Teardown(st, *p.plan, subjects, live)
-	return a.now().Add(teardownPoll), a.deleteGroup(ctx, p, del, why)
-}
-
-// allAdmitted reports whether the last rollout admitted every one of children (each has the
-// phase it was admitted in).
-func allAdmitted(st *state.State, children []string) bool {
-	var admitted map[string]string
-	if st != nil {
-		admitted = st.Rollout.AdmittedPhases()
-	}
-	for _, c := range children {
-		if admitted[c] == "" {
-			return false
-		}
-	}
-	return true
 }
 
 // deleteGroup deletes the group's children not already being deleted, and says so once.
@@ -195,22 +171,6 @@ func (a *Agent) deleteGroup(ctx context.Context, p *pass, group []string, why st
 	return nil
 }
 
-// recordTornDown writes the state that deploys nothing any more (rollout.TornDown).
-func (a *Agent) recordTornDown(ctx context.Context, p *pass, how string) (*state.State, error) {
-	store, trace := a.stateStore(p.plan.Rollout)
-	var acts []rollout.Action
-	next, _, err := store.Update(ctx, func(cur *state.State) (*state.State, error) {
-		n, as := rollout.TornDown(cur, how, a.now())
-		acts = as
-		return n, nil
-	})
-	if err != nil {
-		return nil, trace.failure(err, "state ConfigMap "+a.opts.Namespace+"/"+store.Name)
-	}
-	a.publishEvents(p, acts)
-	return next, nil
-}
-
 // cachedState is the rollout's state as the cache holds it (nil: none).
 func (a *Agent) cachedState(name string) (*state.State, error) {
 	cm, err := a.caches.states.Get(contract.StateConfigMap(name))
@@ -228,17 +188,6 @@ func (a *Agent) cachedState(name string) (*state.State, error) {
 		return nil, invalid(err, "restore the state ConfigMap from a backup, or delete it")
 	}
 	return st, nil
-}
-
-// teardownSubjects are the children the plan generates: they place children the last
-// rollout did not admit in their phase. An error when there is no inventory yet or the plan
-// does not render.
-func (a *Agent) teardownSubjects(p *pass) ([]targets.Child, error) {
-	inv := a.inventory()
-	if inv == nil {
-		return nil, fmt.Errorf("the cluster inventory is not published yet")
-	}
-	return a.renderer.Subjects(p.plan.Rollout, p.plan.Revision, p.plan.Body, inv)
 }
 
 // setFinalizers writes a parent's finalizers, conditional on the resourceVersion read (a
@@ -287,25 +236,4 @@ func specBack(parent *v1alpha1.Application) bool {
 	return parent != nil && !slices.ContainsFunc(parent.Status.Conditions, func(c v1alpha1.ApplicationCondition) bool {
 		return c.Type == v1alpha1.ApplicationConditionComparisonError
 	})
-}
-
-// removeRollout carries out a removal a person confirmed (st.RemovedRevision, the spec gone
-// from git): the children go in the deletion order as with a deleted parent (held by a
-// pause), then the state records that it deploys nothing and the parent re-renders, now to
-// nothing.
-func (a *Agent) removeRollout(ctx context.Context, p *pass, st *state.State) (time.Time, error) {
-	if st.Paused != nil || a.fleetStop() != nil { // the stop holds it, also for a rollout rolling back
-		return time.Time{}, nil
-	}
-	if len(p.children) > 0 {
-		return a.deleteNextGroup(ctx, p, st, "the rollout's spec is gone from git")
-	}
-	if len(st.Children) == 0 {
-		return time.Time{}, nil
-	}
-	next, err := a.recordTornDown(ctx, p, "its spec is gone from git")
-	if err != nil || next == nil || p.parent == nil {
-		return time.Time{}, err
-	}
-	return time.Time{}, SetPhaseGen(ctx, a.argo, a.opts.Namespace, p.plan.Parent, next.Generation)
 }

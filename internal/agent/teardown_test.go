@@ -236,7 +236,18 @@ func TestAConfirmedRemovalDeletesLatestPhaseFirstThenReRenders(t *testing.T) {
 	ctx := context.Background()
 	parent := deletableParent(false)
 	parent.Spec.Source = &v1alpha1.ApplicationSource{Plugin: &v1alpha1.ApplicationSourcePlugin{Name: contract.PluginName}}
-	f := newFakeAgent(t, []runtime.Object{parent, childApp("web-dev-1"), childApp("web-prod-1"), deployedState(t)})
+	removing := deployedState(t)
+	{
+		s, err := state.FromConfigMap(removing)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.RemovedRevision = "r1" // the engine recorded a person's confirmation
+		if err := state.ToConfigMap(s, removing); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := newFakeAgent(t, []runtime.Object{parent, childApp("web-dev-1"), childApp("web-prod-1"), removing})
 	st := func() *state.State {
 		cm, err := f.kube.CoreV1().ConfigMaps(testNS).Get(ctx, contract.StateConfigMap("web"), metav1.GetOptions{})
 		if err != nil {
@@ -246,18 +257,17 @@ func TestAConfirmedRemovalDeletesLatestPhaseFirstThenReRenders(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s.RemovedRevision = "r1"
 		return s
 	}
 	for i, want := range [][]string{{"web-dev-1", "web-parent"}, {"web-parent"}} {
-		if _, err := f.removeRollout(ctx, livePass(t, f, ""), st()); err != nil {
+		if _, err := f.removeRollout(ctx, livePass(t, f, "")); err != nil {
 			t.Fatal(err)
 		}
 		if got := liveNames(t, f); !slices.Equal(got, want) {
 			t.Fatalf("pass %d: live %v, want %v", i, got, want)
 		}
 	}
-	if _, err := f.removeRollout(ctx, livePass(t, f, ""), st()); err != nil {
+	if _, err := f.removeRollout(ctx, livePass(t, f, "")); err != nil {
 		t.Fatal(err)
 	}
 	after := st()

@@ -33,6 +33,18 @@ type Decision struct {
 	// WarmAhead; WarmState is the state that admits them, the one to render them with.
 	Warm      []string
 	WarmState *state.State
+	// Delete are the live children to delete now, in the deletion order (a deleted
+	// parent's, or a removed spec's: DeleteWhy says which); Release: every child is gone
+	// and the state records it, so the deleted parent may go (its finalizer comes off).
+	Delete    []string
+	DeleteWhy string
+	Release   bool
+	// SetPhaseGen: point the parent's PHASE_GEN at Next now (a removed spec's children are
+	// gone: the parent re-renders to nothing).
+	SetPhaseGen bool
+	// Dismantling: every child of the rollout goes (Delete, Release); the agent does only
+	// that on this pass: no hooks, syncs or moves.
+	Dismantling bool
 }
 
 // Decide is the engine's one door: rebuild a lost state when the live children prove
@@ -42,6 +54,9 @@ func Decide(p plan.Plan, cur *state.State, o Observed, now time.Time) (Decision,
 	live := make(map[string]string, len(o.Children))
 	for name, c := range o.Children {
 		live[name] = c.Revision
+	}
+	if o.Dismantle != nil {
+		return dismantle(p, cur, o, now), nil
 	}
 	if o.ShardHold != "" && cur == nil {
 		return d, nil // nothing deployed yet: nothing to write until every shard is there
@@ -67,6 +82,7 @@ func Decide(p plan.Plan, cur *state.State, o Observed, now time.Time) (Decision,
 	if next == nil {
 		return d, nil
 	}
+
 	if d.Rebuilt {
 		d.Actions = append(d.Actions, Action{Kind: ActEvent, Reason: EvStateRebuilt, Warning: true,
 			Message: fmt.Sprintf("state ConfigMap %s/%s was missing: rebuilt at generation %d from the live children's revision annotations", p.Namespace, contract.StateConfigMap(p.Rollout), next.Generation)})

@@ -76,6 +76,13 @@ type Observed struct {
 	// ShardHold names the shard of a sharded rollout that holds it ("shard 2/3: parent
 	// \"fleet-2\" missing"): nothing moves until it is back (empty: none holds).
 	ShardHold string
+	// Dismantle: the parent was deleted with its children (nil: it was not); every child
+	// goes, in the deletion order (Decide).
+	Dismantle *Dismantle
+	// ParentBusy: an operation of the parent is requested or running; SubjectsMissing:
+	// Subjects could not be made (no inventory yet, or the plan does not render). A
+	// removal of children waits on either (dismantle).
+	ParentBusy, SubjectsMissing bool
 	// PhaseGen is the highest PHASE_GEN of the rollout's parents: with no state, a PHASE_GEN
 	// or a live child proves a lost state, which Decide rebuilds after it.
 	PhaseGen int64

@@ -1,0 +1,93 @@
+package rollout
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/cmp-phase/cmp-phase/internal/plan"
+	"github.com/cmp-phase/cmp-phase/internal/spec"
+	"github.com/cmp-phase/cmp-phase/internal/state"
+)
+
+// DismantlePoll is how soon a pass that removes children looks again while children are
+// still being deleted (their deletes wake it too).
+const DismantlePoll = 5 * time.Second
+
+// Dismantle is what Observed says of a rollout whose children all go because its parent
+// was deleted with Argo CD's resources finalizer (a cascading delete).
+type Dismantle struct {
+	// How says why every child goes, for the history and the Events ("with the parent web").
+	How string
+	// Hold is why nothing may be deleted yet (other shard parents still render their
+	// children, and would apply them again): "" for none.
+	Hold string
+	// Removal: the rollout's spec is gone from git and a person confirmed it
+	// (state.RemovedRevision); false: its parent was deleted. A removal is held by a pause
+	// and the fleet-wide stop, and ends with the parent re-rendering (to nothing); a
+	// deleted parent's ends with the parent released.
+	Removal bool
+}
+
+// ParentBusy and SubjectsMissing are the evidence a removal waits on; they are fields of
+// Observed: an operation of the parent requested or running (Argo CD runs it even on a
+// parent being deleted, and it would apply the children again behind the order), and no
+// subjects to place the children the last rollout did not admit (no inventory yet, or the
+// plan does not render).
+
+// dismantle is Decide for a rollout whose children all go (a deleted parent, or a spec gone
+// from git that a person confirmed: cur.RemovedRevision): the next group in the deletion
+// order while live children are left, then the state that deploys nothing, with the
+// parent released (Release).
+func dismantle(p plan.Plan, cur *state.State, o Observed, now time.Time) Decision {
+	d, how := Decision{Next: cur, Dismantling: true}, o.Dismantle
+	if how.Hold != "" {
+		return d.wait(now, "children wait: "+how.Hold)
+	}
+	if how.Removal && (cur == nil || cur.Paused != nil || o.Controls != nil && o.Controls.Fleet != nil) {
+		return d // a pause and the fleet-wide stop hold it, also for a rollout rolling back
+	}
+	live := slices.Sorted(maps.Keys(o.Children))
+	if len(live) == 0 {
+		d.Next, d.Actions = TornDown(cur, how.How, now)
+		d.Release = !how.Removal
+		d.SetPhaseGen = how.Removal && d.Next != cur // the parent re-renders, now to nothing
+		return d
+	}
+	if o.ParentBusy {
+		return d.wait(now, "children wait for the parent's operation to end")
+	}
+	if o.SubjectsMissing && p.DeletionOrder != spec.DeletionAllAtOnce && !allAdmitted(cur, live) {
+		// Without them the children the last rollout did not admit have no phase, and would
+		// all go in one group, ahead of the order: wait for the inventory and the plan.
+		return d.wait(now, "children wait to be placed in their phases")
+	}
+	d.Delete, _ = Teardown(cur, p, o.Subjects, live)
+	d.DeleteWhy = "the parent is deleted"
+	if how.Removal {
+		d.DeleteWhy = "the rollout's spec is gone from git"
+	}
+	return d.wait(now, fmt.Sprintf("%d children left to remove", len(live)))
+}
+
+// wait is d coming back after DismantlePoll, saying why.
+func (d Decision) wait(now time.Time, why string) Decision {
+	d.Actions = append(d.Actions, Action{Kind: ActRequeue, At: now.Add(DismantlePoll), Message: why})
+	return d
+}
+
+// allAdmitted reports whether the last rollout admitted every one of children (each has the
+// phase it was admitted in).
+func allAdmitted(st *state.State, children []string) bool {
+	var admitted map[string]string
+	if st != nil {
+		admitted = st.Rollout.AdmittedPhases()
+	}
+	for _, c := range children {
+		if admitted[c] == "" {
+			return false
+		}
+	}
+	return true
+}
