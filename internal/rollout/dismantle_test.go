@@ -27,7 +27,9 @@ func TestDecideDismantlesInTheDeletionOrderThenReleases(t *testing.T) {
 		return d
 	}
 	for _, wait := range []func(*Observed){
-		func(o *Observed) { o.Dismantle = &Dismantle{How: o.Dismantle.How, Hold: "shard parents web-1 still there"} },
+		func(o *Observed) {
+			o.Dismantle = &Dismantle{How: o.Dismantle.How, Hold: "shard parents web-1 still there"}
+		},
 		func(o *Observed) { o.ParentBusy = true },
 		func(o *Observed) { o.SubjectsMissing, o.Subjects = true, nil; w.st.Rollout = nil },
 	} {
