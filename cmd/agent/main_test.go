@@ -66,13 +66,13 @@ func TestArgoCDFlagsMakeTheClient(t *testing.T) {
 // TestLimitFlags: the installation's limits are settings; validate's have the same names.
 func TestLimitFlags(t *testing.T) {
 	o, err := parse([]string{"--max-command-timeout", "24h", "--max-http-timeout", "15m", "--max-env-vars", "200",
-		"--max-headers", "80", "--max-response-body", "4096", "--max-hooks-per-phase", "2", "--max-checks-per-phase", "3",
+		"--max-headers", "80", "--max-response-body", "4096", "--max-hooks-per-phase", "2", "--max-checks-per-phase", "3", "--max-apps-per-phase", "2000",
 		"--job-allowed-labels", "team,example.com/tier"}, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := spec.Limits{CommandTimeout: 24 * time.Hour, HTTPTimeout: 15 * time.Minute, EnvVars: 200, Headers: 80,
-		ResponseBody: 4096, HooksAtOnce: 2, ChecksAtOnce: 3, JobLabels: []string{"team", "example.com/tier"}}
+		ResponseBody: 4096, HooksAtOnce: 2, ChecksAtOnce: 3, AppsPerPhase: 2000, JobLabels: []string{"team", "example.com/tier"}}
 	if !reflect.DeepEqual(o.agent.Limits, want) {
 		t.Fatalf("got %+v, want %+v", o.agent.Limits, want)
 	}

@@ -19,6 +19,7 @@ type Limits struct {
 	ResponseBody   int64         // --max-response-body: response bytes an http hook reads (1 MiB)
 	HooksAtOnce    int           // --max-hooks-per-phase: pre- and post-hooks running at once (5)
 	ChecksAtOnce   int           // --max-checks-per-phase: checks running at once (10)
+	AppsPerPhase   int           // --max-apps-per-phase: members a phaseDeployment phase may have (1000)
 	// JobLabels are the label keys a job hook's pod template may carry, besides the agent's
 	// own (--job-allowed-labels; none by default). Reserved keys are never allowed
 	// (ReservedJobLabel).
@@ -40,13 +41,22 @@ const (
 	FlagMaxResponseBody   = "max-response-body"
 	FlagMaxHooksPerPhase  = "max-hooks-per-phase"
 	FlagMaxChecksPerPhase = "max-checks-per-phase"
+	FlagMaxAppsPerPhase   = "max-apps-per-phase"
+)
+
+// MaxAppsPerPhase is seed 000's "max 1000 applications per phase"; ManyHooks is how many
+// hooks and checks a phase may declare before the agent warns (seed 000's resource usage
+// warnings).
+const (
+	MaxAppsPerPhase = 1000
+	ManyHooks       = 10
 )
 
 // DefaultLimits are seed 000's.
 func DefaultLimits() Limits {
 	return Limits{
 		CommandTimeout: MaxCommandTimeout, HTTPTimeout: MaxHTTPTimeout, EnvVars: MaxEnvVars, Headers: MaxHeaders,
-		ResponseBody: 1 << 20, HooksAtOnce: 5, ChecksAtOnce: 10,
+		ResponseBody: 1 << 20, HooksAtOnce: 5, ChecksAtOnce: 10, AppsPerPhase: MaxAppsPerPhase,
 	}
 }
 
@@ -69,6 +79,7 @@ func (l Limits) OrDefaults() Limits {
 	orInt(&l.Headers, d.Headers)
 	orInt(&l.HooksAtOnce, d.HooksAtOnce)
 	orInt(&l.ChecksAtOnce, d.ChecksAtOnce)
+	orInt(&l.AppsPerPhase, d.AppsPerPhase)
 	if l.ResponseBody <= 0 {
 		l.ResponseBody = d.ResponseBody
 	}

@@ -19,12 +19,14 @@ func (l *Limits) BindFlags(fs *flag.FlagSet) {
 }
 
 // BindRunFlags registers the limits only a running agent applies, with seed 000's
-// defaults: --max-response-body, --max-hooks-per-phase and --max-checks-per-phase.
+// defaults: --max-response-body, --max-hooks-per-phase, --max-checks-per-phase and
+// --max-apps-per-phase.
 func (l *Limits) BindRunFlags(fs *flag.FlagSet) {
 	d := DefaultLimits()
 	fs.Int64Var(&l.ResponseBody, FlagMaxResponseBody, d.ResponseBody, "bytes of an http hook's response read (a longer one is Errored)")
 	fs.IntVar(&l.HooksAtOnce, FlagMaxHooksPerPhase, d.HooksAtOnce, "pre- and post-hooks running at once in a phase")
 	fs.IntVar(&l.ChecksAtOnce, FlagMaxChecksPerPhase, d.ChecksAtOnce, "checks running at once in a phase")
+	fs.IntVar(&l.AppsPerPhase, FlagMaxAppsPerPhase, d.AppsPerPhase, "members a phaseDeployment phase may have (a rollout with a larger one does not start)")
 }
 
 // Validate refuses a cap that is zero or negative (flags would otherwise read it as the
@@ -37,6 +39,7 @@ func (l Limits) Validate() error {
 		{FlagMaxCommandTimeout, l.CommandTimeout > 0}, {FlagMaxHTTPTimeout, l.HTTPTimeout > 0},
 		{FlagMaxEnvVars, l.EnvVars > 0}, {FlagMaxHeaders, l.Headers > 0},
 		{FlagMaxResponseBody, l.ResponseBody > 0}, {FlagMaxHooksPerPhase, l.HooksAtOnce > 0}, {FlagMaxChecksPerPhase, l.ChecksAtOnce > 0},
+		{FlagMaxAppsPerPhase, l.AppsPerPhase > 0},
 	} {
 		if !c.ok {
 			return fmt.Errorf("--%s must be positive (fix: leave it out for seed 000's default)", c.name)

@@ -1,0 +1,39 @@
+package rollout
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/cmp-phase/cmp-phase/internal/plan"
+	"github.com/cmp-phase/cmp-phase/internal/spec"
+	"github.com/cmp-phase/cmp-phase/internal/state"
+)
+
+// tooLarge refuses a rollout one of whose phaseDeployment phases has more members than the
+// installation allows (seed 000: 1,000 applications per phase, --max-apps-per-phase): the
+// rollout does not start, and the error names the phase and both fixes. RollingSync and
+// RollingUpdate steps have no such bound in Argo CD, and none here.
+func tooLarge(p plan.Plan, members [][]string, l spec.Limits) error {
+	if p.Dialect != spec.DialectPhaseDeployment {
+		return nil
+	}
+	limit := l.OrDefaults().AppsPerPhase
+	for i, m := range members {
+		if len(m) > limit {
+			return fmt.Errorf("phase %s has %d members, over the limit of %d applications per phase (fix: split it into phases of at most %d members, e.g. by a label, or raise the agent's --%s)",
+				p.Phases[i].Name, len(m), limit, limit, spec.FlagMaxAppsPerPhase)
+		}
+	}
+	return nil
+}
+
+// manyHooks warns, when a rollout starts, about each phase that declares more than
+// spec.ManyHooks hooks and checks: they all run (at most --max-hooks-per-phase and
+// --max-checks-per-phase at once), but seed 000 asks for a warning.
+func manyHooks(r *state.Rollout, p plan.Plan, now time.Time, acts *[]Action) {
+	for _, ph := range p.Phases {
+		if n := len(ph.PreHooks) + len(ph.PostHooks) + len(ph.Checks); n > spec.ManyHooks {
+			emit(r, acts, now, EvManyHooks, fmt.Sprintf("phase %s declares %d hooks and checks, more than %d: each runs, and the phase waits for all of them (fix: merge hooks, or move checks into one metric or job check)", ph.Name, n, spec.ManyHooks))
+		}
+	}
+}
