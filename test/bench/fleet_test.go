@@ -138,6 +138,7 @@ func startFleet(ctx context.Context, b *testing.B, n, shards int) *fleetStack {
 	agent, err := env.Start(framework.ProcSpec{Name: "agent", Path: bins.Agent, Args: []string{
 		"--namespace", framework.ArgoNamespace, "--kubeconfig", env.Kubeconfig, "--log-level", "info",
 		"--metrics-addr", "127.0.0.1:" + strconv.Itoa(port), "--kube-api-qps", "300", "--kube-api-burst", "600", "--profiling",
+		"--max-apps-per-phase", "100000", // the fleet's phases take up to every cluster: over seed 000's 1,000
 	}, Env: goDebug()})
 	if err != nil {
 		b.Fatal(err)
