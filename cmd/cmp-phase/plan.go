@@ -229,10 +229,13 @@ func leftOut(s *spec.Spec, inv *inventory.Inventory, subjects []targets.Child, p
 			}
 		}
 	}
+	steps := slices.ContainsFunc(s.Phases, func(p spec.Phase) bool { return p.MatchAppLabels })
 	for _, c := range subjects {
 		switch {
 		case c.Absent:
 			out = append(out, lineupLeftOut{Cluster: c.Name, Child: c.Key, Reason: "its cluster Secret is gone: the child is held for the removal grace and takes part in no rollout"})
+		case !placed[c.Key] && steps:
+			out = append(out, lineupLeftOut{Cluster: c.Name, Child: c.Key, Reason: "no step selects it: the parent renders it with automated sync off, to be synced by hand, and no rollout updates it (seed 003; fix: add a step that selects it)"})
 		case !placed[c.Key]:
 			out = append(out, lineupLeftOut{Cluster: c.Name, Child: c.Key, Reason: "no phase's targets select it: no rollout of this spec updates it (fix: add a phase, or a target, that selects it)"})
 		}

@@ -17,6 +17,7 @@ import (
 func Observe(app *v1alpha1.Application) rollout.Observation {
 	o := rollout.Observation{
 		Revision:     app.Annotations[contract.AnnotationRevision],
+		Unselected:   app.Annotations[contract.AnnotationUnselected] != "",
 		SpecCompared: compared(app),
 		SyncStatus:   string(app.Status.Sync.Status),
 		Health:       string(app.Status.Health.Status),

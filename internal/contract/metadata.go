@@ -37,7 +37,14 @@ const (
 	// AnnotationParent, on the plan, names the parent Application that rendered it (the
 	// agent bumps its PHASE_GEN).
 	AnnotationParent = "cmp-phase.io/parent"
+	// AnnotationUnselected, on a child of a RollingSync or RollingUpdate spec that no step
+	// selects, says why it is rendered with automated sync off (seed 003: "excluded from the
+	// rolling sync and must be synced manually").
+	AnnotationUnselected = "cmp-phase.io/unselected"
 )
+
+// UnselectedReason is AnnotationUnselected's value.
+const UnselectedReason = "no step of the spec selects it: rendered with automated sync off, sync it by hand"
 
 // Argo CD's names on Applications and cluster Secrets that cmp-phase reads or writes.
 const (

@@ -151,10 +151,19 @@ func (r *Renderer) children(docs [][]byte, in Input, body []byte, id string) ([]
 	if err != nil {
 		return nil, err
 	}
+	deployed := make(map[string]bool, len(children))
 	for _, c := range children {
+		deployed[c.key] = true
 		if b, ok := rendered[c.key]; ok {
 			docs = append(docs, b)
 		}
+	}
+	manual, keys, err := r.unselected(in, body, id, func(k string) bool { return deployed[k] })
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range keys {
+		docs = append(docs, manual[k])
 	}
 	return docs, nil
 }

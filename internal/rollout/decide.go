@@ -53,7 +53,9 @@ func Decide(p plan.Plan, cur *state.State, o Observed, now time.Time) (Decision,
 	var d Decision
 	live := make(map[string]string, len(o.Children))
 	for name, c := range o.Children {
-		live[name] = c.Revision
+		if !c.Unselected {
+			live[name] = c.Revision
+		}
 	}
 	if o.Dismantle != nil {
 		return dismantle(p, cur, o, now), nil
@@ -61,7 +63,7 @@ func Decide(p plan.Plan, cur *state.State, o Observed, now time.Time) (Decision,
 	if o.ShardHold != "" && cur == nil {
 		return d, nil // nothing deployed yet: nothing to write until every shard is there
 	}
-	if cur == nil && (o.PhaseGen > 0 || len(o.Children) > 0) {
+	if cur == nil && (o.PhaseGen > 0 || len(live) > 0) {
 		st, err := Rebuild(p, p.Others, live, o.PhaseGen)
 		if err != nil {
 			return d, err

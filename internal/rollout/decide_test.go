@@ -78,3 +78,20 @@ func TestDecideNamesTheMovesAndTheWarms(t *testing.T) {
 		t.Fatalf("warms %v of %+v", d.Warm, d.WarmState)
 	}
 }
+
+// TestAnUnselectedChildProvesNoLostState: a child the parent renders because no step
+// selects it (automated sync off) is no rollout's: with no state, it alone is no evidence of
+// a lost one, and no rebuilt state takes it in.
+func TestAnUnselectedChildProvesNoLostState(t *testing.T) {
+	w := newWorld(threePhases()...)
+	w.plan.Others = w.st.Revisions
+	w.obs.Children = map[string]Observation{"sandbox-1": {Revision: "r2", Unselected: true}}
+	d, err := Decide(w.plan, nil, w.obs, at(0))
+	if err != nil || d.Rebuilt || d.Next == nil || slices.Contains(d.Next.Children, "sandbox-1") {
+		t.Fatalf("%+v %v", d, err)
+	}
+	w.obs.Children["dev-1"] = Observation{Revision: "r1"}
+	if d, err := Decide(w.plan, nil, w.obs, at(0)); err != nil || !d.Rebuilt || slices.Contains(d.Next.Children, "sandbox-1") {
+		t.Fatalf("rebuilt from dev-1 alone: %+v %v", d.Next, err)
+	}
+}

@@ -9,7 +9,11 @@ import (
 
 // Observation is what the agent read from one live child Application.
 type Observation struct {
-	Revision            string    // its cmp-phase.io/revision annotation
+	Revision string // its cmp-phase.io/revision annotation
+	// Unselected: it carries contract.AnnotationUnselected, the parent renders it with
+	// automated sync off because no step selects it: no rollout's child (never rebuilt into
+	// a state, never moved).
+	Unselected          bool
 	SpecCompared        bool      // status.sync.comparedTo equals its spec's source(s) and destination
 	SyncStatus          string    // status.sync.status
 	OperationPhase      string    // status.operationState.phase, "" when it never synced

@@ -15,6 +15,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/test/framework"
@@ -44,7 +45,10 @@ func seed003(t *testing.T) string {
 		}
 		s = strings.Replace(s, from, to, 1)
 	}
-	return s
+	// a fourth element no step selects (seed 003: "excluded from the rolling sync and must
+	// be synced manually")
+	return strings.Replace(s, "        url: "+env.Clusters[4].Server+"\n        env: env-prod\n",
+		"        url: "+env.Clusters[4].Server+"\n        env: env-prod\n      - cluster: engineering-sandbox\n        url: "+env.Clusters[1].Server+"\n        env: env-sandbox\n", 1)
 }
 
 var seed003Clusters = []string{"engineering-dev", "engineering-qa", "engineering-prod"}
@@ -52,7 +56,7 @@ var seed003Clusters = []string{"engineering-dev", "engineering-qa", "engineering
 // seed003Workloads are one ConfigMap per cluster directory, at version.
 func seed003Workloads(version string) map[string]string {
 	out := map[string]string{}
-	for _, c := range seed003Clusters {
+	for _, c := range append(slices.Clone(seed003Clusters), "engineering-sandbox") {
 		out["seed003/guestbook/"+c+"/cm.yaml"] = framework.Workload("seed003-"+c, version)
 	}
 	return out
@@ -91,6 +95,27 @@ func TestSeed003PushedChangeInStepOrder(t *testing.T) {
 	order := r.throughGate(ctx, "v2")
 	if !slices.Equal(order, seed003Clusters) {
 		t.Fatalf("the pushed change reached the clusters in order %v, want the steps' %v", order, seed003Clusters)
+	}
+	unselectedStaysUnsynced(ctx, t)
+}
+
+// unselectedStaysUnsynced: the child no step selects exists, rendered by the parent with
+// automated sync off and saying why, and nobody synced it: its workload never reached its
+// cluster, while every selected cluster runs v2.
+func unselectedStaysUnsynced(ctx context.Context, t *testing.T) {
+	t.Helper()
+	app, err := env.Argo.ArgoprojV1alpha1().Applications(framework.ArgoNamespace).Get(ctx, "engineering-sandbox-guestbook", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("the child no step selects is not rendered: %v", err)
+	}
+	if app.Annotations[contract.AnnotationUnselected] == "" || app.Spec.SyncPolicy != nil && app.Spec.SyncPolicy.IsAutomatedSyncEnabled() {
+		t.Fatalf("annotations %v, sync policy %+v", app.Annotations, app.Spec.SyncPolicy)
+	}
+	if app.Status.OperationState != nil || app.Operation != nil {
+		t.Fatalf("the unselected child was synced: %+v %+v", app.Status.OperationState, app.Operation)
+	}
+	if v, err := seed003Version(ctx, "engineering-sandbox"); err != nil || v != "" {
+		t.Fatalf("the unselected cluster runs %q: %v", v, err)
 	}
 }
 

@@ -1,0 +1,88 @@
+package render
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/spec"
+	"github.com/cmp-phase/cmp-phase/internal/targets"
+)
+
+// unselected renders, for a spec with RollingSync or RollingUpdate steps, the children no
+// step selects that the state does not deploy: at the new revision, with automated sync
+// off and AnnotationUnselected saying why (seed 003: they are "excluded from the rolling
+// sync and must be synced manually"). No rollout admits, moves or removes them; a step that
+// selects one later makes it a member of that rollout. A phaseDeployment spec's clusters
+// no phase targets get nothing, as before.
+func (r *Renderer) unselected(in Input, body []byte, id string, deployed func(string) bool) (map[string][]byte, []string, error) {
+	if !slices.ContainsFunc(in.Spec.Phases, func(p spec.Phase) bool { return p.MatchAppLabels }) {
+		return nil, nil, nil
+	}
+	subjects, err := r.Subjects(in.Spec.Name, id, body, in.Inventory)
+	if err != nil {
+		return nil, nil, err
+	}
+	var children []assigned
+	for _, s := range subjects {
+		if s.Absent || deployed(s.Key) || !in.Env.Shard.Owns(s.Key) || selected(in.Spec.Phases, s) {
+			continue
+		}
+		children = append(children, assigned{key: s.Key, rev: id})
+	}
+	if len(children) == 0 {
+		return nil, nil, nil
+	}
+	rendered := make(map[string][]byte, len(children))
+	if err := r.renderRevision(rendered, in, id, body, children); err != nil {
+		return nil, nil, err
+	}
+	keys := make([]string, len(children))
+	for i, c := range children {
+		keys[i] = c.key
+		if rendered[c.key], err = manual(rendered[c.key]); err != nil {
+			return nil, nil, fmt.Errorf("render %s: %w", c.key, err)
+		}
+	}
+	return rendered, keys, nil
+}
+
+// selected reports whether any phase (step) of the spec selects s.
+func selected(phases []spec.Phase, s targets.Child) bool {
+	for _, ph := range phases {
+		if len(ph.Targets) == 0 {
+			return true
+		}
+		for i := range ph.Targets {
+			if ok, err := ph.Targets[i].Matches(s.Subject, ph.MatchAppLabels); err != nil || ok {
+				return true // an error selects: never render a child unsynced by doubt
+			}
+		}
+	}
+	return false
+}
+
+// manual is a rendered child with automated sync off, saying why.
+func manual(doc []byte) ([]byte, error) {
+	var app map[string]any
+	if err := json.Unmarshal(doc, &app); err != nil {
+		return nil, err
+	}
+	if sp, ok := app["spec"].(map[string]any); ok {
+		if pol, ok := sp["syncPolicy"].(map[string]any); ok {
+			delete(pol, "automated")
+		}
+	}
+	meta, _ := app["metadata"].(map[string]any)
+	if meta == nil {
+		return nil, fmt.Errorf("the rendered Application has no metadata")
+	}
+	ann, _ := meta["annotations"].(map[string]any)
+	if ann == nil {
+		ann = map[string]any{}
+		meta["annotations"] = ann
+	}
+	ann[contract.AnnotationUnselected] = contract.UnselectedReason
+	return json.Marshal(app)
+}
