@@ -34,10 +34,9 @@
 // name), a type embedding that half with Run and Reach (and CallTimer, Defaulter or
 // spec.LimitedBlock when it needs them), its own Options with BindFlags; then one line in
 // internal/hooks/all, which registers both halves with Register. A kind defined in a test
-// of internal/agent shows it runs through validate, the engine and the runner. http and
-// job still have their spec half in internal/spec and their run half here (HTTPKind,
-// JobKind, registered by internal/hooks/all like the others), until they move to
-// packages of their own. Tests fail when a kind
+// of internal/agent shows it runs through validate, the engine and the runner. job still
+// has its spec half in internal/spec and its run half here (JobKind, registered by
+// internal/hooks/all like the others), until it moves to a package of its own. Tests fail when a kind
 // has one half and not the other, when its halves do not match, and when a string value
 // of its block is not templated (and so would not make a check per-cluster) or not
 // carried by the plan.
@@ -53,7 +52,8 @@
 //
 // # Defences
 //
-// HTTP: TLS verified unless insecureSkipVerify; the resolved address is checked and dialled
+// HTTP (internal/hooks/httphook, through the runner's guarded client, dial.go): TLS
+// verified unless insecureSkipVerify; the resolved address is checked and dialled
 // (no DNS rebinding); link-local and cloud-metadata addresses are always refused, loopback
 // and private ranges only when the agent allows them; every redirect is re-checked, at most
 // 5; the response body is capped (a lying Content-Length too).

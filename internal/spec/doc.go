@@ -6,7 +6,8 @@
 //
 // A hook's block is read by its kind (HookKind), the spec half of the kinds internal/hooks
 // runs, through a HookReader; a kind registers itself (RegisterHookKind, from
-// internal/hooks/all) and declares what the engine may know of it (HookTraits). http and
-// job are still defined here (hook_<name>.go); command and metric live in
-// internal/hooks/commandhook and internal/hooks/metrichook. See internal/hooks' documentation.
+// internal/hooks/all) and declares what the engine may know of it (HookTraits). job is
+// still defined here (hook_job*.go); http, command and metric live in
+// internal/hooks/httphook, internal/hooks/commandhook and internal/hooks/metrichook. See
+// internal/hooks' documentation.
 package spec

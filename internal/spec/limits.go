@@ -25,10 +25,12 @@ type Limits struct {
 	JobLabels []string
 }
 
-// Default limits of command hooks (seed 000); an installation sets its own.
+// Default limits of command and http hooks (seed 000); an installation sets its own.
 const (
 	MaxCommandTimeout = 30 * time.Minute
 	MaxEnvVars        = 100
+	MaxHTTPTimeout    = 10 * time.Minute
+	MaxHeaders        = 50
 )
 
 // The settings' names, as flags of the agent and of `cmp-phase validate`.
@@ -96,10 +98,6 @@ func (l Limits) Violations(h Hook) []Violation {
 			Msg: fmt.Sprintf("%s is over %s (%s)", Short(h.Timeout), limitName(h.Type, setting), Short(limit)), Fix: fix})
 	}
 	switch b := h.Block.(type) {
-	case *HTTPHook:
-		if len(b.Headers) > l.Headers {
-			out = append(out, countViolation("http.headers", "headers", len(b.Headers), l.Headers, FlagMaxHeaders, "send fewer headers"))
-		}
 	case LimitedBlock:
 		out = append(out, b.Violations(l)...)
 	case *JobHook:
@@ -131,9 +129,6 @@ func countViolation(field, what string, n, limit int, setting, shrink string) Vi
 // timeoutOf is the longest timeout a hook of kind may ask for, the setting that sets it
 // (empty for a kind without one: its fixed limit and fix) and the kind's own fix.
 func (l Limits) timeoutOf(kind string) (time.Duration, string, string) {
-	if kind == HTTPKind.Name() {
-		return l.HTTPTimeout, FlagMaxHTTPTimeout, ""
-	}
 	if k, ok := HookKindOf(kind); ok {
 		if s, ok := k.Half().(settingKind); ok {
 			if limit, setting := s.TimeoutLimit(l); setting != "" {

@@ -4,6 +4,5 @@ package spec
 // internal tests as internal/hooks/all registers them for the binaries (the whole kinds,
 // which take these halves' places when the external tests import it).
 func init() {
-	RegisterHookKind(HTTPKind)
 	RegisterHookKind(JobKind)
 }

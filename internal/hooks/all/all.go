@@ -5,12 +5,13 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/hooks"
 	"github.com/cmp-phase/cmp-phase/internal/hooks/commandhook"
+	"github.com/cmp-phase/cmp-phase/internal/hooks/httphook"
 	"github.com/cmp-phase/cmp-phase/internal/hooks/metrichook"
 )
 
 // kinds are every kind a spec may use, in the order its errors list them.
 var kinds = []hooks.Kind{
-	hooks.HTTPKind, // still internal/spec's and internal/hooks'
+	httphook.Kind,
 	commandhook.Kind,
 	hooks.JobKind, // still internal/spec's and internal/hooks'
 	metrichook.Kind,
