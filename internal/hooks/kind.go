@@ -36,10 +36,6 @@ type Reach struct {
 	PerRequest bool
 }
 
-// JobKind is `type: job` whole (its spec half still in internal/spec), as
-// internal/hooks/all registers it.
-var JobKind Kind = jobKind{spec.JobKind}
-
 // Register lets specs use kind k and the agent run it: one call registers both halves
 // (its spec half with spec.RegisterHookKind). It is called while the program starts, from
 // internal/hooks/all (or a test defining a kind of its own); a second kind of the same

@@ -167,12 +167,6 @@ type blockOf[B any] interface {
 	HookBlock
 }
 
-// newKind is a kind of this package whose parse reads with the decoder itself.
-func newKind[B any, P blockOf[B]](name string, maxTimeout time.Duration, timeoutFix string, parse func(*dec, hookNode) P) HookKind {
-	return &blockKind[B, P]{name: name, maxTimeout: maxTimeout, timeoutFix: timeoutFix,
-		parseBlock: func(r *HookReader) P { return parse(r.d, r.h) }}
-}
-
 func (k *blockKind[B, P]) Name() string { return k.name }
 
 // Half is the spec half itself; a whole kind embedding it says so through it.

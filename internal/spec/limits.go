@@ -20,8 +20,8 @@ type Limits struct {
 	HooksAtOnce    int           // --max-hooks-per-phase: pre- and post-hooks running at once (5)
 	ChecksAtOnce   int           // --max-checks-per-phase: checks running at once (10)
 	// JobLabels are the label keys a job hook's pod template may carry, besides the agent's
-	// own (--job-allowed-labels; none by default). Reserved keys are never allowed
-	// (ReservedJobLabel).
+	// own (--job-allowed-labels; none by default). Reserved keys are never allowed (the job
+	// kind refuses them: SettingsChecker).
 	JobLabels []string
 }
 
@@ -42,6 +42,7 @@ const (
 	FlagMaxResponseBody   = "max-response-body"
 	FlagMaxHooksPerPhase  = "max-hooks-per-phase"
 	FlagMaxChecksPerPhase = "max-checks-per-phase"
+	FlagJobAllowedLabels  = "job-allowed-labels"
 )
 
 // DefaultLimits are seed 000's.
@@ -97,11 +98,8 @@ func (l Limits) Violations(h Hook) []Violation {
 		out = append(out, Violation{Field: "timeout", Setting: flagName(setting),
 			Msg: fmt.Sprintf("%s is over %s (%s)", Short(h.Timeout), limitName(h.Type, setting), Short(limit)), Fix: fix})
 	}
-	switch b := h.Block.(type) {
-	case LimitedBlock:
+	if b, ok := h.Block.(LimitedBlock); ok {
 		out = append(out, b.Violations(l)...)
-	case *JobHook:
-		out = append(out, JobLabelViolations(b, l.JobLabels)...)
 	}
 	return out
 }

@@ -22,12 +22,6 @@ func (d *dec) site(n *yaml.Node, f map[string]*yaml.Node, path string, h Hook, m
 	if t := f["timeout"]; t != nil {
 		s.lines["timeout"] = t.Line
 	}
-	for _, field := range []string{"labels", "annotations"} {
-		m := nodeAt(f["job"], "spec", "template", "metadata", field)
-		for i := 0; m != nil && m.Kind == yaml.MappingNode && i+1 < len(m.Content); i += 2 {
-			s.lines[jobPodMeta+"."+field+"."+m.Content[i].Value] = m.Content[i].Line
-		}
-	}
 	d.sites = append(d.sites, s)
 }
 
