@@ -6,10 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cmp-phase/cmp-phase/internal/hooks"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/cmp-phase/cmp-phase/internal/hooks"
 )
 
 func TestSecretRefsOfAPod(t *testing.T) {

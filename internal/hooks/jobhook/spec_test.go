@@ -5,8 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cmp-phase/cmp-phase/internal/spec"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/cmp-phase/cmp-phase/internal/spec"
 )
 
 // seed002Job is seed 002's db-migrate Job spec, as a job hook's block (flow style).

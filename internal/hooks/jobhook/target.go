@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/cmp-phase/cmp-phase/internal/hooks"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/cmp-phase/cmp-phase/internal/hooks"
 )
 
 // jobCluster is the client and namespace a job run's Job goes to: the control cluster and
