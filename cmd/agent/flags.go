@@ -74,8 +74,7 @@ func (h hookFlags) BindFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&h.o.Hooks.AllowPrivate, "hook-allow-private", false, "let http hooks reach loopback and private addresses (link-local and metadata stay refused)")
 	fs.StringVar(&h.o.SecretNamespace, "secret-namespace", "", "where hook secret references are read (default: --namespace)")
 	fs.IntVar(&h.o.HooksPerHost, "hooks-per-host", 4, "http hooks running at once against one host")
-	fs.StringVar(&h.o.Hooks.JobServiceAccount, "job-service-account", contract.DefaultJobServiceAccount, "service account job hook pods run as (in the Job's namespace; no token mounted)")
-	h.o.Hooks.Kinds = all.BindFlags(fs) // each kind's own: --hook-command-dir, --hook-pass-env, --prometheus-address
+	h.o.Hooks.Kinds = all.BindFlags(fs) // each kind's own: --hook-command-dir, --hook-pass-env, --job-service-account, --prometheus-address
 }
 
 // limitFlags are the installation's limits on hooks (spec.Limits), seed 000's by default;

@@ -160,10 +160,11 @@ func New(kube kubernetes.Interface, argo argoclient.Interface, opts Options, log
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "cmp-phase-agent"}),
 		asked: map[string]named{}, memories: map[string]*memory{},
 		hooks: hooks.New(opts.Hooks), metrics: newMetrics(opts.Metrics),
-		runs: hookRuns{inFlight: map[string]bool{}, results: map[string]map[string]rollout.HookResult{}, jobs: map[string]hooks.JobRef{}, hosts: map[string]chan struct{}{}},
+		runs: hookRuns{inFlight: map[string]bool{}, results: map[string]map[string]rollout.HookResult{}, cleanups: map[string]hooks.Cleanup{}, hosts: map[string]chan struct{}{}},
 	}
 	a.warm = newWarmer(opts.ArgoCD, opts.Metrics)
-	a.hooks.WithJobs(newJobClients(kube, opts.Namespace).reaching(argo, a.clusterSecretName, a.projectClusters, log).naming(a.clusterOwnName))
+	a.hooks.WithClusters(hooks.Clusters{Kube: kube, Namespace: opts.Namespace, Argo: argo, SecretName: a.clusterSecretName,
+		OwnName: a.clusterOwnName, ProjectClusters: a.projectClusters, Log: log})
 	return a
 }
 

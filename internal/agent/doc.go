@@ -3,12 +3,13 @@
 // makes Argo CD re-render the parent. The pure translations are here too: a live Application
 // into an engine Observation, cluster Secrets into the inventory, the re-render protocol.
 //
-// Job hooks reach their clusters through jobClients (jobclients.go): the control cluster
-// for a per-phase Job; for a per-cluster one, the child's AppProject must permit it
-// (jobproject.go) and the client is built for that call from the one cluster Secret, read
-// by a direct GET (clustercreds.go, with Argo CD's ClusterConfig; exec credentials
-// refused); the child's project and namespace come from its render at the rollout's
-// revision (jobtarget.go).
+// The agent runs hooks of every kind without naming one (internal/hooks/all names them):
+// it gives the runner its clusters (hooks.Clusters: its own client and namespace, Argo
+// CD's API, and the cluster Secrets' names from its trimmed cache, clustersecrets.go),
+// which a kind reaching managed clusters (internal/hooks/jobhook) builds its clients from;
+// it renders the child of a per-cluster run whose kind reads it (hooks.ReadsChild: its
+// project and namespace at the rollout's revision, child.go); and it removes what a run
+// left (hooks.Cleanup) once the ledger has its outcome (cleanup.go).
 //
 // A failed reconcile has a kind (failure.go): transient, conflict, invalid input, or fail
 // closed. One mapper, policyOf, turns it into when the rollout comes back, the Warning Event

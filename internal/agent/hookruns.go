@@ -22,10 +22,10 @@ type hookRuns struct {
 	mu       sync.Mutex
 	inFlight map[string]bool
 	results  map[string]map[string]rollout.HookResult // rollout → idempotency key → result
-	// jobs are the Jobs of ended runs to delete once the ledger has their outcome
-	// (hookDeletePolicy), by idempotency key.
-	jobs  map[string]hooks.JobRef
-	hosts map[string]chan struct{} // host → its slots (--hooks-per-host)
+	// cleanups are what ended runs left to remove once the ledger has their outcome (a job
+	// hook's Job its hookDeletePolicy deletes), by idempotency key.
+	cleanups map[string]hooks.Cleanup
+	hosts    map[string]chan struct{} // host → its slots (--hooks-per-host)
 }
 
 // idempotencyKey is stable per (rollout, revision, phase, hook[, cluster]).
@@ -51,26 +51,26 @@ func (a *Agent) hookResults(name string, cur *state.State) map[string]rollout.Ho
 }
 
 // startHooks starts the runs the engine asks for that this process is not running yet,
-// forgets results the written ledger has recorded, and deletes the Jobs of those runs
-// their hookDeletePolicy deletes.
+// forgets results the written ledger has recorded, and removes what those runs left for
+// removal (hooks.Cleanup: a Job its hookDeletePolicy deletes).
 func (a *Agent) startHooks(ctx context.Context, p *pass, st *state.State, acts []rollout.Action) {
 	name, r := p.plan.Rollout, st.Rollout
 	a.runs.mu.Lock()
-	var cleanup []hooks.JobRef
+	var cleanup []hooks.Cleanup
 	for id := range a.runs.results[name] {
 		if a.pendingResult(r, name, id) {
 			continue
 		}
 		delete(a.runs.results[name], id)
-		if ref, ok := a.runs.jobs[id]; ok {
-			delete(a.runs.jobs, id)
+		if c, ok := a.runs.cleanups[id]; ok {
+			delete(a.runs.cleanups, id)
 			if ledgerRecorded(r, name, id) {
-				cleanup = append(cleanup, ref)
+				cleanup = append(cleanup, c)
 			}
 		}
 	}
 	a.runs.mu.Unlock()
-	a.deleteJobs(ctx, name, cleanup)
+	a.cleanUp(ctx, name, cleanup)
 	for _, act := range acts {
 		if act.Kind != rollout.ActRunHook {
 			continue
@@ -85,7 +85,7 @@ func (a *Agent) startHooks(ctx context.Context, p *pass, st *state.State, acts [
 		a.runs.mu.Unlock()
 		if !busy {
 			pa := inPlan(p.plan.Phases, r, act) // a track's phase → the plan's
-			go a.runHook(ctx, p, r.Revision, pa, id, runStarted(r, act), a.jobDest(p, st, pa))
+			go a.runHook(ctx, p, r.Revision, pa, id, runStarted(r, act), a.childOf(p, st, pa))
 		}
 	}
 }
@@ -121,7 +121,7 @@ func (a *Agent) runHook(ctx context.Context, p *pass, revision string, act rollo
 		a.runs.mu.Unlock()
 		a.queue.Add(p.plan.Rollout)
 	}()
-	res, job := a.hookAttempts(ctx, p, revision, act, id, started, dest)
+	res, cleanup := a.hookAttempts(ctx, p, revision, act, id, started, dest)
 	if ctx.Err() != nil {
 		return
 	}
@@ -130,8 +130,8 @@ func (a *Agent) runHook(ctx context.Context, p *pass, revision string, act rollo
 		a.runs.results[p.plan.Rollout] = map[string]rollout.HookResult{}
 	}
 	a.runs.results[p.plan.Rollout][id] = res
-	if job != nil {
-		a.runs.jobs[id] = *job
+	if cleanup != nil {
+		a.runs.cleanups[id] = cleanup
 	}
 	a.runs.mu.Unlock()
 	a.log.Info("hook ended", "rollout", p.plan.Rollout, "hook", act.Key, "status", res.Status, "attempts", res.Attempts, "duration", res.Duration)
@@ -145,9 +145,10 @@ func (a *Agent) hookCall(p *pass, revision string, act rollout.Action, id string
 		Server: vars["server"], Started: started, Until: act.At}
 }
 
-// hookAttempts runs the hook's attempts; with the result it returns the Job to delete once
-// the ledger has recorded it, if any. dest is a per-cluster job run's child (jobDest).
-func (a *Agent) hookAttempts(ctx context.Context, p *pass, revision string, act rollout.Action, id string, started time.Time, dest *childDest) (rollout.HookResult, *hooks.JobRef) {
+// hookAttempts runs the hook's attempts; with the result it returns what the run left to
+// remove once the ledger has recorded it, if anything. dest is the child of a per-cluster
+// run whose kind reads it (childOf).
+func (a *Agent) hookAttempts(ctx context.Context, p *pass, revision string, act rollout.Action, id string, started time.Time, dest *childDest) (rollout.HookResult, hooks.Cleanup) {
 	start := time.Now()
 	vars := a.clusterVars(p, phaseName(p, act.Phase), act)
 	h, secrets, err := hooks.Template(act.Hook, vars, a.secret(ctx))

@@ -12,6 +12,7 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
+	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
 // TestClusterVarsComeFromTheClusterTheEngineNames: a per-cluster run gets its cluster's
@@ -52,6 +53,26 @@ func TestHookTypeIsThePlaceTheEngineNamed(t *testing.T) {
 		act := rollout.Action{Kind: rollout.ActRunHook, Key: rollout.HookKey(place, "notify", "web-dev-1"), Cluster: "web-dev-1"}
 		if got := a.hookCall(p, "r2", act, "id", time.Time{}, spec.Hook{Name: "notify"}, nil, nil).Place; got != place {
 			t.Fatalf("a %s hook runs with HOOK_TYPE %q", place, got)
+		}
+	}
+}
+
+// TestRunStartedIsTheLedgers: a job hook's Job is told apart from an earlier run's by the
+// ledger's start of the run, which every agent reads alike.
+func TestRunStartedIsTheLedgers(t *testing.T) {
+	at := time.Unix(1700000000, 0)
+	r := &state.Rollout{Phases: []state.PhaseState{{Hooks: map[string]state.HookRun{"pre/migrate": {StartedAt: at}}}}}
+	for _, tc := range []struct {
+		act  rollout.Action
+		want time.Time
+	}{
+		{rollout.Action{Key: "pre/migrate", Phase: 0}, at},
+		{rollout.Action{Key: "check/smoke", Phase: 0}, time.Time{}},
+		{rollout.Action{Key: "pre/migrate", Phase: 3}, time.Time{}},
+		{rollout.Action{Key: "pre/migrate", Phase: -1}, time.Time{}},
+	} {
+		if got := runStarted(r, tc.act); !got.Equal(tc.want) {
+			t.Errorf("%+v: %v, want %v", tc.act, got, tc.want)
 		}
 	}
 }

@@ -65,7 +65,7 @@ func TestAPerClusterJobRunsThroughTheAgent(t *testing.T) {
 				Rollout: &state.Rollout{Revision: id, Status: state.RolloutProgressing, Phases: []state.PhaseState{{Name: "dev", Members: []string{"web-local"}, Admitted: []string{"web-local"}}}}}
 			p := &pass{plan: &plan.Plan{Rollout: "web", Namespace: "argocd", Revision: id, Body: body, Phases: s.Phases, Children: &plan.ChildEnv{Namespace: "argocd"}}}
 			act := rollout.Action{Kind: rollout.ActRunHook, Key: "check/smoke/web-local", Hook: s.Phases[0].Checks[0], Cluster: "web-local", ClusterName: "local"}
-			res, _ := a.hookAttempts(context.Background(), p, id, act, idempotencyKey("web", st.Rollout, 0, act.Key), time.Unix(100, 0), a.jobDest(p, st, act))
+			res, _ := a.hookAttempts(context.Background(), p, id, act, idempotencyKey("web", st.Rollout, 0, act.Key), time.Unix(100, 0), a.childOf(p, st, act))
 			if res.Status != tc.want || !strings.Contains(res.Message, tc.message) {
 				t.Fatalf("got %+v", res)
 			}

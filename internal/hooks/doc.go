@@ -1,22 +1,23 @@
-// Package hooks runs the pre-hooks, checks and post-hooks of seed 000: `type: http` and
-// `type: command`, bounded and defended; and `type: job` and `type: metric` (issue 13). A run never blocks the agent's loop (the agent
-// runs it in the background and records it in the state's ledger); this package is the
-// runner itself: one call, its attempts under failurePolicy retry, and a Result that keeps
-// "ran and said no" (Failed) apart from "could not run" (Errored).
+// Package hooks runs the pre-hooks, checks and post-hooks of seed 000 (`type: http` and
+// `type: command`) and of issue 13 (`type: job` and `type: metric`), bounded and defended.
+// A run never blocks the agent's loop (the agent runs it in the background and records it
+// in the state's ledger); this package is the runner itself: one call, its attempts under
+// failurePolicy retry, and a Result that keeps "ran and said no" (Failed) apart from
+// "could not run" (Errored). It names no kind: each is a package of its own under
+// internal/hooks (httphook, commandhook, jobhook, metrichook), registered by
+// internal/hooks/all.
 //
 // # Kinds
 //
-// A hook's type (http, command) is a kind, and each kind has two halves, keyed by its
-// name:
+// A hook's type (http, command, job, metric) is a kind, and each kind has two halves,
+// keyed by its name, both in the kind's package:
 //
-//   - the spec half, spec.HookKind, in internal/spec (hook_<name>.go, registered in
-//     spec's hookKinds): it reads and validates the kind's block with file:line:field
-//     errors, gives its timeout limit, and says which fields are templated
-//     (HookBlock.Fill). It is pure, so the plugin and `cmp-phase validate` link it
-//     without any runner;
-//   - the run half, Kind, here (<name>.go, registered in kinds): it embeds the spec half
-//     and adds Run and Reach (the host a run reaches, for the agent's per-host cap, and
-//     whether TLS goes unverified).
+//   - the spec half, spec.HookKind (spec.NewHookKind): it reads and validates the kind's
+//     block through spec.HookReader with file:line:field errors, gives its timeout limit,
+//     and says which fields are templated (HookBlock.Fill). It is pure, so the plugin and
+//     `cmp-phase validate` link it without any runner;
+//   - the run half, Kind: it embeds the spec half and adds Run and Reach (the host a run
+//     reaches, for the agent's per-host cap, and whether TLS goes unverified).
 //
 // What every kind shares is written once, so no kind can forget it: the common fields
 // (name, type, timeout, failurePolicy) and the check that a hook carries no other kind's
@@ -34,11 +35,12 @@
 // name), a type embedding that half with Run and Reach (and CallTimer, Defaulter or
 // spec.LimitedBlock when it needs them), its own Options with BindFlags; then one line in
 // internal/hooks/all, which registers both halves with Register. A kind defined in a test
-// of internal/agent shows it runs through validate, the engine and the runner. http and
-// job still have their spec half in internal/spec and their run half here (HTTPKind,
-// JobKind, registered by internal/hooks/all like the others), until they move to
-// packages of their own. Tests fail when a kind
-// has one half and not the other, when its halves do not match, and when a string value
+// of internal/agent shows it runs through validate, the engine and the runner. What a
+// kind needs of the agent it asks through this package, never by name: the guarded HTTP
+// client (Runner.Client), the clusters Argo CD knows (Runner.Clusters, which the agent
+// gives with WithClusters), the child of a per-cluster run (ChildReader, Call.Target), and
+// the removal of what a run left once its outcome is recorded (Result.Cleanup). Tests fail
+// when a kind has one half and not the other, when its halves do not match, and when a string value
 // of its block is not templated (and so would not make a check per-cluster) or not
 // carried by the plan.
 //
@@ -53,7 +55,8 @@
 //
 // # Defences
 //
-// HTTP: TLS verified unless insecureSkipVerify; the resolved address is checked and dialled
+// HTTP (internal/hooks/httphook, through the runner's guarded client, dial.go): TLS
+// verified unless insecureSkipVerify; the resolved address is checked and dialled
 // (no DNS rebinding); link-local and cloud-metadata addresses are always refused, loopback
 // and private ranges only when the agent allows them; every redirect is re-checked, at most
 // 5; the response body is capped (a lying Content-Length too).
@@ -63,22 +66,13 @@
 // variables; the command runs in its own process group in a fresh temp directory, is sent
 // SIGTERM then SIGKILL on timeout, and its output is captured and capped.
 //
-// Jobs (job.go, jobobject.go, jobwait.go, jobsecrets.go, jobtarget.go): created through
-// JobClients on the control cluster for a per-phase run, in the run's cluster for a
-// per-cluster one (JobClients.Cluster, the agent's, checks the child's AppProject and
-// builds the client from Argo CD's cluster Secret: this package never sees a credential;
-// the namespace is job.namespace or the child's destination's), named from the rollout,
-// revision and ledger key and annotated with the run, so another agent or attempt adopts
-// it rather than making a second; run as the agent's job service account without a token;
-// a referenced Secret must carry contract.LabelHookSecret (its labels are checked before
-// the Job is made); transient read errors while waiting are retried; the Job is never
-// deleted by Run but named in Result.Cleanup, for the agent to delete once the ledger has
-// the outcome. Once the Job ended, the message carries the tail of its newest pod's log
-// (podlog.go), read through the same client, redacted of every value of the Secrets the pod
-// references (read again for that one redaction, never kept or logged) and capped; it fails
-// closed (logredact.go): a value too short to redact, a Secret it cannot read or that
-// changed since the pod started withholds the tail, and a log it cannot read is said so;
-// neither changes the outcome.
+// Jobs (internal/hooks/jobhook): created on the control cluster for a per-phase run, in
+// the run's cluster for a per-cluster one once the child's AppProject permits it, with a
+// client made from Argo CD's cluster Secret for that call only (this package never sees a
+// credential); adopted by another agent or attempt rather than made twice; run as the
+// agent's job service account without a token; a referenced Secret must carry
+// contract.LabelHookSecret; the Job is deleted only after the ledger has the outcome
+// (Result.Cleanup); its pod's log tail, redacted and failing closed, joins the message.
 //
 // Metric checks (internal/hooks/metrichook): a Prometheus instant query through the
 // runner's guarded client (Runner.Client: the http hooks' address checks, redirect rules

@@ -36,13 +36,6 @@ type Reach struct {
 	PerRequest bool
 }
 
-// HTTPKind and JobKind are `type: http` and `type: job` whole (their spec halves still in
-// internal/spec), as internal/hooks/all registers them.
-var (
-	HTTPKind Kind = httpKind{spec.HTTPKind}
-	JobKind  Kind = jobKind{spec.JobKind}
-)
-
 // Register lets specs use kind k and the agent run it: one call registers both halves
 // (its spec half with spec.RegisterHookKind). It is called while the program starts, from
 // internal/hooks/all (or a test defining a kind of its own); a second kind of the same

@@ -3,7 +3,6 @@ package hooks
 import (
 	"crypto/x509"
 
-	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 )
 
@@ -20,9 +19,6 @@ type Limits struct {
 	AllowPrivate bool
 	// RootCAs verifies TLS (nil: the system pool).
 	RootCAs *x509.CertPool
-	// JobServiceAccount is the service account job hook pods run as, without a token
-	// mounted (default contract.DefaultJobServiceAccount).
-	JobServiceAccount string
 	// Kinds are the kinds' own options (a kind package's Options, as its BindFlags bound
 	// them, or a pointer to them), which each kind finds with OptionsOf.
 	Kinds []any
@@ -37,8 +33,5 @@ func (l Limits) withDefaults() Limits {
 	l.Caps = l.Caps.OrDefaults()
 	defInt(&l.MaxMessage, 1<<10)
 	defInt(&l.MaxRedirects, 5)
-	if l.JobServiceAccount == "" {
-		l.JobServiceAccount = contract.DefaultJobServiceAccount
-	}
 	return l
 }

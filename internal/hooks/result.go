@@ -1,7 +1,12 @@
 package hooks
 
 import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -31,9 +36,10 @@ type Result struct {
 	Status   int           `json:"status,omitempty"`   // http: the response status
 	ExitCode int           `json:"exitCode,omitempty"` // command: the exit status
 	Duration time.Duration `json:"duration"`
-	// Cleanup is the Job a job hook's run made and its hookDeletePolicy deletes after this
-	// outcome; the agent deletes it once the ledger has recorded the outcome. Not stored.
-	Cleanup *JobRef `json:"-"`
+	// Cleanup is what the run left for the agent to remove after this outcome (a job
+	// hook's Job its hookDeletePolicy deletes), once the ledger has recorded the outcome;
+	// nil: nothing. Not stored.
+	Cleanup Cleanup `json:"-"`
 }
 
 // minMessageSecret is the shortest secret value a message is redacted of: a shorter one
@@ -63,7 +69,7 @@ func newRedactor(secrets []string) redactor {
 			r.short = true
 			continue
 		}
-		for _, form := range encodings(s) {
+		for _, form := range SecretForms(s) {
 			if len(form) >= minMessageSecret && !slices.Contains(r.forms, form) {
 				r.forms = append(r.forms, form)
 			}
@@ -96,3 +102,41 @@ func (r redactor) message(s string, max int) string {
 	}
 	return s[:cut] + "…"
 }
+
+// Cut is s trimmed and cut to max bytes on a rune boundary ("…" marking the cut), as a
+// Result's message is (without redacting: for text that holds no secret value).
+func Cut(s string, max int) string { return redactor{}.message(s, max) }
+
+// SecretForms are secret s as it may show in a log or a message: itself; base64 (standard and URL,
+// padded or not); URL-escaped; and escaped inside a JSON or Go string (json.Marshal with and
+// without HTML escaping, strconv.Quote and QuoteToASCII, without the quotes), as a client or
+// server quoting a request back writes it. Every message is redacted of them; a kind redacting
+// other text (a job's pod log) redacts the same forms.
+func SecretForms(s string) []string {
+	if s == "" {
+		return nil
+	}
+	b := []byte(s)
+	out := []string{s, base64.StdEncoding.EncodeToString(b), base64.RawStdEncoding.EncodeToString(b),
+		base64.URLEncoding.EncodeToString(b), base64.RawURLEncoding.EncodeToString(b),
+		url.QueryEscape(s), url.PathEscape(s), unquoted(strconv.Quote(s)), unquoted(strconv.QuoteToASCII(s))}
+	if j, err := json.Marshal(s); err == nil {
+		out = append(out, unquoted(string(j)))
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(s) == nil {
+		out = append(out, unquoted(strings.TrimSuffix(buf.String(), "\n")))
+	}
+	var uniq []string
+	for _, f := range out {
+		if f != "" && !slices.Contains(uniq, f) {
+			uniq = append(uniq, f)
+		}
+	}
+	return uniq
+}
+
+// unquoted is a quoted string without its quotes.
+func unquoted(q string) string { return q[1 : len(q)-1] }

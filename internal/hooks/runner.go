@@ -27,12 +27,12 @@ type Call struct {
 	Secrets []string
 	// Server is the cluster's API server for a per-cluster run; empty for a per-phase one.
 	Server string
-	// Target is where a per-cluster job run's Job goes (the cluster, the child's AppProject
-	// and destination namespace); nil for other runs.
-	Target *JobTarget
+	// Target is where a per-cluster run of a kind that reads the child goes (ChildReader:
+	// the cluster, the child's AppProject and destination namespace); nil for other runs.
+	Target *Target
 	// Started is when the ledger started this run, and Attempt which attempt this is (from
-	// 1; RunAttempts sets it): together they tell a job hook's own Job from one an earlier
-	// run or attempt left under the same name.
+	// 1; RunAttempts sets it): together they tell a run's own work (a job hook's Job) from
+	// what an earlier run or attempt left under the same name.
 	Started time.Time
 	Attempt int
 	// Until is when a check measured through the soak stops measuring (the soak's end);
@@ -49,21 +49,14 @@ type Runner struct {
 	limits   Limits
 	secure   *http.Client // http hooks, TLS verified
 	insecure *http.Client // http hooks with insecureSkipVerify
-	jobs     JobClients   // job hooks; nil: refused
-	jobPoll  time.Duration
+	clusters *Clusters    // WithClusters; nil: none reached
 }
 
 // New makes a runner.
 func New(l Limits) *Runner {
 	l = l.withDefaults()
 	g := &guard{allowPrivate: l.AllowPrivate, lookup: lookupNetIP}
-	return &Runner{limits: l, secure: g.client(l, false), insecure: g.client(l, true), jobPoll: 2 * time.Second}
-}
-
-// WithJobs lets the runner run job hooks with j's clients; it returns r.
-func (r *Runner) WithJobs(j JobClients) *Runner {
-	r.jobs = j
-	return r
+	return &Runner{limits: l, secure: g.client(l, false), insecure: g.client(l, true)}
 }
 
 // Run makes one attempt with the kind the hook's type names, bounded by the hook's

@@ -12,7 +12,7 @@ import (
 )
 
 func httpHook(name, url, policy string) spec.Hook {
-	return spec.Hook{Name: name, Type: "http", FailurePolicy: policy, Timeout: time.Minute, Block: &spec.HTTPHook{URL: url}}
+	return spec.Hook{Name: name, Type: "http", FailurePolicy: policy, Timeout: time.Minute, Block: &urlBlock{URL: url}}
 }
 
 // runs are the hooks the engine asks to be running.

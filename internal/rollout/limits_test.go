@@ -38,7 +38,20 @@ func init() {
 		TimeoutSetting: spec.FlagMaxCommandTimeout, LimitTimeout: func(l spec.Limits) time.Duration { return l.CommandTimeout },
 		Parse: func(*spec.HookReader) *commandBlock { return nil }, // the engine's tests build hooks, never parse them
 	}))
+	spec.RegisterHookKind(spec.NewHookKind[urlBlock](spec.HookKindDef[*urlBlock]{
+		Name: "http", MaxTimeout: spec.MaxHTTPTimeout, TimeoutFix: "use at most 10m",
+		TimeoutSetting: spec.FlagMaxHTTPTimeout, LimitTimeout: func(l spec.Limits) time.Duration { return l.HTTPTimeout },
+		Parse: func(*spec.HookReader) *urlBlock { return nil },
+	}))
 }
+
+// urlBlock is the block of a stand-in for `type: http` (internal/hooks/httphook), like
+// commandBlock: its URL is its one templated field, its timeout limit --max-http-timeout.
+type urlBlock struct {
+	URL string `json:"url"`
+}
+
+func (b *urlBlock) Fill(f func(string) string) spec.HookBlock { return &urlBlock{URL: f(b.URL)} }
 
 func approvalHook(timeout time.Duration) spec.Hook {
 	return spec.Hook{Name: "wait-for-approval", Type: "command", FailurePolicy: "fail", Timeout: timeout,

@@ -259,3 +259,12 @@ func kindName(n *yaml.Node) string {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// DescribeNode names a YAML node's kind for a message: a mapping, a list, the scalar "x".
+func DescribeNode(n *yaml.Node) string { return kindName(n) }
+
+// OneLine is s with every run of white space (new lines too) one space, for a message.
+func OneLine(s string) string { return oneLine(s) }
+
+// JoinPath is the field path key under path.
+func JoinPath(path, key string) string { return join(path, key) }

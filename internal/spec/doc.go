@@ -6,7 +6,9 @@
 //
 // A hook's block is read by its kind (HookKind), the spec half of the kinds internal/hooks
 // runs, through a HookReader; a kind registers itself (RegisterHookKind, from
-// internal/hooks/all) and declares what the engine may know of it (HookTraits). http and
-// job are still defined here (hook_<name>.go); command and metric live in
-// internal/hooks/commandhook and internal/hooks/metrichook. See internal/hooks' documentation.
+// internal/hooks/all) and declares what the engine may know of it (HookTraits). No kind is
+// defined here: each lives in its package under internal/hooks (httphook, commandhook,
+// jobhook, metrichook). The installation's Limits name what a kind's limits are set by
+// (--max-http-timeout, --job-allowed-labels, …); the kinds read them. See internal/hooks'
+// documentation.
 package spec

@@ -80,8 +80,8 @@ func (h Hook) InconclusiveFix() string {
 	return ""
 }
 
-// HookBlock is a kind's own block of a hook (`http:` is *HTTPHook, `command:` is
-// *CommandHook), as its kind parsed it; it marshals to JSON as the plan carries it.
+// HookBlock is a kind's own block of a hook (`http:` is an *httphook.Block, `command:` a
+// *commandhook.Block), as its kind parsed it; it marshals to JSON as the plan carries it.
 type HookBlock interface {
 	// Fill returns a copy of the block with f applied to every string value it holds
 	// (the names of map entries, such as header and variable names, are not values). Those
@@ -104,7 +104,7 @@ var hookKinds []HookKind
 
 // RegisterHookKind lets specs use kind k, from now on. It is called while the program
 // starts (internal/hooks.Register, from internal/hooks/all). A kind whose spec half is one
-// already registered (HTTPKind, then the whole http kind built on it) takes its place; a
+// already registered (a half registered alone, then the whole kind built on it) takes its place; a
 // second kind of the same name otherwise is a programming error, reported by a panic
 // before anything runs.
 func RegisterHookKind(k HookKind) {
@@ -165,12 +165,6 @@ func (k *blockKind[B, P]) TimeoutLimit(l Limits) (time.Duration, string) {
 type blockOf[B any] interface {
 	*B
 	HookBlock
-}
-
-// newKind is a kind of this package whose parse reads with the decoder itself.
-func newKind[B any, P blockOf[B]](name string, maxTimeout time.Duration, timeoutFix string, parse func(*dec, hookNode) P) HookKind {
-	return &blockKind[B, P]{name: name, maxTimeout: maxTimeout, timeoutFix: timeoutFix,
-		parseBlock: func(r *HookReader) P { return parse(r.d, r.h) }}
 }
 
 func (k *blockKind[B, P]) Name() string { return k.name }

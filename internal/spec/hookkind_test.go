@@ -144,26 +144,6 @@ func stringPlaces(t reflect.Type, path string, depth int) []stringPlace {
 	return out
 }
 
-// TestHookKindsAreValidatedAsBefore: the shared fields, a block of another kind. The
-// kinds' timeout limits are the installation's now (TestLimits). The list of every kind
-// an unknown or missing type is told is internal/hooks/all's to pin.
-func TestHookKindsAreValidatedAsBefore(t *testing.T) {
-	for hook, want := range map[string]string{
-		"{name: a, type: http, http: {url: 'https://x'}, command: {command: [x]}}": `command: type http takes the http block, not command (fix: remove it or use type: command)`,
-		"{name: a, type: http}":                                     `http: is required (fix: add http.url)`,
-		"{name: a, type: command}":                                  `command: is required (fix: add command.command)`,
-		"{name: a, type: http, http: {url: 'https://x', extra: 1}}": `http.extra: unknown field "extra"`,
-	} {
-		if _, err := parseWithCheck(hook); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%s: got %v, want %q", hook, err, want)
-		}
-	}
-	s, err := parseWithCheck("{name: a, type: http, http: {url: 'https://x'}}")
-	if err != nil || s.Phases[0].Checks[0].Block.(*HTTPHook).Method != "GET" {
-		t.Fatalf("a check GETs unless it says otherwise: %v", err)
-	}
-}
-
 // parseWithCheck parses a spec whose first phase has the check hook (YAML flow style).
 func parseWithCheck(hook string) (*Spec, error) {
 	src := strings.Replace(string(specWith("'true'", "1")), "        percentage: 10\n", "        percentage: 10\n        checks:\n        - "+hook+"\n", 1)

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"net/url"
 	"strings"
 	"time"
 
@@ -92,8 +93,18 @@ func (r *HookReader) DecodeAsKubectl(n *yaml.Node, path string, v any) {
 
 // ValidHookURL accepts absolute http(s) URLs; a templated URL ({{name}} and the like) is
 // checked for its scheme only, as the rest is known per cluster; one that starts with a
-// template is checked when it runs.
-func ValidHookURL(s string) bool { return validURL(s) }
+// template (the whole URL from a cluster annotation) is checked when it runs (the runner
+// speaks http and https only).
+func ValidHookURL(s string) bool {
+	if strings.HasPrefix(strings.TrimSpace(s), "{{") {
+		return true
+	}
+	if strings.Contains(s, "{{") {
+		return strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://")
+	}
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
 
 // RefersToSecret reports whether s holds a secret reference ({{.secrets.<name>.<key>}}).
 func RefersToSecret(s string) bool { return refersToSecret(s) }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cmp-phase/cmp-phase/internal/hooks/commandhook"
+	"github.com/cmp-phase/cmp-phase/internal/hooks/httphook"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 
 	_ "github.com/cmp-phase/cmp-phase/internal/hooks/all"
@@ -63,7 +64,7 @@ func TestThePlanCarriesHooksAsItAlwaysHas(t *testing.T) {
 	if c, ok := hooks[0].Block.(*commandhook.Block); !ok || c.Env["KUBECONFIG"] != "/etc/kubeconfig" || len(c.Command) != 3 {
 		t.Fatalf("command: %+v", hooks[0].Block)
 	}
-	if h, ok := hooks[1].Block.(*spec.HTTPHook); !ok || !h.InsecureSkipVerify || h.URL != "https://hooks.example.com/<id>" {
+	if h, ok := hooks[1].Block.(*httphook.Block); !ok || !h.InsecureSkipVerify || h.URL != "https://hooks.example.com/<id>" {
 		t.Fatalf("http: %+v", hooks[1].Block)
 	}
 	if hooks[2].Block != nil {
@@ -80,7 +81,7 @@ func TestSeedHooksKeepTheirFields(t *testing.T) {
 	if len(pre) != 2 || pre[0].Block.(*commandhook.Block).Env["KUBECONFIG"] != "/etc/kubeconfig" || pre[0].Timeout != 5*time.Minute {
 		t.Fatalf("pre-hooks: %+v", pre)
 	}
-	if h, block := pre[1], pre[1].Block.(*spec.HTTPHook); block.Method != "POST" || h.FailurePolicy != "ignore" || h.Timeout != 30*time.Second || block.ExpectedStatus != 200 {
+	if h, block := pre[1], pre[1].Block.(*httphook.Block); block.Method != "POST" || h.FailurePolicy != "ignore" || h.Timeout != 30*time.Second || block.ExpectedStatus != 200 {
 		t.Fatalf("slack hook: %+v %+v", h, block)
 	}
 }

@@ -21,15 +21,17 @@ type Limits struct {
 	ChecksAtOnce   int           // --max-checks-per-phase: checks running at once (10)
 	AppsPerPhase   int           // --max-apps-per-phase: members a phaseDeployment phase may have (1000)
 	// JobLabels are the label keys a job hook's pod template may carry, besides the agent's
-	// own (--job-allowed-labels; none by default). Reserved keys are never allowed
-	// (ReservedJobLabel).
+	// own (--job-allowed-labels; none by default). Reserved keys are never allowed (the job
+	// kind refuses them: SettingsChecker).
 	JobLabels []string
 }
 
-// Default limits of command hooks (seed 000); an installation sets its own.
+// Default limits of command and http hooks (seed 000); an installation sets its own.
 const (
 	MaxCommandTimeout = 30 * time.Minute
 	MaxEnvVars        = 100
+	MaxHTTPTimeout    = 10 * time.Minute
+	MaxHeaders        = 50
 )
 
 // The settings' names, as flags of the agent and of `cmp-phase validate`.
@@ -42,6 +44,7 @@ const (
 	FlagMaxHooksPerPhase  = "max-hooks-per-phase"
 	FlagMaxChecksPerPhase = "max-checks-per-phase"
 	FlagMaxAppsPerPhase   = "max-apps-per-phase"
+	FlagJobAllowedLabels  = "job-allowed-labels"
 )
 
 // MaxAppsPerPhase is seed 000's "max 1000 applications per phase"; ManyHooks is how many
@@ -106,15 +109,8 @@ func (l Limits) Violations(h Hook) []Violation {
 		out = append(out, Violation{Field: "timeout", Setting: flagName(setting),
 			Msg: fmt.Sprintf("%s is over %s (%s)", Short(h.Timeout), limitName(h.Type, setting), Short(limit)), Fix: fix})
 	}
-	switch b := h.Block.(type) {
-	case *HTTPHook:
-		if len(b.Headers) > l.Headers {
-			out = append(out, countViolation("http.headers", "headers", len(b.Headers), l.Headers, FlagMaxHeaders, "send fewer headers"))
-		}
-	case LimitedBlock:
+	if b, ok := h.Block.(LimitedBlock); ok {
 		out = append(out, b.Violations(l)...)
-	case *JobHook:
-		out = append(out, JobLabelViolations(b, l.JobLabels)...)
 	}
 	return out
 }
@@ -142,9 +138,6 @@ func countViolation(field, what string, n, limit int, setting, shrink string) Vi
 // timeoutOf is the longest timeout a hook of kind may ask for, the setting that sets it
 // (empty for a kind without one: its fixed limit and fix) and the kind's own fix.
 func (l Limits) timeoutOf(kind string) (time.Duration, string, string) {
-	if kind == HTTPKind.Name() {
-		return l.HTTPTimeout, FlagMaxHTTPTimeout, ""
-	}
 	if k, ok := HookKindOf(kind); ok {
 		if s, ok := k.Half().(settingKind); ok {
 			if limit, setting := s.TimeoutLimit(l); setting != "" {

@@ -22,24 +22,7 @@ func (d *dec) site(n *yaml.Node, f map[string]*yaml.Node, path string, h Hook, m
 	if t := f["timeout"]; t != nil {
 		s.lines["timeout"] = t.Line
 	}
-	s.lines["http.headers"] = lineOf(f["http"], "headers")
-	for _, field := range []string{"labels", "annotations"} {
-		m := nodeAt(f["job"], "spec", "template", "metadata", field)
-		for i := 0; m != nil && m.Kind == yaml.MappingNode && i+1 < len(m.Content); i += 2 {
-			s.lines[jobPodMeta+"."+field+"."+m.Content[i].Value] = m.Content[i].Line
-		}
-	}
 	d.sites = append(d.sites, s)
-}
-
-// lineOf is the line of key's value in mapping n, 0 when absent.
-func lineOf(n *yaml.Node, key string) int {
-	for i := 0; n != nil && n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return n.Content[i+1].Line
-		}
-	}
-	return 0
 }
 
 // CheckLimits reports every hook of s that asks for more than l allows (unset fields of l

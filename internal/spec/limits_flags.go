@@ -3,6 +3,8 @@ package spec
 import (
 	"flag"
 	"fmt"
+	"slices"
+	"strings"
 )
 
 // BindFlags registers the limits a spec is checked against, with seed 000's defaults:
@@ -15,7 +17,14 @@ func (l *Limits) BindFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&l.HTTPTimeout, FlagMaxHTTPTimeout, d.HTTPTimeout, "longest timeout an http hook may ask for")
 	fs.IntVar(&l.EnvVars, FlagMaxEnvVars, d.EnvVars, "variables a command hook may declare")
 	fs.IntVar(&l.Headers, FlagMaxHeaders, d.Headers, "headers an http hook may declare")
-	l.bindJobLabels(fs)
+	fs.Func(FlagJobAllowedLabels, "label keys a job hook's pod template may carry (comma-separated or repeated; never cmp-phase.io/, app.kubernetes.io/, Kubernetes' or Argo CD's own)", func(v string) error {
+		for _, k := range strings.Split(v, ",") {
+			if k = strings.TrimSpace(k); k != "" && !slices.Contains(l.JobLabels, k) {
+				l.JobLabels = append(l.JobLabels, k)
+			}
+		}
+		return nil
+	})
 }
 
 // BindRunFlags registers the limits only a running agent applies, with seed 000's
@@ -30,7 +39,8 @@ func (l *Limits) BindRunFlags(fs *flag.FlagSet) {
 }
 
 // Validate refuses a cap that is zero or negative (flags would otherwise read it as the
-// default), and an allowed job label key that is reserved or not a label key.
+// default), and a setting a registered kind refuses (SettingsChecker: an allowed job label
+// key that is reserved or not a label key).
 func (l Limits) Validate() error {
 	for _, c := range []struct {
 		name string
@@ -45,5 +55,19 @@ func (l Limits) Validate() error {
 			return fmt.Errorf("--%s must be positive (fix: leave it out for seed 000's default)", c.name)
 		}
 	}
-	return l.validateJobLabels()
+	for _, k := range hookKinds {
+		if c, ok := k.(SettingsChecker); ok {
+			if err := c.CheckSettings(l); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// SettingsChecker is a kind that refuses settings of the installation's limits no
+// installation may choose (the job kind: a reserved label key in --job-allowed-labels).
+type SettingsChecker interface {
+	// CheckSettings is an error naming the setting and the fix, nil when l is fine.
+	CheckSettings(l Limits) error
 }

@@ -172,50 +172,6 @@ func TestParseReadsTheRolloutExtensions(t *testing.T) {
 	}
 }
 
-func TestAHookRunsPerClusterOnlyWhenTemplatedWithTheCluster(t *testing.T) {
-	for url, want := range map[string]bool{
-		"https://{{name}}.example.com/health":               true,
-		"https://x/{{ metadata.labels.region }}":            true,
-		"https://x/?t={{.secrets.hook.token}}":              false,
-		"https://x/{{ .appset.name }}":                      false,
-		"https://x/{{.secrets.a.b}}/{{server}}":             true,
-		"https://api.servicenow.com/api/now/table/change_r": false,
-	} {
-		if got := (Hook{Block: &HTTPHook{URL: url}}).PerCluster(); got != want {
-			t.Errorf("%s: PerCluster = %v", url, got)
-		}
-	}
-}
-
-// TestValidateAcceptsWhatAHookRunCanFillAndNothingElse: a cluster field is accepted in a
-// pre-hook, check and post-hook alike (each then runs per cluster, seed 000's smoke-tests);
-// a placeholder no run can fill is refused at load, naming the field and the fix.
-func TestValidateAcceptsWhatAHookRunCanFillAndNothingElse(t *testing.T) {
-	hookSpec := func(list, url string) []byte {
-		hook := "        " + list + ":\n        - name: h\n          type: http\n          http: {url: '" + url + "'}\n"
-		return []byte(strings.Replace(string(specWith(`'true'`, "1")), "      - name: rest\n", hook+"      - name: rest\n", 1))
-	}
-	for _, list := range []string{"preHooks", "checks", "postHooks"} {
-		for _, url := range []string{"https://{{name}}.example.com", "https://x/{{ metadata.labels.region }}/{{server}}/{{project}}",
-			"https://x/{{.appset.name}}/{{ .phase.name }}/{{.appset.namespace}}?t={{.secrets.hook.token}}"} {
-			if _, err := Parse("spec.yaml", hookSpec(list, url), targets.NewCache(8)); err != nil {
-				t.Errorf("%s %s: %v", list, url, err)
-			}
-		}
-		for url, want := range map[string]string{
-			"https://{{nope}}.example.com":   `unknown template variable "nope"`,
-			"https://x/{{.values.env}}":      `unknown template variable ".values.env"`,
-			"https://x/{{metadata.labels.}}": `unknown template variable "metadata.labels."`,
-			"https://x/{{.secrets.only}}":    `secret reference ".secrets.only" must be`,
-		} {
-			_, err := Parse("spec.yaml", hookSpec(list, url), targets.NewCache(8))
-			if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "phases[0]."+list+"[0].http") || !strings.Contains(err.Error(), "fix: use .appset.name") {
-				t.Errorf("%s %s: %v", list, url, err)
-			}
-		}
-	}
-}
-
 // TestAFragmentGetsEachProblemOnce: seed 000's coexistence fragment (no metadata, phases
 // written as [...]) is told each problem once, at a real line, with a fix: no line 0, no
 // "is required" for the fields of what is missing or not a mapping.

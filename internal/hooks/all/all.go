@@ -5,14 +5,16 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/hooks"
 	"github.com/cmp-phase/cmp-phase/internal/hooks/commandhook"
+	"github.com/cmp-phase/cmp-phase/internal/hooks/httphook"
+	"github.com/cmp-phase/cmp-phase/internal/hooks/jobhook"
 	"github.com/cmp-phase/cmp-phase/internal/hooks/metrichook"
 )
 
 // kinds are every kind a spec may use, in the order its errors list them.
 var kinds = []hooks.Kind{
-	hooks.HTTPKind, // still internal/spec's and internal/hooks'
+	httphook.Kind,
 	commandhook.Kind,
-	hooks.JobKind, // still internal/spec's and internal/hooks'
+	jobhook.Kind,
 	metrichook.Kind,
 }
 
@@ -23,11 +25,12 @@ func init() {
 }
 
 // BindFlags registers every kind's own options on fs (--hook-command-dir,
-// --hook-pass-env, --prometheus-address) and returns them, to be handed to the runner as
-// hooks.Limits.Kinds once fs is parsed.
+// --hook-pass-env, --job-service-account, --prometheus-address) and returns them, to be
+// handed to the runner as hooks.Limits.Kinds once fs is parsed.
 func BindFlags(fs *flag.FlagSet) []any {
-	command, metric := &commandhook.Options{}, &metrichook.Options{}
+	command, job, metric := &commandhook.Options{}, &jobhook.Options{}, &metrichook.Options{}
 	command.BindFlags(fs)
+	job.BindFlags(fs)
 	metric.BindFlags(fs)
-	return []any{command, metric}
+	return []any{command, job, metric}
 }

@@ -1,6 +1,8 @@
 package all_test
 
 import (
+	"context"
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -62,6 +64,33 @@ func TestEveryRegisteredKindIsWhole(t *testing.T) {
 		}
 		if filled := zero.Fill(func(s string) string { return s }); reflect.TypeOf(filled) != reflect.TypeOf(zero) {
 			t.Errorf("kind %s: Fill returns a %T, not its own %T", k.Name(), filled, zero)
+		}
+	}
+}
+
+// TestEveryKindHasBothHalves: a kind registered in spec (so a spec may use it) without a
+// run half (so the agent cannot run it), or whose halves differ, fails; so does a run half
+// that does not take its own spec half's block.
+func TestEveryKindHasBothHalves(t *testing.T) {
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, sk := range spec.HookKinds() {
+		k, ok := sk.(hooks.Kind)
+		if !ok {
+			t.Errorf("kind %s: registered in spec but has no run half", sk.Name())
+			continue
+		}
+		if half := reflect.ValueOf(k).FieldByName("HookKind"); !half.IsValid() || half.Interface() != sk.Half() {
+			t.Errorf("kind %s: its run half embeds another spec half", sk.Name())
+		}
+		var h spec.Hook
+		if err := json.Unmarshal([]byte(`{"name":"h","type":"`+sk.Name()+`","`+sk.Name()+`":{}}`), &h); err != nil || h.Block == nil {
+			t.Fatalf("kind %s: an empty block from the plan: %v", sk.Name(), err)
+		}
+		_ = k.Reach(h.Block)
+		res := hooks.New(hooks.Limits{}).Run(cancelled, hooks.Call{Hook: h})
+		if res.Outcome != hooks.Errored || strings.Contains(res.Message, "has no "+sk.Name()+" block") {
+			t.Errorf("kind %s: an empty block, cancelled, must be Errored by the kind itself: %s %q", sk.Name(), res.Outcome, res.Message)
 		}
 	}
 }

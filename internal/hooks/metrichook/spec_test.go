@@ -6,11 +6,12 @@ import (
 	"time"
 
 	"github.com/cmp-phase/cmp-phase/internal/hooks"
+	"github.com/cmp-phase/cmp-phase/internal/hooks/httphook"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
 )
 
-func init() { hooks.Register(hooks.HTTPKind); hooks.Register(Kind) } // as internal/hooks/all does, which this package's tests cannot import
+func init() { hooks.Register(httphook.Kind); hooks.Register(Kind) } // as internal/hooks/all does, which this package's tests cannot import
 
 // base is a spec of two phases, the first of which metricSpec gives a hook.
 const base = `apiVersion: argoproj.io/v1alpha1

@@ -1,0 +1,140 @@
+package jobhook
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// TestRedactLog: every form of a referenced Secret's value leaves the tail as [redacted];
+// a value too short to redact withholds the whole tail; escapes and control characters
+// go; the tail keeps its last bytes, cut at a rune boundary.
+func TestRedactLog(t *testing.T) {
+	const secret = "s3cr3t-value"
+	pem := "-----BEGIN KEY-----\nMIIBOgIBAAJBAKj34GkxFhD9\nQ0vxZ7rW9kHs3gEa\n-----END KEY-----\n"
+	for _, tc := range []struct {
+		name   string
+		raw    string
+		values []string
+		cut    bool
+		max    int
+		want   string
+		err    error
+	}{
+		{"in the middle", "connecting\nPGPASSWORD=s3cr3t-value ok\ndone\n", []string{secret}, false, 200, "connecting | PGPASSWORD=[redacted] ok | done", nil},
+		{"repeated", "s3cr3t-values3cr3t-value\n", []string{secret}, false, 200, "[redacted][redacted]", nil},
+		{"base64", "token " + base64.StdEncoding.EncodeToString([]byte(secret)) + " and " + base64.RawURLEncoding.EncodeToString([]byte(secret)), []string{secret}, false, 200, "token [redacted] and [redacted]", nil},
+		{"url escaped", "GET /?p=a%2Fb%3Fc%3Dd", []string{"a/b?c=d"}, false, 200, "GET /?p=[redacted]", nil},
+		{"a stored trailing newline", "pw is s3cr3t-value.\n", []string{secret + "\n"}, false, 200, "pw is [redacted].", nil},
+		{"one line of a multi-line value", "MIIBOgIBAAJBAKj34GkxFhD9\nQ0vxZ7rW9kHs3gEa\n-----END KEY-----\n", []string{pem}, false, 200, "[redacted] | [redacted] | [redacted]", nil},
+		{"a longer value first", "abcdefgh", []string{"abcd", "abcdefgh"}, false, 200, "[redacted]", nil},
+		{"an empty value shows nothing", "plain", []string{""}, false, 200, "plain", nil},
+		{"short value", "pin 123 ok", []string{"123"}, false, 200, "", errShortSecret},
+		{"a short line of a value", "x", []string{"long-enough\nab"}, false, 200, "", errShortSecret},
+		{"blank value", "x", []string{"  "}, false, 200, "", errShortSecret},
+		{"escapes inside a value", "pw s3cr\x1b[31m3t-va\x1b[0mlue\n", []string{secret}, false, 200, "pw [redacted]", nil},
+		{"ansi and control", "\x1b[1;32mgreen\x1b[0m \x1b]0;title\x07bell\x07 tab\there\rcr \u202eevil\x00\n", nil, false, 200, "green bell tab here | cr evil", nil},
+		{"invalid utf-8", "a\xffb", nil, false, 200, "a\uFFFDb", nil},
+		{"a cut read drops its partial last line", "one\ntwo s3cr3t-va", []string{secret}, true, 200, "one", nil},
+		{"a cut read of one line", "s3cr3t-va", []string{secret}, true, 200, "", nil},
+		{"capped keeps the end", "first line\nsecond line\nthe last\n", nil, false, 20, "…d line | the last", nil},
+		{"capped at a rune boundary", "ééééé", nil, false, 8, "…éé", nil},
+		{"capped after redaction", "xx s3cr3t-value", []string{secret}, false, 9, "…acted]", nil},
+		{"no room", "abcdef", nil, false, 2, "", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var values [][]byte
+			for _, v := range tc.values {
+				values = append(values, []byte(v))
+			}
+			got, err := redactLog(tc.raw, values, tc.cut, tc.max)
+			if err != tc.err || got != tc.want {
+				t.Fatalf("got %q, %v; want %q, %v", got, err, tc.want, tc.err)
+			}
+			if len(got) > tc.max || !utf8.ValidString(got) {
+				t.Fatalf("%q: over %d bytes or not UTF-8", got, tc.max)
+			}
+		})
+	}
+}
+
+// TestRedactLogLeakWithholds: a value that the tail's own making spells (here its line
+// joining) withholds the tail rather than show it; one a replacement spells is replaced too.
+func TestRedactLogLeakWithholds(t *testing.T) {
+	if got, err := redactLog("abc\ndef\n", [][]byte{[]byte("abc | def")}, false, 200); err != errLeak {
+		t.Fatalf("joined lines: got %q, %v", got, err)
+	}
+	if got, err := redactLog("[redacteXYZWab", [][]byte{[]byte("XYZW"), []byte("d]ab")}, false, 200); err != nil || strings.Contains(got, "d]ab") {
+		t.Fatalf("a replacement: got %q, %v", got, err)
+	}
+}
+
+// FuzzRedactLog: whatever the log and a value of at least minLogSecret bytes, the tail is
+// capped, valid UTF-8, and never shows the value, nor its base64 form.
+func FuzzRedactLog(f *testing.F) {
+	f.Add("PGPASSWORD=s3cr3t-value\n", "s3cr3t-value", 100)
+	f.Add("s3cr\x1b[0m3t\r\n", "s3cr3t", 10)
+	f.Add("[redacteXYZWab", "d]ab", 50)
+	f.Add("ééé\xff\n\n", "éé", 5)
+	f.Fuzz(func(t *testing.T, raw, value string, max int) {
+		max = max%2048 + 1
+		if max < 0 {
+			max = -max
+		}
+		got, err := redactLog(raw, [][]byte{[]byte(value)}, false, max)
+		if err != nil {
+			return
+		}
+		if len(got) > max || !utf8.ValidString(got) {
+			t.Fatalf("%q: over %d bytes or not UTF-8", got, max)
+		}
+		v := strings.TrimSpace(value)
+		if v != "" && (strings.Contains(got, v) || strings.Contains(got, base64.StdEncoding.EncodeToString([]byte(v)))) {
+			t.Fatalf("%q shows %q", got, v)
+		}
+	})
+}
+
+// secretForms are a secret as a log may quote it (as internal/hooks' tests spell them): JSON-escaped (with and without HTML
+// escaping), Go-quoted, and base64 in each alphabet, padded or not.
+func secretForms(s string) map[string]string {
+	j, _ := json.Marshal(s)
+	b := []byte(s)
+	return map[string]string{
+		"json":           string(j[1 : len(j)-1]),
+		"json no html":   noHTML(s),
+		"strconv.Quote":  strconv.Quote(s)[1 : len(strconv.Quote(s))-1],
+		"QuoteToASCII":   strconv.QuoteToASCII(s)[1 : len(strconv.QuoteToASCII(s))-1],
+		"base64 std":     base64.StdEncoding.EncodeToString(b),
+		"base64 raw std": base64.RawStdEncoding.EncodeToString(b),
+		"base64 url":     base64.URLEncoding.EncodeToString(b),
+		"base64 raw url": base64.RawURLEncoding.EncodeToString(b),
+	}
+}
+
+// noHTML is s JSON-escaped by an encoder that leaves <, > and & alone, without the quotes.
+func noHTML(s string) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	q := strings.TrimSuffix(b.String(), "\n")
+	return q[1 : len(q)-1]
+}
+
+// TestASecretIsRedactedInItsJSONAndBase64Forms: a server or client quoting a secret back in
+// JSON, a Go error or base64 (a Basic auth header) shows it in another spelling; every one is
+// redacted from a pod's log.
+func TestASecretIsRedactedInItsJSONAndBase64Forms(t *testing.T) {
+	for _, secret := range []string{`p"a\ss<w>&rd` + "\n\tpart-two ü\u2028x", "user:s3cr3t?", "ab\x01c"} {
+		for name, form := range secretForms(secret) {
+			got, err := redactLog("2026 bad token "+form+" end\n", [][]byte{[]byte(secret)}, false, 1024)
+			if err != nil || strings.Contains(got, form) {
+				t.Errorf("log, %s form %q of %q: %q %v", name, form, secret, got, err)
+			}
+		}
+	}
+}

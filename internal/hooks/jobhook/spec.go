@@ -1,0 +1,185 @@
+package jobhook
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strings"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	sigsjson "sigs.k8s.io/json"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/cmp-phase/cmp-phase/internal/spec"
+)
+
+// MaxJobTimeout is the longest a job hook may wait for its Job; there is no setting for it.
+const MaxJobTimeout = time.Hour
+
+// specHalf is `type: job`'s spec half: a Kubernetes Job the agent creates, judged by its
+// conditions. Its timeout limit is fixed (MaxJobTimeout).
+var specHalf = spec.NewHookKind[Block](spec.HookKindDef[*Block]{
+	Name: "job", MaxTimeout: MaxJobTimeout, TimeoutFix: "use at most 1h, or poll a longer Job from a check",
+	Parse: parse,
+})
+
+// Job hook delete policies, as Argo CD's argocd.argoproj.io/hook-delete-policy (seed 002).
+const (
+	HookSucceeded      = "HookSucceeded"
+	HookFailed         = "HookFailed"
+	BeforeHookCreation = "BeforeHookCreation"
+)
+
+// minJobTTL is the shortest ttlSecondsAfterFinished: a Job gone sooner could be gone
+// before the agent (or the next leader) has read and recorded its outcome.
+const minJobTTL = 300
+
+// Block is the job block of a hook: where the Job runs, when it is deleted, and its spec
+// (a batch/v1 JobSpec, as in seed 002's resource hooks).
+type Block struct {
+	// Namespace is where the Job is created; empty: the agent's for a per-phase Job (on the
+	// control cluster), the child's destination namespace for a per-cluster one (in the
+	// child's cluster, see Hook.PerCluster).
+	Namespace string `json:"namespace,omitempty"`
+	// HookDeletePolicy is a comma-separated list of HookSucceeded, HookFailed and
+	// BeforeHookCreation (the default), normalised.
+	HookDeletePolicy string          `json:"hookDeletePolicy"`
+	Spec             batchv1.JobSpec `json:"spec"`
+}
+
+// Deletes reports whether the policy holds p.
+func (j *Block) Deletes(p string) bool {
+	return slices.Contains(strings.Split(j.HookDeletePolicy, ","), p)
+}
+
+// Fill fills the namespace and every string value of the Job's spec (images, commands,
+// arguments, env values, names); map keys (label and annotation names) are not values.
+// The delete policy is filled too, though the parser lets no placeholder into it.
+func (j *Block) Fill(f func(string) string) spec.HookBlock {
+	c := *j
+	c.Namespace, c.HookDeletePolicy = f(j.Namespace), f(j.HookDeletePolicy)
+	c.Spec = *j.Spec.DeepCopy()
+	b, err := json.Marshal(j.Spec)
+	if err != nil {
+		return &c // a JobSpec always marshals; keep the copy unfilled rather than panic
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var tree any
+	if dec.Decode(&tree) != nil {
+		return &c
+	}
+	if b, err = json.Marshal(fillStrings(tree, f)); err == nil {
+		var js batchv1.JobSpec
+		if json.Unmarshal(b, &js) == nil {
+			c.Spec = js
+		}
+	}
+	return &c
+}
+
+// fillStrings applies f to every string value of a JSON tree.
+func fillStrings(v any, f func(string) string) any {
+	switch t := v.(type) {
+	case string:
+		return f(t)
+	case []any:
+		for i := range t {
+			t[i] = fillStrings(t[i], f)
+		}
+	case map[string]any:
+		for k := range t {
+			t[k] = fillStrings(t[k], f)
+		}
+	}
+	return v
+}
+
+// parse reads the job block: namespace, hookDeletePolicy and the Job's spec, decoded
+// strictly into batch/v1 (an unknown field is an error naming its path).
+func parse(r *spec.HookReader) *Block {
+	n := r.Block("add job.spec with a pod template (seed 002's Job spec)")
+	if n == nil {
+		return nil
+	}
+	path := r.Path() + ".job"
+	f := r.Fields(n, path, "namespace", "hookDeletePolicy", "spec")
+	j := &Block{Namespace: r.Str(f["namespace"], path+".namespace")}
+	if ns := j.Namespace; ns != "" && !strings.Contains(ns, "{{") && len(validation.IsDNS1123Label(ns)) > 0 {
+		r.Fail(f["namespace"], path+".namespace", "use a namespace name (a DNS label)", "invalid namespace %q", ns)
+	}
+	j.HookDeletePolicy = deletePolicy(r, f["hookDeletePolicy"], path+".hookDeletePolicy")
+	sn := r.Required(f, n, path, "spec", "write the Job's spec: template (the pod), backoffLimit, activeDeadlineSeconds, ttlSecondsAfterFinished")
+	markPodMeta(r, sn)
+	if sn == nil || !jobSpec(r, sn, path+".spec", &j.Spec) {
+		return j
+	}
+	if ttl := j.Spec.TTLSecondsAfterFinished; ttl != nil && *ttl < minJobTTL {
+		r.Fail(sn, path+".spec.ttlSecondsAfterFinished", "use at least 300, or hookDeletePolicy: HookSucceeded to delete it once its outcome is recorded",
+			"%d s could delete the Job before the agent records its outcome", *ttl)
+	}
+	checkPod(r, sn, path+".spec.template.spec", &j.Spec.Template.Spec)
+	checkPodMeta(r, sn, path+".spec.template.metadata", &j.Spec.Template.ObjectMeta)
+	for _, name := range (spec.Hook{Block: j}).Placeholders() {
+		if strings.HasPrefix(name, ".secrets.") {
+			r.Fail(n, path, "reference the Secret from the pod: env[].valueFrom.secretKeyRef (the agent never reads it)",
+				"secret reference {{%s}} would write the secret's value into the Job", name)
+		}
+	}
+	return j
+}
+
+// deletePolicy reads hookDeletePolicy: comma-separated policies, BeforeHookCreation when
+// unset.
+func deletePolicy(r *spec.HookReader, n *yaml.Node, path string) string {
+	if n == nil {
+		return BeforeHookCreation
+	}
+	allowed := []string{HookSucceeded, HookFailed, BeforeHookCreation}
+	var out []string
+	for _, p := range strings.Split(r.Str(n, path), ",") {
+		p = strings.TrimSpace(p)
+		switch {
+		case !slices.Contains(allowed, p):
+			r.Fail(n, path, "use one or more of "+strings.Join(allowed, ", ")+", comma-separated", "unknown policy %q", p)
+		case !slices.Contains(out, p):
+			out = append(out, p)
+		}
+	}
+	if len(out) == 0 {
+		return BeforeHookCreation
+	}
+	return strings.Join(out, ",")
+}
+
+// jobSpec decodes n into spec as the API server would (YAML as kubectl reads it), strictly.
+func jobSpec(r *spec.HookReader, n *yaml.Node, path string, js *batchv1.JobSpec) bool {
+	if n.Kind != yaml.MappingNode {
+		r.Fail(n, path, "write the Job's spec as a mapping", "must be a mapping, not %s", spec.DescribeNode(n))
+		return false
+	}
+	b, err := yaml.Marshal(n)
+	if err == nil {
+		b, err = sigsyaml.YAMLToJSON(b)
+	}
+	if err != nil {
+		r.Fail(n, path, "", "%s", spec.OneLine(err.Error()))
+		return false
+	}
+	strict, err := sigsjson.UnmarshalStrict(b, js)
+	if err != nil {
+		r.Fail(n, path, "write it as a batch/v1 JobSpec", "%s", spec.OneLine(err.Error()))
+		return false
+	}
+	for _, e := range strict {
+		field := path
+		if fe, ok := e.(sigsjson.FieldError); ok {
+			field = spec.JoinPath(path, fe.FieldPath())
+		}
+		r.Fail(n, field, "remove it or fix its spelling (a batch/v1 JobSpec field)", "%s", spec.OneLine(e.Error()))
+	}
+	return len(strict) == 0
+}
