@@ -89,7 +89,7 @@ func (o Options) withDefaults() Options {
 	if o.RemovalGrace <= 0 {
 		o.RemovalGrace = 10 * time.Minute
 	}
-	if o.Backoff.Attempts <= 0 {
+	if o.Backoff.For <= 0 {
 		o.Backoff = hooks.DefaultBackoff
 	}
 	if o.HooksPerHost <= 0 {

@@ -3,6 +3,7 @@ package hooks
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"time"
 
@@ -108,24 +109,27 @@ func NoBlock(c Call) Result {
 	return Result{Outcome: Errored, Message: fmt.Sprintf("hook %q has no %s block", c.Hook.Name, c.Hook.Type)}
 }
 
-// Backoff bounds failurePolicy: retry (seed 004): at most Attempts runs, waiting Initial,
-// then twice as long each time, up to Max.
+// Backoff is failurePolicy: retry's (seed 004: "retry the handler until it succeeds"):
+// attempts until one succeeds or the run's retry time is spent — the hook's retryFor, else
+// For — counted from the run's start in the ledger (Call.Started), so a restarted agent does
+// not start the count again; waiting Initial, then twice as long each time up to Max, each
+// wait jittered (between half and all of it) so hooks failing together do not retry in step.
 type Backoff struct {
-	Attempts     int
-	Initial, Max time.Duration
+	Initial, Max, For time.Duration
+	// Attempts caps the attempts besides the time (0: as many as the time allows).
+	Attempts int
+	// Jitter shortens a wait (nil: a random time between half of it and all of it).
+	Jitter func(time.Duration) time.Duration
 }
 
 // DefaultBackoff is the retry policy unless the agent is told otherwise.
-var DefaultBackoff = Backoff{Attempts: 5, Initial: 2 * time.Second, Max: 30 * time.Second}
+var DefaultBackoff = Backoff{Initial: 2 * time.Second, Max: 30 * time.Second, For: spec.DefaultRetryFor}
 
-// RunAttempts runs the call once, or under failurePolicy: retry until it succeeds or the
-// attempts run out; each is reported to each (for the ledger) as it ends. It returns the
-// last attempt's result.
+// RunAttempts runs the call once, or under failurePolicy: retry until it succeeds or its
+// retry time is spent (Backoff); each is reported to each (for the ledger) as it ends. It
+// returns the last attempt's result.
 func (r *Runner) RunAttempts(ctx context.Context, c Call, b Backoff, each func(attempt int, res Result)) Result {
-	attempts := 1
-	if c.Hook.FailurePolicy == "retry" {
-		attempts = max(b.Attempts, 1)
-	}
+	deadline := b.deadline(c)
 	wait := b.Initial
 	for i := 1; ; i++ {
 		c.Attempt = i
@@ -133,16 +137,46 @@ func (r *Runner) RunAttempts(ctx context.Context, c Call, b Backoff, each func(a
 		if each != nil {
 			each(i, res)
 		}
-		if res.Outcome == Succeeded || res.Outcome == Inconclusive || i >= attempts || ctx.Err() != nil {
+		if res.Outcome == Succeeded || res.Outcome == Inconclusive || c.Hook.FailurePolicy != spec.FailurePolicyRetry ||
+			ctx.Err() != nil || b.Attempts > 0 && i >= b.Attempts {
+			return res
+		}
+		pause := b.jitter(wait)
+		if time.Now().Add(pause).After(deadline) {
 			return res
 		}
 		select {
 		case <-ctx.Done():
 			return res
-		case <-time.After(wait):
+		case <-time.After(pause):
 		}
 		wait = min(wait*2, b.Max)
 	}
+}
+
+// deadline is when c's retries stop: its run's start (now for a run without one) plus the
+// hook's retryFor, else b.For.
+func (b Backoff) deadline(c Call) time.Time {
+	start := c.Started
+	if start.IsZero() {
+		start = time.Now()
+	}
+	d := c.Hook.RetryFor
+	if d <= 0 {
+		d = b.For
+	}
+	return start.Add(d)
+}
+
+// jitter is a wait shortened by b.Jitter, else by a random part of its second half.
+func (b Backoff) jitter(d time.Duration) time.Duration {
+	if b.Jitter != nil {
+		return b.Jitter(d)
+	}
+	if d <= 1 {
+		return d
+	}
+	return d/2 + rand.N(d/2+1)
 }
 
 // Client is the guarded HTTP client of hooks that reach a host (checked addresses, no

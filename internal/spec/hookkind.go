@@ -263,12 +263,13 @@ type hookJSON struct {
 	Type          string        `json:"type"`
 	Timeout       time.Duration `json:"timeout"`
 	FailurePolicy string        `json:"failurePolicy"`
+	RetryFor      time.Duration `json:"retryFor,omitempty"`
 }
 
 // MarshalJSON writes the hook as the plan carries it: its fields, then its block under its
 // kind's name ("http": {...}).
 func (h Hook) MarshalJSON() ([]byte, error) {
-	b, err := json.Marshal(hookJSON{Name: h.Name, Type: h.Type, Timeout: h.Timeout, FailurePolicy: h.FailurePolicy})
+	b, err := json.Marshal(hookJSON{Name: h.Name, Type: h.Type, Timeout: h.Timeout, FailurePolicy: h.FailurePolicy, RetryFor: h.RetryFor})
 	if err != nil || h.Block == nil {
 		return b, err
 	}
@@ -293,7 +294,7 @@ func (h *Hook) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &base); err != nil {
 		return err
 	}
-	*h = Hook{Name: base.Name, Type: base.Type, Timeout: base.Timeout, FailurePolicy: base.FailurePolicy}
+	*h = Hook{Name: base.Name, Type: base.Type, Timeout: base.Timeout, FailurePolicy: base.FailurePolicy, RetryFor: base.RetryFor}
 	k, ok := HookKindOf(h.Type)
 	if !ok {
 		return nil

@@ -38,7 +38,7 @@ func (d *dec) hooks(n *yaml.Node, path string, check bool) []Hook {
 // hook reads the fields every kind shares, then has the kind its type names read its block.
 func (d *dec) hook(n *yaml.Node, path string, check bool) Hook {
 	kinds := hookKindNames()
-	f := d.fields(n, path, append([]string{"name", "type", "timeout", "failurePolicy", "during"}, kinds...)...)
+	f := d.fields(n, path, append([]string{"name", "type", "timeout", "failurePolicy", "retryFor", "during"}, kinds...)...)
 	h := Hook{
 		Name:          d.str(d.required(f, n, path, "name", "name the hook"), path+".name"),
 		Type:          d.oneOf(d.required(f, n, path, "type", "write type: "+strings.Join(kinds, " or type: ")), path+".type", "", kinds...),
@@ -48,6 +48,7 @@ func (d *dec) hook(n *yaml.Node, path string, check bool) Hook {
 	if h.Timeout == 0 {
 		d.fail(f["timeout"], path+".timeout", "use a positive duration", "must be positive")
 	}
+	h.RetryFor = d.retryFor(f["retryFor"], path+".retryFor", h.FailurePolicy)
 	k, ok := HookKindOf(h.Type)
 	if !ok {
 		return h
@@ -95,3 +96,26 @@ func (d *dec) soakChecks(p Phase, checks *yaml.Node, path string) {
 		}
 	}
 }
+
+// retryFor reads a hook's retryFor: a positive duration of at most MaxRetryFor, and only
+// with failurePolicy: retry (it would say nothing under another policy).
+func (d *dec) retryFor(n *yaml.Node, path, policy string) time.Duration {
+	if n == nil {
+		return 0
+	}
+	v := d.duration(n, path, 0)
+	switch {
+	case policy != FailurePolicyRetry:
+		d.fail(n, path, "remove it, or set failurePolicy: retry", "applies only with failurePolicy: retry")
+	case v <= 0 || v > MaxRetryFor:
+		d.fail(n, path, "use a duration such as 15m", "must be positive and at most %s", Short(MaxRetryFor))
+	}
+	return v
+}
+
+// Retry time: how long failurePolicy: retry retries a hook from its run's start unless its
+// retryFor says otherwise, and the most a retryFor may say.
+const (
+	DefaultRetryFor = 10 * time.Minute
+	MaxRetryFor     = 24 * time.Hour
+)

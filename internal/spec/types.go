@@ -180,6 +180,9 @@ type Hook struct {
 	Type          string // the HookKind's name: http | command
 	Timeout       time.Duration
 	FailurePolicy string // fail | ignore | abort | retry (canonical: see failurepolicy.go)
+	// RetryFor (retryFor, with failurePolicy: retry) is how long the hook is retried from
+	// its run's start until it succeeds (0: DefaultRetryFor).
+	RetryFor time.Duration
 	// Block is the kind's own block (`http:`, `command:`), as the kind Type names read it.
 	Block HookBlock
 }

@@ -110,7 +110,7 @@ func TestRetryRunsAgainWithBackoffUntilSuccess(t *testing.T) {
 	c := httpCall(srv.URL)
 	c.Hook.FailurePolicy = "retry"
 	var seen []hooks.Outcome
-	res := local().RunAttempts(context.Background(), c, hooks.Backoff{Attempts: 5, Initial: 10 * time.Millisecond, Max: 20 * time.Millisecond},
+	res := local().RunAttempts(context.Background(), c, hooks.Backoff{Attempts: 5, Initial: 10 * time.Millisecond, Max: 20 * time.Millisecond, For: time.Minute},
 		func(_ int, r hooks.Result) { seen = append(seen, r.Outcome) })
 	if res.Outcome != hooks.Succeeded || fmt.Sprint(seen) != "[Failed Failed Succeeded]" {
 		t.Fatalf("%s after %v", res.Outcome, seen)
@@ -122,6 +122,29 @@ func TestRetryRunsAgainWithBackoffUntilSuccess(t *testing.T) {
 	atomic.StoreInt32(&calls, 0)
 	if res := local().RunAttempts(context.Background(), c, hooks.DefaultBackoff, nil); res.Outcome != hooks.Failed || atomic.LoadInt32(&calls) != 1 {
 		t.Fatalf("without retry one attempt: %s after %d", res.Outcome, calls)
+	}
+}
+
+// TestRetryStopsWhenItsTimeIsSpent: a hook that keeps failing is retried while its retry
+// time lasts, counted from the run's start: a run whose time is spent ends after the
+// attempt in hand; one with time left goes on (here until the test's cap of attempts).
+func TestRetryStopsWhenItsTimeIsSpent(t *testing.T) {
+	var calls int32
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		atomic.AddInt32(&calls, 1)
+		w.WriteHeader(http.StatusServiceUnavailable)
+	})
+	c := httpCall(srv.URL)
+	c.Hook.FailurePolicy, c.Hook.RetryFor = "retry", time.Hour
+	c.Started = time.Now().Add(-time.Hour) // its hour is spent (an agent restarted late)
+	b := hooks.Backoff{Initial: 10 * time.Millisecond, Max: 10 * time.Millisecond, For: time.Minute}
+	if res := local().RunAttempts(context.Background(), c, b, nil); res.Outcome != hooks.Failed || atomic.LoadInt32(&calls) != 1 {
+		t.Fatalf("%s after %d attempts", res.Outcome, calls)
+	}
+	atomic.StoreInt32(&calls, 0)
+	c.Started, b.Attempts = time.Now(), 4
+	if res := local().RunAttempts(context.Background(), c, b, nil); res.Outcome != hooks.Failed || atomic.LoadInt32(&calls) != 4 {
+		t.Fatalf("with time left: %s after %d attempts", res.Outcome, calls)
 	}
 }
 

@@ -303,7 +303,7 @@ func TestJobRetryMakesAJobPerAttempt(t *testing.T) {
 	ending(f.control, batchv1.JobFailed, "BackoffLimitExceeded")
 	c := jobCall(BeforeHookCreation)
 	c.Hook.FailurePolicy = "retry"
-	res := jobRunner(f).RunAttempts(context.Background(), c, hooks.Backoff{Attempts: 3, Initial: time.Millisecond, Max: time.Millisecond}, nil)
+	res := jobRunner(f).RunAttempts(context.Background(), c, hooks.Backoff{Attempts: 3, Initial: time.Millisecond, Max: time.Millisecond, For: 100 * 365 * 24 * time.Hour}, nil) // the call started in 1973
 	deletes := 0
 	for _, a := range f.control.Actions() {
 		if a.GetVerb() == "delete" {

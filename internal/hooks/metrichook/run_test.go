@@ -290,7 +290,7 @@ func TestRetryDoesNotRetryAnInconclusiveMetric(t *testing.T) {
 	call := metricCall(srv.URL, 1, time.Time{})
 	call.Hook.FailurePolicy = "retry"
 	attempts := 0
-	res := local().RunAttempts(context.Background(), call, Backoff{Attempts: 3, Initial: time.Millisecond, Max: time.Millisecond}, func(n int, _ Result) { attempts = n })
+	res := local().RunAttempts(context.Background(), call, Backoff{Attempts: 3, Initial: time.Millisecond, Max: time.Millisecond, For: time.Minute}, func(n int, _ Result) { attempts = n })
 	if res.Outcome != Inconclusive || attempts != 1 {
 		t.Fatalf("%s after %d attempts", res.Outcome, attempts)
 	}
