@@ -23,12 +23,7 @@ import (
 // arrive; once the parent's render of the state has arrived, carry out decided removals
 // and sync admitted children that do not sync themselves.
 func (a *Agent) act(ctx context.Context, p *pass, st *state.State, acts []rollout.Action) (time.Time, error) {
-	var requeue time.Time
-	for _, act := range acts {
-		if act.Kind == rollout.ActRequeue {
-			requeue = earliest(requeue, act.At)
-		}
-	}
+	requeue := requeueAsked(acts)
 	if st == nil {
 		return requeue, nil
 	}
@@ -78,14 +73,31 @@ func (a *Agent) act(ctx context.Context, p *pass, st *state.State, acts []rollou
 	if !d.Confirmed {
 		return earliest(requeue, d.Requeue), nil
 	}
-	// The removals the state records, not only this pass's actions: a delete decided while
-	// the render had not arrived is carried out on a later pass, whose state is unchanged.
-	for _, c := range st.Removing {
-		if err := a.deleteChild(ctx, p, c); err != nil {
-			return requeue, err
+	return requeue, a.afterRender(ctx, p, st)
+}
+
+// requeueAsked is the earliest time the engine's actions ask to be called again (zero: none).
+func requeueAsked(acts []rollout.Action) time.Time {
+	var requeue time.Time
+	for _, act := range acts {
+		if act.Kind == rollout.ActRequeue {
+			requeue = earliest(requeue, act.At)
 		}
 	}
-	return requeue, a.startSyncs(ctx, p, st)
+	return requeue
+}
+
+// afterRender does what waits for the parent's render of the state: the removals the state
+// records, not only this pass's actions (a delete decided while the render had not arrived
+// is carried out on a later pass, whose state is unchanged), then the syncs of admitted
+// children that do not sync themselves.
+func (a *Agent) afterRender(ctx context.Context, p *pass, st *state.State) error {
+	for _, c := range st.Removing {
+		if err := a.deleteChild(ctx, p, c); err != nil {
+			return err
+		}
+	}
+	return a.startSyncs(ctx, p, st)
 }
 
 // askAgain re-requests a re-render that did not arrive: PHASE_GEN again (a no-op when it is

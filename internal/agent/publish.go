@@ -26,13 +26,9 @@ func (a *Agent) publish(ctx context.Context) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, fmt.Errorf("list cluster secrets: %w", err)
 	}
-	cms := a.kube.CoreV1().ConfigMaps(a.opts.Namespace)
-	cur, getErr := cms.Get(ctx, contract.InventoryConfigMap, metav1.GetOptions{})
-	if getErr != nil && !apierrors.IsNotFound(getErr) {
-		return time.Time{}, fmt.Errorf("publish inventory: %w", getErr)
-	}
-	if getErr != nil {
-		cur = nil
+	cur, err := a.inventoryConfigMap(ctx)
+	if err != nil {
+		return time.Time{}, err
 	}
 	fresh, left := inventoryOf(secrets)
 	inv, gone, next := inventory.Hold(a.published(cur), fresh, a.now(), a.opts.RemovalGrace)
@@ -40,31 +36,10 @@ func (a *Agent) publish(ctx context.Context) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, err
 	}
-	data, binary, err := inputs.InventoryData(b)
-	if err != nil {
+	if err := a.writeInventory(ctx, cur, b); err != nil {
 		return time.Time{}, err
 	}
-	switch err = getErr; {
-	case err == nil && maps.Equal(cur.Data, data) && maps.EqualFunc(cur.BinaryData, binary, bytes.Equal):
-	case err == nil:
-		cur.Data, cur.BinaryData = data, binary
-		_, err = cms.Update(ctx, cur, metav1.UpdateOptions{})
-	case apierrors.IsNotFound(err):
-		_, err = cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: contract.InventoryConfigMap, Namespace: a.opts.Namespace},
-			Data: data, BinaryData: binary}, metav1.CreateOptions{})
-	}
-	if err != nil {
-		return time.Time{}, fmt.Errorf("publish inventory: %w", err)
-	}
-	for _, c := range gone {
-		a.warnEveryParent("ClusterAbsent", fmt.Sprintf("the Secret of cluster %s is gone: its children stay as they are and are removed only if it is still gone at %s (--removal-grace %s)",
-			c, a.now().Add(a.opts.RemovalGrace).UTC().Format(time.RFC3339), a.opts.RemovalGrace))
-	}
-	for _, o := range left { // a cluster left out leaves the inventory as it was: said every time
-		if o.reason != "" {
-			a.warnEveryParent(o.reason, o.msg)
-		}
-	}
+	a.warnAbsent(gone, left)
 	a.mu.Lock()
 	changed := a.inv == nil || !bytes.Equal(a.invBytes, b)
 	a.inv, a.invBytes = inv, b
@@ -82,6 +57,55 @@ func (a *Agent) publish(ctx context.Context) (time.Time, error) {
 		return time.Time{}, err
 	}
 	return next, nil
+}
+
+// inventoryConfigMap reads the published inventory ConfigMap: nil when there is none.
+func (a *Agent) inventoryConfigMap(ctx context.Context) (*corev1.ConfigMap, error) {
+	cur, err := a.kube.CoreV1().ConfigMaps(a.opts.Namespace).Get(ctx, contract.InventoryConfigMap, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("publish inventory: %w", err)
+	}
+	return cur, nil
+}
+
+// writeInventory writes the encoded inventory b into the inventory ConfigMap, cur as read
+// (nil: there is none, it is created), when its data differs.
+func (a *Agent) writeInventory(ctx context.Context, cur *corev1.ConfigMap, b []byte) error {
+	data, binary, err := inputs.InventoryData(b)
+	if err != nil {
+		return err
+	}
+	cms := a.kube.CoreV1().ConfigMaps(a.opts.Namespace)
+	switch {
+	case cur != nil && maps.Equal(cur.Data, data) && maps.EqualFunc(cur.BinaryData, binary, bytes.Equal):
+	case cur != nil:
+		cur.Data, cur.BinaryData = data, binary
+		_, err = cms.Update(ctx, cur, metav1.UpdateOptions{})
+	default:
+		_, err = cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: contract.InventoryConfigMap, Namespace: a.opts.Namespace},
+			Data: data, BinaryData: binary}, metav1.CreateOptions{})
+	}
+	if err != nil {
+		return fmt.Errorf("publish inventory: %w", err)
+	}
+	return nil
+}
+
+// warnAbsent warns on every parent of each cluster whose Secret is gone (gone, held for the
+// removal grace) and of each cluster left out with a reason: said at every publish.
+func (a *Agent) warnAbsent(gone []string, left []omission) {
+	for _, c := range gone {
+		a.warnEveryParent("ClusterAbsent", fmt.Sprintf("the Secret of cluster %s is gone: its children stay as they are and are removed only if it is still gone at %s (--removal-grace %s)",
+			c, a.now().Add(a.opts.RemovalGrace).UTC().Format(time.RFC3339), a.opts.RemovalGrace))
+	}
+	for _, o := range left { // a cluster left out leaves the inventory as it was: said every time
+		if o.reason != "" {
+			a.warnEveryParent(o.reason, o.msg)
+		}
+	}
 }
 
 // published is the inventory published before: the agent's own, or at start the one in the

@@ -118,26 +118,62 @@ func Parse(data map[string]string, phases []string, now time.Time) Controls {
 	bad := func(k, msg string, args ...any) {
 		c.Problems = append(c.Problems, Problemf(k, data[k], msg, args...))
 	}
-	tooLong := func(k, v, then string) bool {
-		if len(v) <= MaxReason {
-			return false
+	data = withoutTooLong(data, bad)
+	c.By, c.Reason = strings.TrimSpace(data[contract.ByKey]), strings.TrimSpace(data[contract.ReasonKey])
+	unknownKeys(data, bad)
+	c.pause(data, now, bad)
+	_, c.Resume = data[contract.ResumeKey]
+	c.Approve = phase(data, contract.ApproveKey, phases, bad)
+	c.Promote = phase(data, contract.PromoteKey, phases, bad)
+	c.Jump = phase(data, contract.JumpKey, phases, bad)
+	c.force(data, bad)
+	c.stops(data, bad)
+	c.Skip = SkipList(data[contract.SkipKey])
+	c.removals(data, bad)
+	c.approvals(data, phases, bad)
+	if v, ok := data[contract.OverrideWindowKey]; ok {
+		if c.OverrideWindow = strings.TrimSpace(v); c.OverrideWindow == "" {
+			bad(contract.OverrideWindowKey, "names no window (fix: the window's name, as status shows it)")
 		}
-		bad(k, "is %d bytes, over the limit of %d%s (fix: shorten it to at most %d bytes)", len(v), MaxReason, then, MaxReason)
-		return true
 	}
+	return c
+}
+
+// tooLong tells whether v, key k's value, is over MaxReason, and refuses it when it is; then
+// says what becomes of the edit.
+func tooLong(k, v, then string, bad func(string, string, ...any)) bool {
+	if len(v) <= MaxReason {
+		return false
+	}
+	bad(k, "is %d bytes, over the limit of %d%s (fix: shorten it to at most %d bytes)", len(v), MaxReason, then, MaxReason)
+	return true
+}
+
+// withoutTooLong is data less the names and reasons over MaxReason (by, reason, approver,
+// approver-groups), each refused: the edit goes on without them.
+func withoutTooLong(data map[string]string, bad func(string, string, ...any)) map[string]string {
 	for _, k := range []string{contract.ByKey, contract.ReasonKey, contract.ApproverKey, contract.ApproverGroupsKey} {
-		if tooLong(k, strings.TrimSpace(data[k]), "; refused, the edit goes on without it") {
+		if tooLong(k, strings.TrimSpace(data[k]), "; refused, the edit goes on without it", bad) {
 			data = withoutKey(data, k)
 		}
 	}
-	c.By, c.Reason = strings.TrimSpace(data[contract.ByKey]), strings.TrimSpace(data[contract.ReasonKey])
+	return data
+}
+
+// unknownKeys refuses every key of data that is neither a person's nor the agent's.
+func unknownKeys(data map[string]string, bad func(string, string, ...any)) {
 	for _, k := range sortedKeys(data) {
 		if !slices.Contains(editable, k) && !slices.Contains(agentKeys, k) {
 			bad(k, "unknown key (fix: remove it; the keys are %s)", strings.Join(editable, ", "))
 		}
 	}
+}
+
+// pause reads pause and pause-until: a pause reason over MaxReason is cut, not refused, and
+// pause-until goes with a pause.
+func (c *Controls) pause(data map[string]string, now time.Time, bad func(string, string, ...any)) {
 	c.Pause = reason(data, contract.PauseKey, bad)
-	if tooLong(contract.PauseKey, c.Pause, "; the pause holds, with the reason cut there") {
+	if tooLong(contract.PauseKey, c.Pause, "; the pause holds, with the reason cut there", bad) {
 		c.Pause = clip(c.Pause, MaxReason) // refusing it would resume a paused rollout
 	}
 	if v, ok := data[contract.PauseUntilKey]; ok {
@@ -146,31 +182,41 @@ func Parse(data map[string]string, phases []string, now time.Time) Controls {
 			bad(contract.PauseUntilKey, "pause-until without pause (fix: also set pause to the reason)")
 		}
 	}
-	_, c.Resume = data[contract.ResumeKey]
-	c.Approve = phase(data, contract.ApproveKey, phases, bad)
-	c.Promote = phase(data, contract.PromoteKey, phases, bad)
-	c.Jump = phase(data, contract.JumpKey, phases, bad)
-	if v, ok := data[contract.ForceKey]; ok {
-		c.Force = strings.TrimSpace(v) == "true"
-		if v := strings.TrimSpace(v); v != "true" && v != "false" {
-			bad(contract.ForceKey, `must be "true" or "false"`)
-		} else if c.Jump == "" {
-			bad(contract.ForceKey, "force only goes with jump (fix: remove it, or set jump)")
-		}
+}
+
+// force reads force, which is "true" or "false" and goes with jump.
+func (c *Controls) force(data map[string]string, bad func(string, string, ...any)) {
+	v, ok := data[contract.ForceKey]
+	if !ok {
+		return
 	}
+	c.Force = strings.TrimSpace(v) == "true"
+	if v := strings.TrimSpace(v); v != "true" && v != "false" {
+		bad(contract.ForceKey, `must be "true" or "false"`)
+	} else if c.Jump == "" {
+		bad(contract.ForceKey, "force only goes with jump (fix: remove it, or set jump)")
+	}
+}
+
+// stops reads abort and rollback, of which one at most: an abort reason over MaxReason is
+// cut, a rollback's refuses the rollback.
+func (c *Controls) stops(data map[string]string, bad func(string, string, ...any)) {
 	c.Abort = reason(data, contract.AbortKey, bad)
-	if tooLong(contract.AbortKey, c.Abort, "; the abort goes ahead, with the reason cut there") {
+	if tooLong(contract.AbortKey, c.Abort, "; the abort goes ahead, with the reason cut there", bad) {
 		c.Abort = clip(c.Abort, MaxReason) // stopping is the safe direction
 	}
 	c.Rollback = reason(data, contract.RollbackKey, bad)
-	if tooLong(contract.RollbackKey, c.Rollback, "; refused, nothing rolls back") {
+	if tooLong(contract.RollbackKey, c.Rollback, "; refused, nothing rolls back", bad) {
 		c.Rollback = "" // a rollback moves the fleet: only as asked in full
 	}
 	if c.Abort != "" && c.Rollback != "" {
 		bad(contract.RollbackKey, "abort and rollback at once (fix: keep one)")
 		c.Rollback = ""
 	}
-	c.Skip = SkipList(data[contract.SkipKey])
+}
+
+// removals reads confirm-removal and confirm-remove-rollout, each of which names something.
+func (c *Controls) removals(data map[string]string, bad func(string, string, ...any)) {
 	if v, ok := data[contract.ConfirmRemovalKey]; ok {
 		if c.ConfirmRemoval = SkipList(v); len(c.ConfirmRemoval) == 0 {
 			bad(contract.ConfirmRemovalKey, `names no child (fix: "all", or the children, comma-separated)`)
@@ -181,13 +227,6 @@ func Parse(data map[string]string, phases []string, now time.Time) Controls {
 			bad(contract.ConfirmRemoveRolloutKey, "names no revision (fix: the deployed revision the parent's ComparisonError names)")
 		}
 	}
-	c.approvals(data, phases, bad)
-	if v, ok := data[contract.OverrideWindowKey]; ok {
-		if c.OverrideWindow = strings.TrimSpace(v); c.OverrideWindow == "" {
-			bad(contract.OverrideWindowKey, "names no window (fix: the window's name, as status shows it)")
-		}
-	}
-	return c
 }
 
 // withoutKey is data less k, data itself untouched.

@@ -96,27 +96,14 @@ func (c *compiledRev) deploysFor(inv *inventory.Inventory, src Source, ns string
 
 // add records what one child deploys.
 func (d *Deploys) add(child string, app *appDoc, src Source) error {
-	// As Argo CD's GetSources: sources when there are any, else source.
-	srcs, fieldOf := app.Spec.Sources, func(i int) string { return fmt.Sprintf("spec.sources[%d]", i) }
-	if len(srcs) == 0 && app.Spec.Source != nil {
-		srcs, fieldOf = []appSource{*app.Spec.Source}, func(int) string { return "spec.source" }
-	}
+	srcs, fieldOf := appSources(app)
 	refs := src.Refs()
 	var paths []string
 	ours := map[string]bool{} // ref names of sources that follow the parent
 	for i, s := range srcs {
 		field := fieldOf(i)
 		if !SameRepo(s.RepoURL, src.RepoURL) || !slices.Contains(refs, s.TargetRevision) {
-			if moving(s) || gitTag(s) {
-				ref := s.RepoURL + "@" + cmp.Or(s.TargetRevision, "HEAD")
-				if !moving(s) {
-					ref += " (a git tag, which can be moved)"
-				}
-				if prev := d.Unphased[child]; prev != "" {
-					ref = prev + ", " + ref
-				}
-				d.Unphased[child] = ref
-			}
+			d.unphased(child, s)
 			continue
 		}
 		if s.Ref != "" {
@@ -140,6 +127,39 @@ func (d *Deploys) add(child string, app *appDoc, src Source) error {
 			}
 		}
 	}
+	d.refValueFiles(child, srcs, fieldOf, ours)
+	return d.generatePaths(child, app.Metadata.Annotations[contract.AnnotationGeneratePaths], paths)
+}
+
+// appSources is the child's sources as Argo CD's GetSources reads them: sources when there
+// are any, else source; fieldOf names the field of the i-th.
+func appSources(app *appDoc) (srcs []appSource, fieldOf func(i int) string) {
+	srcs, fieldOf = app.Spec.Sources, func(i int) string { return fmt.Sprintf("spec.sources[%d]", i) }
+	if len(srcs) == 0 && app.Spec.Source != nil {
+		srcs, fieldOf = []appSource{*app.Spec.Source}, func(int) string { return "spec.source" }
+	}
+	return srcs, fieldOf
+}
+
+// unphased records a source of the child that does not follow the parent when what it
+// deploys can change under the rollout: a moving revision, or a git tag.
+func (d *Deploys) unphased(child string, s appSource) {
+	if !moving(s) && !gitTag(s) {
+		return
+	}
+	ref := s.RepoURL + "@" + cmp.Or(s.TargetRevision, "HEAD")
+	if !moving(s) {
+		ref += " (a git tag, which can be moved)"
+	}
+	if prev := d.Unphased[child]; prev != "" {
+		ref = prev + ", " + ref
+	}
+	d.Unphased[child] = ref
+}
+
+// refValueFiles records the Helm values files any of the child's sources takes through a
+// $ref to one of ours, the sources that follow the parent.
+func (d *Deploys) refValueFiles(child string, srcs []appSource, fieldOf func(int) string, ours map[string]bool) {
 	for i, s := range srcs {
 		for j, vf := range valueFiles(s) {
 			for ref := range ours {
@@ -149,7 +169,6 @@ func (d *Deploys) add(child string, app *appDoc, src Source) error {
 			}
 		}
 	}
-	return d.generatePaths(child, app.Metadata.Annotations[contract.AnnotationGeneratePaths], paths)
 }
 
 // generatePaths adds the paths of Argo CD's manifest-generate-paths annotation.

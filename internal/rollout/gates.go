@@ -73,9 +73,52 @@ func gate(r *state.Rollout, ph *state.PhaseState, kind string, hooks []spec.Hook
 	if ph.Hooks == nil {
 		ph.Hooks = map[string]state.HookRun{}
 	}
-	running, pending, verdict, why, status := 0, false, gatePassed, "", state.HookStatus("")
+	t := tally{running: recordResults(r, ph, kind, o, now, acts), verdict: gatePassed}
 	names := clusterNames(o.Subjects, clusters)
-	for _, key := range slices.Sorted(maps.Keys(ph.Hooks)) { // results first, so ended runs free their slots
+	for _, h := range hooks {
+		targets, perCluster := []string{""}, h.PerCluster()
+		if perCluster {
+			targets = clusters
+		}
+		for _, c := range targets {
+			key, run, started := t.start(r, ph, kind, h, c, limit, now, acts)
+			if !started {
+				continue
+			}
+			if run.Status == state.HookRunning {
+				t.pending = true
+				*acts = append(*acts, Action{Kind: ActRunHook, Key: key, Hook: h, Cluster: c, ClusterName: names[c], Phase: r.Phase})
+				continue
+			}
+			if t.judge(kind, h, run, perCluster) {
+				return gateAborted, t.why, t.status
+			}
+		}
+	}
+	if key := inconclusive(r, ph, kind, hooks); key != "" && t.verdict != gateFailed {
+		return gateInconclusive, key, state.HookInconclusive // why is the run's ledger key
+	}
+	if t.verdict == gatePassed && t.pending {
+		t.verdict = gatePending
+	}
+	return t.verdict, t.why, t.status
+}
+
+// tally is where gate stands in its list of hooks: the runs taking a slot, whether some
+// still wait or run, and the verdict so far with why and the run status behind it.
+type tally struct {
+	running int
+	pending bool
+	verdict gateVerdict
+	why     string
+	status  state.HookStatus
+}
+
+// recordResults records the results that came back for the phase's running hooks of kind,
+// and returns how many still run: results first, so ended runs free their slots.
+func recordResults(r *state.Rollout, ph *state.PhaseState, kind string, o Observed, now time.Time, acts *[]Action) int {
+	running := 0
+	for _, key := range slices.Sorted(maps.Keys(ph.Hooks)) {
 		if run := ph.Hooks[key]; run.Kind == kind && run.Status == state.HookRunning {
 			// a skipped cluster's run is ignored: it holds no slot
 			if run = record(r, ph, run, o.Hooks[key], now, acts); run.Status == state.HookRunning && !slices.Contains(r.Skipped, run.Cluster) {
@@ -84,48 +127,46 @@ func gate(r *state.Rollout, ph *state.PhaseState, kind string, hooks []spec.Hook
 			ph.Hooks[key] = run
 		}
 	}
-	for _, h := range hooks {
-		targets, perCluster := []string{""}, h.PerCluster()
-		if perCluster {
-			targets = clusters
-		}
-		for _, c := range targets {
-			key := HookKey(kind, h.Name, c)
-			run, seen := ph.Hooks[key]
-			if !seen && running >= limit {
-				pending = true
-				continue
-			}
-			if !seen {
-				run = state.HookRun{Kind: kind, Name: h.Name, Cluster: c, Status: state.HookRunning, StartedAt: now}
-				running++
-				emit(r, acts, now, EvHookStarted, fmt.Sprintf("phase %s: %s %s started", ph.Name, kind, target(h.Name, c)))
-			}
-			ph.Hooks[key] = run
-			switch {
-			case run.Status == state.HookRunning:
-				pending = true
-				*acts = append(*acts, Action{Kind: ActRunHook, Key: key, Hook: h, Cluster: c, ClusterName: names[c], Phase: r.Phase})
-			case run.Status == state.HookSucceeded, h.FailurePolicy == "ignore":
-			case pausesForAPerson(h, run):
-				// the rollout pauses for a person (below), unless a failure decides first;
-				// a kind that does not pause has its Inconclusive run judged as a failure
-			case h.FailurePolicy == "abort":
-				return gateAborted, fmt.Sprintf("%s %s (failurePolicy abort): %s", kind, runWhat(run), run.Message), run.Status
-			case perCluster && kind != KindPre:
-				// the cluster's failure counts against the phase's maxFailures (clusterHookFailures)
-			case verdict == gatePassed:
-				verdict, why, status = gateFailed, fmt.Sprintf("%s %s: %s", kind, runWhat(run), run.Message), run.Status
-			}
-		}
+	return running
+}
+
+// start returns the ledger's run of hook h on cluster c ("": not per cluster), started
+// (recorded as Running, with its Event) when the ledger has none and a slot is free. started
+// is false when the run has none yet and waits for a slot.
+func (t *tally) start(r *state.Rollout, ph *state.PhaseState, kind string, h spec.Hook, c string, limit int,
+	now time.Time, acts *[]Action) (key string, run state.HookRun, started bool) {
+	key = HookKey(kind, h.Name, c)
+	run, seen := ph.Hooks[key]
+	if !seen && t.running >= limit {
+		t.pending = true
+		return key, run, false
 	}
-	if key := inconclusive(r, ph, kind, hooks); key != "" && verdict != gateFailed {
-		return gateInconclusive, key, state.HookInconclusive // why is the run's ledger key
+	if !seen {
+		run = state.HookRun{Kind: kind, Name: h.Name, Cluster: c, Status: state.HookRunning, StartedAt: now}
+		t.running++
+		emit(r, acts, now, EvHookStarted, fmt.Sprintf("phase %s: %s %s started", ph.Name, kind, target(h.Name, c)))
 	}
-	if verdict == gatePassed && pending {
-		verdict = gatePending
+	ph.Hooks[key] = run
+	return key, run, true
+}
+
+// judge weighs a run that ended into the verdict, and reports whether it aborts the rollout
+// (why and status then say how).
+func (t *tally) judge(kind string, h spec.Hook, run state.HookRun, perCluster bool) (aborts bool) {
+	switch {
+	case run.Status == state.HookSucceeded, h.FailurePolicy == "ignore":
+	case pausesForAPerson(h, run):
+		// the rollout pauses for a person (gate, once through the list), unless a failure decides first;
+		// a kind that does not pause has its Inconclusive run judged as a failure
+	case h.FailurePolicy == "abort":
+		t.why, t.status = fmt.Sprintf("%s %s (failurePolicy abort): %s", kind, runWhat(run), run.Message), run.Status
+		return true
+	case perCluster && kind != KindPre:
+		// the cluster's failure counts against the phase's maxFailures (clusterHookFailures)
+	case t.verdict == gatePassed:
+		t.verdict, t.why, t.status = gateFailed, fmt.Sprintf("%s %s: %s", kind, runWhat(run), run.Message), run.Status
 	}
-	return verdict, why, status
+	return false
 }
 
 // record applies a finished run's result to its ledger entry.
@@ -177,13 +218,7 @@ func target(name, cluster string) string {
 // failed sync.
 func hookGate(st *state.State, p plan.Plan, ph *state.PhaseState, sp spec.Phase, kind string, o Observed, now time.Time, acts *[]Action) bool {
 	r := st.Rollout
-	hooks, limit := sp.PreHooks, orDefault(o.Limits.HooksAtOnce, MaxHooksAtOnce)
-	switch kind {
-	case KindCheck:
-		hooks, limit = sp.Checks, orDefault(o.Limits.ChecksAtOnce, MaxChecksAtOnce)
-	case KindPost:
-		hooks = sp.PostHooks
-	}
+	hooks, limit := hooksOf(o.Limits, sp, kind)
 	hooks, held := holdOverLimits(r, ph, kind, hooks, o.Limits, o, now, acts)
 	if len(hooks) == 0 && !held {
 		return true
@@ -192,14 +227,8 @@ func hookGate(st *state.State, p plan.Plan, ph *state.PhaseState, sp spec.Phase,
 	if held && v == gatePassed {
 		v = gatePending // a held hook has not run: the list waits for it
 	}
-	if v != gateAborted && kind != KindPre {
-		if failed := clusterHookFailures(r, ph, sp, now, acts); len(failed) > sp.MaxFailures && sp.OnFailure != "continue" {
-			fail(st, p, ph, sp, failed, o, now, acts)
-			return false
-		}
-		if budgetSpent(st, p, ph, sp, o, now, acts) {
-			return false
-		}
+	if v != gateAborted && kind != KindPre && clusterFailuresStop(st, p, ph, sp, o, now, acts) {
+		return false
 	}
 	switch {
 	case v == gatePassed:
@@ -220,6 +249,28 @@ func hookGate(st *state.State, p plan.Plan, ph *state.PhaseState, sp spec.Phase,
 		stopOrRollBack(st, p, ph, sp, phase, fmt.Sprintf("phase %s %s: %s", ph.Name, phase, why), o, now, acts)
 	}
 	return false
+}
+
+// hooksOf is the phase's hooks of kind, and how many of them may run at once.
+func hooksOf(l spec.Limits, sp spec.Phase, kind string) ([]spec.Hook, int) {
+	switch kind {
+	case KindCheck:
+		return sp.Checks, orDefault(l.ChecksAtOnce, MaxChecksAtOnce)
+	case KindPost:
+		return sp.PostHooks, orDefault(l.HooksAtOnce, MaxHooksAtOnce)
+	}
+	return sp.PreHooks, orDefault(l.HooksAtOnce, MaxHooksAtOnce)
+}
+
+// clusterFailuresStop reports whether the phase's failed clusters, those whose per-cluster
+// check or post-hook failed included, stop it: over its maxFailures (the phase fails), or
+// over the rollout's failure budget.
+func clusterFailuresStop(st *state.State, p plan.Plan, ph *state.PhaseState, sp spec.Phase, o Observed, now time.Time, acts *[]Action) bool {
+	if failed := clusterHookFailures(st.Rollout, ph, sp, now, acts); len(failed) > sp.MaxFailures && sp.OnFailure != "continue" {
+		fail(st, p, ph, sp, failed, o, now, acts)
+		return true
+	}
+	return budgetSpent(st, p, ph, sp, o, now, acts)
 }
 
 func orDefault(v, def int) int {

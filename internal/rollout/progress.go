@@ -27,61 +27,94 @@ func progress(st *state.State, p plan.Plan, o Observed, now time.Time, acts *[]A
 func walk(st *state.State, p plan.Plan, o Observed, prevHold *state.WindowHold, end int, now time.Time, acts *[]Action) bool {
 	r := st.Rollout
 	for r.Phase < end && st.Paused == nil { // the engine's pause holds the rest of the pass
-		ph, sp := &r.Phases[r.Phase], p.Phases[r.Phase]
-		if ph.Status == PhasePending && budgetSpent(st, p, ph, sp, o, now, acts) {
-			return false // the earlier phases' tolerated failures spent the budget: this one never starts
-		}
-		held, all := windowGate(st, prevHold, p, o, ph, sp, now, acts)
-		if all || (held && ph.Status == PhasePending) {
-			return false // a window holds the phase's start (or, hold: all, the whole phase)
-		}
-		if ph.Status == PhasePending {
-			startPhase(r, ph, sp, now, acts)
-		}
-		if !hookGate(st, p, ph, sp, KindPre, o, now, acts) {
-			return false // pre-hooks run before anyone is admitted
-		}
-		// an approval to enter holds admission (nextAdmission)
-		askEntry(r, ph, sp, now, acts)
-		done, failed := settle(r, ph, sp, o, now, acts) // before admit, so freed batch slots count
-		if len(failed) > sp.MaxFailures && sp.OnFailure != "continue" {
-			fail(st, p, ph, sp, failed, o, now, acts)
+		if !walkPhase(st, p, o, prevHold, now, acts) {
 			return false
 		}
-		if budgetSpent(st, p, ph, sp, o, now, acts) {
-			return false // the phases' tolerated failures add up to more than the rollout's budget
-		}
-		b := batchOf(r, ph, sp)
-		if sp.MatchAppLabels || sp.Throttle.Kind != spec.SizeAll {
-			b.InFlight = inFlight(ph)
-		}
-		a := nextAdmission(b)
-		if next := admissible(r, prevHold, ph, o, a.Next, held, now, acts); len(next) < len(a.Next) {
-			a.Next, a.Full = next, false
-		}
-		if len(a.Next) > 0 {
-			admit(ph, a.Next, now)
-			startDeadline(ph, sp, now)
-			ph.Override = "" // an override lets one admission through
-			done = false
-		}
-		if !done || !a.Full {
-			if !done && ph.DeadlineAt != nil {
-				*acts = append(*acts, Action{Kind: ActRequeue, At: *ph.DeadlineAt, Message: "progressDeadline of phase " + ph.Name})
-			}
-			return false // waiting on children or a gate; the agent's watches bring it back
-		}
-		if !hookGate(st, p, ph, beforeSoak(sp), KindCheck, o, now, acts) || !soakGate(st, p, ph, sp, o, now, acts) || !hookGate(st, p, ph, sp, KindPost, o, now, acts) {
-			return false // checks once every member is done, then the soak (and checks measured through it), then post-hooks
-		}
-		if !leaveApproved(r, ph, sp, now, acts) {
-			return false // an approval after checks: the next phase waits for it
-		}
-		ph.Status = PhaseSucceeded
-		emit(r, acts, now, EvPhaseSucceeded, "phase "+ph.Name+" succeeded")
 		r.Phase++
 	}
 	return st.Paused == nil
+}
+
+// walkPhase moves the rollout's current phase as far as the observations allow, and reports
+// whether it succeeded (false: it waits, or it stopped or started rolling back).
+func walkPhase(st *state.State, p plan.Plan, o Observed, prevHold *state.WindowHold, now time.Time, acts *[]Action) bool {
+	r := st.Rollout
+	ph, sp := &r.Phases[r.Phase], p.Phases[r.Phase]
+	held, entered := enterPhase(st, p, o, prevHold, ph, sp, now, acts)
+	if !entered {
+		return false
+	}
+	done, failed := settle(r, ph, sp, o, now, acts) // before admit, so freed batch slots count
+	if len(failed) > sp.MaxFailures && sp.OnFailure != "continue" {
+		fail(st, p, ph, sp, failed, o, now, acts)
+		return false
+	}
+	if budgetSpent(st, p, ph, sp, o, now, acts) {
+		return false // the phases' tolerated failures add up to more than the rollout's budget
+	}
+	if !admitNext(r, prevHold, ph, sp, o, held, done, now, acts) {
+		return false // waiting on children or a gate; the agent's watches bring it back
+	}
+	if !hookGate(st, p, ph, beforeSoak(sp), KindCheck, o, now, acts) || !soakGate(st, p, ph, sp, o, now, acts) || !hookGate(st, p, ph, sp, KindPost, o, now, acts) {
+		return false // checks once every member is done, then the soak (and checks measured through it), then post-hooks
+	}
+	if !leaveApproved(r, ph, sp, now, acts) {
+		return false // an approval after checks: the next phase waits for it
+	}
+	ph.Status = PhaseSucceeded
+	emit(r, acts, now, EvPhaseSucceeded, "phase "+ph.Name+" succeeded")
+	return true
+}
+
+// enterPhase passes the gates before a phase admits anyone: the failure budget, change
+// windows, the phase's start and its pre-hooks, then asks the approval to enter. held is
+// whether a window holds the phase's admissions; entered is false when the phase waits, or
+// never starts.
+func enterPhase(st *state.State, p plan.Plan, o Observed, prevHold *state.WindowHold, ph *state.PhaseState, sp spec.Phase, now time.Time, acts *[]Action) (held, entered bool) {
+	r := st.Rollout
+	if ph.Status == PhasePending && budgetSpent(st, p, ph, sp, o, now, acts) {
+		return false, false // the earlier phases' tolerated failures spent the budget: this one never starts
+	}
+	held, all := windowGate(st, prevHold, p, o, ph, sp, now, acts)
+	if all || (held && ph.Status == PhasePending) {
+		return held, false // a window holds the phase's start (or, hold: all, the whole phase)
+	}
+	if ph.Status == PhasePending {
+		startPhase(r, ph, sp, now, acts)
+	}
+	if !hookGate(st, p, ph, sp, KindPre, o, now, acts) {
+		return held, false // pre-hooks run before anyone is admitted
+	}
+	// an approval to enter holds admission (nextAdmission)
+	askEntry(r, ph, sp, now, acts)
+	return held, true
+}
+
+// admitNext admits the phase's next batch, as far as windows let it, and reports whether the
+// phase is through admitting: every member admitted and settled (done, as settle judged
+// before this admission). While it is not, it asks to be woken at the progressDeadline.
+func admitNext(r *state.Rollout, prevHold *state.WindowHold, ph *state.PhaseState, sp spec.Phase, o Observed, held, done bool, now time.Time, acts *[]Action) bool {
+	b := batchOf(r, ph, sp)
+	if sp.MatchAppLabels || sp.Throttle.Kind != spec.SizeAll {
+		b.InFlight = inFlight(ph)
+	}
+	a := nextAdmission(b)
+	if next := admissible(r, prevHold, ph, o, a.Next, held, now, acts); len(next) < len(a.Next) {
+		a.Next, a.Full = next, false
+	}
+	if len(a.Next) > 0 {
+		admit(ph, a.Next, now)
+		startDeadline(ph, sp, now)
+		ph.Override = "" // an override lets one admission through
+		done = false
+	}
+	if !done || !a.Full {
+		if !done && ph.DeadlineAt != nil {
+			*acts = append(*acts, Action{Kind: ActRequeue, At: *ph.DeadlineAt, Message: "progressDeadline of phase " + ph.Name})
+		}
+		return false
+	}
+	return true
 }
 
 func startPhase(r *state.Rollout, ph *state.PhaseState, sp spec.Phase, now time.Time, acts *[]Action) {
