@@ -99,6 +99,9 @@ func admitNext(r *state.Rollout, prevHold *state.WindowHold, ph *state.PhaseStat
 		b.InFlight = inFlight(ph)
 	}
 	a := nextAdmission(b)
+	if len(a.Next) > 0 && betweenBatches(ph, sp, b.InFlight, now, acts) {
+		a.Next, a.Full = nil, false
+	}
 	if next := admissible(r, prevHold, ph, o, a.Next, held, now, acts); len(next) < len(a.Next) {
 		a.Next, a.Full = next, false
 	}

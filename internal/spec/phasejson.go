@@ -18,6 +18,7 @@ type phaseJSON struct {
 	phaseFields
 	WaitDuration     string `json:"waitDuration,omitempty"`
 	ProgressDeadline string `json:"progressDeadline,omitempty"`
+	BatchWait        string `json:"batchWait,omitempty"`
 	Order            string `json:"order,omitempty"`
 	Spread           string `json:"spread,omitempty"`
 	Tracks           string `json:"tracks,omitempty"`
@@ -31,6 +32,9 @@ func (p Phase) MarshalJSON() ([]byte, error) {
 	}
 	if p.ProgressDeadline > 0 {
 		w.ProgressDeadline = p.ProgressDeadline.String()
+	}
+	if p.BatchWait > 0 {
+		w.BatchWait = p.BatchWait.String()
 	}
 	return json.Marshal(w)
 }
@@ -51,6 +55,9 @@ func (p *Phase) UnmarshalJSON(b []byte) error {
 	}
 	if p.ProgressDeadline, err = duration(w.ProgressDeadline); err != nil {
 		return fmt.Errorf("phase %s progressDeadline: %w", w.Name, err)
+	}
+	if p.BatchWait, err = duration(w.BatchWait); err != nil {
+		return fmt.Errorf("phase %s batchWait: %w", w.Name, err)
 	}
 	return nil
 }

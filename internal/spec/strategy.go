@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -228,7 +229,7 @@ func (d *dec) rolling(s *Spec, n *yaml.Node, exprs *targets.Cache) {
 	}
 	for i, sn := range steps {
 		p := fmt.Sprintf("%s.steps[%d]", path, i)
-		sf := d.fields(sn, p, "matchExpressions", "maxUpdate", "progressDeadline", "maxFailures", "order", "spread")
+		sf := d.fields(sn, p, "matchExpressions", "maxUpdate", "progressDeadline", "maxFailures", "order", "spread", "batchWait")
 		ph := Phase{Name: fmt.Sprintf("step-%d", i+1), MatchAppLabels: true, OnFailure: "stop", Size: Size{Kind: SizeAll}}
 		reqs := d.requirements(sf["matchExpressions"], p+".matchExpressions")
 		if len(reqs) > 0 {
@@ -241,6 +242,7 @@ func (d *dec) rolling(s *Spec, n *yaml.Node, exprs *targets.Cache) {
 			ph.Size = d.intOrPercent(mu, p+".maxUpdate", t == "RollingSync")
 		}
 		d.limits(&ph, sf, p)
+		ph.BatchWait = d.batchWait(sf["batchWait"], p+".batchWait")
 		ph.Ordering = d.ordering(sf, p, exprs)
 		s.Phases = append(s.Phases, ph)
 	}
@@ -265,4 +267,16 @@ func (d *dec) reverseNeedsSteps(s *Spec, n *yaml.Node, steps int) {
 	if s.DeletionOrder == DeletionReverse && steps == 0 {
 		d.fail(n, "spec.strategy.deletionOrder", "list rollingSync.steps, or use deletionOrder: AllAtOnce", "Reverse needs rollingSync.steps (seed 003)")
 	}
+}
+
+// batchWait reads a step's extension batchWait: a positive duration.
+func (d *dec) batchWait(n *yaml.Node, path string) time.Duration {
+	if n == nil {
+		return 0
+	}
+	v := d.duration(n, path, 0)
+	if v <= 0 {
+		d.fail(n, path, "use a duration such as 5m, or leave it out", "must be positive")
+	}
+	return v
 }

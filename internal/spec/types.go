@@ -110,6 +110,10 @@ type Phase struct {
 	// Ordering (extensions order and spread) lines the phase's members up for its batches;
 	// zero: child-name order.
 	Ordering targets.Ordering `json:"-"` // order and spread, flat
+	// BatchWait (extension `batchWait` of a RollingSync/RollingUpdate step, seed 002's wave
+	// delay) makes the step admit in waves: the next batch only once the last has settled
+	// and been settled this long; 0: a member's slot opens as soon as it settles.
+	BatchWait time.Duration `json:"-"` // batchWait, a Go duration string
 	// Throttle (a spec.strategy step's maxUpdate composed with a generator's phases) bounds
 	// how many of the phase's admitted members may be updating at once; SizeAll, the zero
 	// value, does not throttle.
