@@ -119,6 +119,9 @@ func buildJob(c hooks.Call, h *Block, ns, sa string, allowed []string) (*batchv1
 	}
 	tmpl.Spec.ServiceAccountName, tmpl.Spec.DeprecatedServiceAccount = sa, ""
 	tmpl.Spec.AutomountServiceAccountToken = new(bool)
+	if err := restricted(&tmpl.Spec); err != nil {
+		return nil, err
+	}
 	env := jobEnv(c)
 	for i := range tmpl.Spec.InitContainers {
 		tmpl.Spec.InitContainers[i].Env = withEnv(tmpl.Spec.InitContainers[i].Env, env)

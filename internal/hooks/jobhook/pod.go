@@ -30,6 +30,7 @@ func checkPod(r *spec.HookReader, n *yaml.Node, path string, pod *corev1.PodSpec
 		r.Fail(n, path+".restartPolicy", "use Never or OnFailure", "a Job's pod cannot restart %s", pod.RestartPolicy)
 	}
 	checkPodPrivileges(r, n, path, pod)
+	checkPodFields(r, n, path, pod)
 }
 
 // checkPodPrivileges refuses what would give the Job more than the agent's
