@@ -1,7 +1,9 @@
 package jobhook
 
 import (
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -57,7 +59,7 @@ func logForms(values [][]byte) ([]string, error) {
 			plain = append(plain, strings.TrimSpace(line))
 		}
 		for _, s := range plain {
-			for _, form := range hooks.SecretForms(s) {
+			for _, form := range append(hooks.SecretForms(s), encodedForms(s)...) {
 				if err := add(form); err != nil {
 					return nil, err
 				}
@@ -90,8 +92,8 @@ func redactLog(raw string, values [][]byte, cut bool, max int) (string, error) {
 		}
 	}
 	out := lastBytes(strings.Join(lines, " | "), max)
-	if showsAny(out, forms) {
-		return "", errLeak
+	if showsAny(out, forms) || showsAny(squashed(out), squashedForms(forms)) {
+		return "", errLeak // a value still shows, or would once its pieces are put together
 	}
 	return out, nil
 }
@@ -144,4 +146,38 @@ func lastBytes(s string, max int) string {
 		cut++
 	}
 	return mark + s[cut:]
+}
+
+// encodedForms are forms of a Secret value a program may print that SecretForms does not
+// cover: hex (lower and upper case) and every character \u-escaped.
+func encodedForms(s string) []string {
+	h := hex.EncodeToString([]byte(s))
+	var u strings.Builder
+	for _, r := range s {
+		fmt.Fprintf(&u, "\\u%04x", r)
+	}
+	return []string{h, strings.ToUpper(h), u.String()}
+}
+
+// squashed is s without white space and the " | " that joins its lines: how a value split
+// over lines (a carriage return, base64 wrapped at 76 columns) or spaced out reads once put
+// together. The log is withheld when a squashed form shows in it: it could hide there.
+func squashed(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) || r == '|' {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// squashedForms are forms squashed, those still long enough to tell from ordinary text.
+func squashedForms(forms []string) []string {
+	var out []string
+	for _, f := range forms {
+		if q := squashed(f); len(q) >= minLogSecret && !slices.Contains(out, q) {
+			out = append(out, q)
+		}
+	}
+	return out
 }

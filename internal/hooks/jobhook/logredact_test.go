@@ -2,7 +2,9 @@ package jobhook
 
 import (
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -69,6 +71,39 @@ func TestRedactLogLeakWithholds(t *testing.T) {
 	}
 	if got, err := redactLog("[redacteXYZWab", [][]byte{[]byte("XYZW"), []byte("d]ab")}, false, 200); err != nil || strings.Contains(got, "d]ab") {
 		t.Fatalf("a replacement: got %q, %v", got, err)
+	}
+}
+
+// TestASecretThatCouldHideInTheLogWithholdsIt: a value split over lines (a carriage
+// return, base64 wrapped at 76 columns), spaced out, hex or \u-escaped never shows: the
+// encoded forms are redacted, and a tail in which a value reads once its pieces are put
+// together is withheld; ordinary text around a value is kept.
+func TestASecretThatCouldHideInTheLogWithholdsIt(t *testing.T) {
+	secret := "correct-horse-battery-staple-" + strings.Repeat("x", 40)
+	b64 := base64.StdEncoding.EncodeToString([]byte(secret))
+	for name, raw := range map[string]string{
+		"carriage return": "token: correct-horse-\rbattery-staple-" + strings.Repeat("x", 40) + "\n",
+		"split lines":     "correct-horse-batt\nery-staple-" + strings.Repeat("x", 40) + "\n",
+		"base64 wrapped":  b64[:40] + "\n" + b64[40:] + "\n",
+		"spaced out":      strings.Join(strings.Split(secret, ""), " ") + "\n",
+	} {
+		if got, err := redactLog(raw, [][]byte{[]byte(secret)}, false, 4096); err != errLeak {
+			t.Errorf("%s: got %q, %v", name, got, err)
+		}
+	}
+	var u strings.Builder
+	for _, r := range "s3cr3t-value" {
+		fmt.Fprintf(&u, "\\u%04x", r)
+	}
+	for name, raw := range map[string]string{
+		"hex":         "key=" + hex.EncodeToString([]byte("s3cr3t-value")) + " ok\n",
+		"HEX":         "key=" + strings.ToUpper(hex.EncodeToString([]byte("s3cr3t-value"))) + " ok\n",
+		"\\u-escaped": "key=" + u.String() + " ok\n",
+	} {
+		got, err := redactLog(raw, [][]byte{[]byte("s3cr3t-value")}, false, 4096)
+		if err != nil || got != "key=[redacted] ok" {
+			t.Errorf("%s: got %q, %v", name, got, err)
+		}
 	}
 }
 
