@@ -10,8 +10,10 @@ import (
 // actShards is act for a sharded rollout: the re-render protocol runs per shard, and only
 // for shards whose view the state changed (a shard none of whose children changed is not
 // re-rendered); the agent moves a touched shard's children itself when that shard's
-// parent allows it. Removals and syncs wait until every shard's render has arrived.
+// parent allows it. Removals and syncs wait until every shard's render has arrived. The
+// next batch is warmed as for a rollout of one parent.
 func (a *Agent) actShards(ctx context.Context, p *pass, st *state.State, requeue time.Time) (time.Time, error) {
+	defer a.warmNext(p, st) // last, as for one parent: the children the rollout admits next, in any shard
 	now, confirmed := a.now(), true
 	views := viewsOf(st, p.shards)
 	for _, s := range p.shards {

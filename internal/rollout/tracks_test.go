@@ -539,3 +539,27 @@ func TestAbortStopsOnlyTheWalkingTracksPhases(t *testing.T) {
 		t.Fatalf("rollout %s, phases %v, want %s", w.st.Rollout.Status, got, want)
 	}
 }
+
+// TestEachTrackIsPreviewedAndWarmed: once the rollout split, the preview (and the warm the
+// agent makes of it) admits each track's next batch — here each track's second prod
+// member, as soon as its first settled — not nothing, as it did when the phases and their
+// track copies were matched by index.
+func TestEachTrackIsPreviewedAndWarmed(t *testing.T) {
+	w := trackWorld(t, "stop")
+	w.pastTheSplit(t)
+	next := PreviewNext(w.st, w.plan.Phases)
+	if next == w.st {
+		t.Fatalf("no preview once split: %+v", w.st.Rollout.Phases)
+	}
+	var got []string
+	for _, ph := range next.Rollout.Phases {
+		got = append(got, fmt.Sprintf("%s@%s%v", ph.Name, ph.Track, ph.Admitted))
+	}
+	if want := "[dev@[dev-1] prod@eu[eu-1] final@eu[eu-2] prod@us[us-1] final@us[us-2]]"; fmt.Sprint(got) != want {
+		t.Fatalf("preview %v, want %s", got, want)
+	}
+	d, err := Decide(w.plan, w.st, w.obs, at(30))
+	if err != nil || len(d.Warm) == 0 {
+		t.Fatalf("the tracks' next batches are warmed: %v %v", d.Warm, err)
+	}
+}
