@@ -3,12 +3,15 @@ package jobhook
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -313,5 +316,47 @@ func TestJobRetryMakesAJobPerAttempt(t *testing.T) {
 	job, err := f.control.BatchV1().Jobs("argocd").Get(context.Background(), JobName(c), metav1.GetOptions{})
 	if res.Outcome != hooks.Failed || creates(f.control) != 3 || deletes != 2 || err != nil || job.Annotations[contract.AnnotationJobRun] != "100000000000/3" {
 		t.Fatalf("got %+v, %d creates, %d deletes, %v", res, creates(f.control), deletes, err)
+	}
+}
+
+// TestAJobWhoseClusterGoesAwayEndsErrored: a cluster that stops answering (its API server
+// killed, its credentials revoked) before the Job is made ends the run Errored at once; one
+// that goes away once the Job is made is read again until the hook's timeout, then the run
+// ends Errored naming the last read's error (no log is read of a Job left running): it
+// never hangs, and never reads the silence as an outcome.
+func TestAJobWhoseClusterGoesAwayEndsErrored(t *testing.T) {
+	for name, err := range map[string]error{
+		"killed":  errors.New(`dial tcp 10.0.0.1:6443: connect: connection refused`),
+		"revoked": apierrors.NewUnauthorized("Unauthorized"),
+	} {
+		for _, after := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/after the create %v", name, after), func(t *testing.T) {
+				f := newFakeClusters()
+				var gone atomic.Bool
+				gone.Store(!after)
+				f.control.PrependReactor("create", "jobs", func(k8stesting.Action) (bool, runtime.Object, error) {
+					gone.Store(true)
+					return false, nil, nil
+				})
+				for _, vr := range [][2]string{{"get", "jobs"}, {"list", "jobs"}, {"get", "pods"}, {"list", "pods"}} {
+					f.control.PrependReactor(vr[0], vr[1], func(k8stesting.Action) (bool, runtime.Object, error) {
+						if gone.Load() {
+							return true, nil, err
+						}
+						return false, nil, nil
+					})
+				}
+				c := jobCall("")
+				c.Hook.Timeout = 200 * time.Millisecond
+				res := jobRunner(f).Run(context.Background(), c)
+				want := "reading Job argocd/"
+				if after {
+					want = "no outcome yet, the Job is left running (last read: " + err.Error()
+				}
+				if res.Outcome != hooks.Errored || !strings.Contains(res.Message, want) {
+					t.Fatalf("%+v", res)
+				}
+			})
+		}
 	}
 }
