@@ -25,12 +25,12 @@
 // the fields Fill visits: a cluster field in any of them); the timeout (as declared,
 // the default when unset; the installation's spec.Limits decide whether a hook runs, never
 // how long: the engine holds a hook over them, validate reports it, the Runner refuses it);
-// templating and secret references (Template, through Fill); redacting and capping the
+// templating and secret references (Template, through FillFields: each kind says where each field lands, a URL, a body, a query, an argument, and a cluster value is escaped for it or refused, escape.go); redacting and capping the
 // message, and retries (Runner). The plan carries a hook's block under its kind's name
 // (spec.Hook.MarshalJSON), as it always has.
 //
 // A new kind is one package under internal/hooks (see metrichook): its block type with
-// Fill, its parse through spec.HookReader, its spec half from spec.NewHookKind with its
+// Fill and FillFields, its parse through spec.HookReader, its spec half from spec.NewHookKind with its
 // name, timeout limit and traits (spec.HookTraits: what the engine knows of it, never its
 // name), a type embedding that half with Run and Reach (and CallTimer, Defaulter or
 // spec.LimitedBlock when it needs them), its own Options with BindFlags; then one line in

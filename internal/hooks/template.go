@@ -16,53 +16,106 @@ var placeholder = spec.HookPlaceholder
 // Template fills the fields the hook's kind templates (spec.HookBlock.Fill: an http hook's
 // URL, headers and body, a command's argv and env, …) with vars ({{.appset.name}},
 // {{.phase.name}}, and {{name}}, {{server}}, {{metadata.labels.x}}, … for a hook run per
-// cluster, spec.Hook.PerCluster) and secret references ({{.secrets.<name>.<key>}}). It returns the filled hook and
-// the secret values it used (for redaction); the hook it was given is left as it was. An
-// unknown variable or a missing secret is an error that names neither value.
+// cluster, spec.Hook.PerCluster) and secret references ({{.secrets.<name>.<key>}}). A
+// cluster value is escaped for where it lands, or refused, as the field's Context says
+// (FieldFiller); a hook whose URL host holds a cluster value may send no secret. It
+// returns the filled hook and the secret values it used (for redaction); the hook it was
+// given is left as it was. An unknown variable, a missing secret or a refused value is an
+// error that names no value.
 func Template(h spec.Hook, vars map[string]string, secret SecretLookup) (spec.Hook, []string, error) {
 	f := &filler{hook: h.Name, vars: vars, secret: secret}
 	out := h
-	if h.Block != nil {
-		out.Block = h.Block.Fill(f.fill)
+	switch b := h.Block.(type) {
+	case nil:
+	case FieldFiller:
+		out.Block = b.FillFields(f.fill)
+	default:
+		out.Block = b.Fill(func(s string) string { return f.fill(Field{In: Text}, s) })
+	}
+	if f.err == nil && f.clusterHost != "" && len(f.secrets) > 0 {
+		f.err = fmt.Errorf("hook %s: %s: a cluster field sets the host, so the hook may not send a secret (fix: %s)", f.hook, f.clusterHost, urlHostFix)
 	}
 	return out, f.secrets, f.err
 }
 
 // filler fills one hook's fields; the first error stops it.
 type filler struct {
-	hook    string
-	vars    map[string]string
-	secret  SecretLookup
-	secrets []string // the secret values filled in
-	err     error
+	hook        string
+	vars        map[string]string
+	secret      SecretLookup
+	secrets     []string // the secret values filled in
+	clusterHost string   // the URL field whose host a cluster value filled, if any
+	err         error
 }
 
-func (f *filler) fill(s string) string {
+// fill fills field fd, whose template is s: each placeholder's value, a cluster value
+// escaped for where it lands (escape).
+func (f *filler) fill(fd Field, s string) string {
 	if f.err != nil || !strings.Contains(s, "{{") {
 		return s
 	}
-	return placeholder.ReplaceAllStringFunc(s, f.replace)
+	if problem, fix := TemplateProblem(fd.In, s); problem != "" {
+		f.err = fmt.Errorf("hook %s: %s: %s (fix: %s)", f.hook, fd.Path, problem, fix)
+		return s
+	}
+	t := readTemplate(s)
+	authEnd, auth := authorityEnd(t.masked), -1
+	var out strings.Builder
+	last, at := 0, 0 // in s, in t.masked
+	for i, loc := range placeholder.FindAllStringSubmatchIndex(s, -1) {
+		lit := s[last:loc[0]]
+		if auth < 0 && at+len(lit) > authEnd {
+			auth = out.Len() + authEnd - at
+		}
+		out.WriteString(lit)
+		at += len(lit)
+		last = loc[1]
+		name := s[loc[2]:loc[3]]
+		v, ok := f.value(name)
+		if !ok {
+			return s
+		}
+		if spec.ClusterVar(name) {
+			var err error
+			if v, err = escape(fd.In, t, i, out.String(), v); err != nil {
+				f.err = fmt.Errorf("hook %s: %s: cluster field {{%s}}: %w", f.hook, fd.Path, name, err)
+				return s
+			}
+			if fd.In == URL && urlPartAt(t.masked[:at]) == inAuthority {
+				f.clusterHost = fd.Path
+			}
+		}
+		out.WriteString(v)
+	}
+	if auth < 0 {
+		auth = out.Len() + authEnd - at
+	}
+	out.WriteString(s[last:])
+	filled := out.String()
+	if fd.In == URL {
+		if err := checkHost(filled, filled[:auth]); err != nil {
+			f.err = fmt.Errorf("hook %s: %s: %w", f.hook, fd.Path, err)
+			return s
+		}
+	}
+	return filled
 }
 
-// replace is the value of one placeholder m, or m itself once there is an error.
-func (f *filler) replace(m string) string {
-	name := placeholder.FindStringSubmatch(m)[1]
-	if f.err != nil {
-		return m
-	}
+// value is the value of the placeholder name; false (f.err set) when it has none.
+func (f *filler) value(name string) (string, bool) {
 	if ref, ok := strings.CutPrefix(name, ".secrets."); ok {
 		v, err := f.secretValue(name, ref)
 		if err != nil {
 			f.err = err
-			return m
+			return "", false
 		}
 		f.secrets = append(f.secrets, v)
-		return v
+		return v, true
 	}
 	v, ok := f.vars[name]
 	switch {
 	case ok:
-		return v
+		return v, true
 	case spec.ClusterVar(name):
 		// a hook naming a cluster field runs per cluster with that cluster's fields; only a
 		// field the cluster lacks (a label it does not carry) cannot be filled
@@ -70,7 +123,7 @@ func (f *filler) replace(m string) string {
 	default:
 		f.err = fmt.Errorf("hook %s: %s (fix: %s)", f.hook, spec.HookVarProblem(name), spec.HookVarFix)
 	}
-	return m
+	return "", false
 }
 
 // secretValue reads the secret reference ref (<name>.<key>) of the placeholder name.

@@ -93,8 +93,9 @@ func (r *HookReader) DecodeAsKubectl(n *yaml.Node, path string, v any) {
 
 // ValidHookURL accepts absolute http(s) URLs; a templated URL ({{name}} and the like) is
 // checked for its scheme only, as the rest is known per cluster; one that starts with a
-// template (the whole URL from a cluster annotation) is checked when it runs (the runner
-// speaks http and https only).
+// template (the whole URL from a phase variable) is checked when it runs (the runner
+// speaks http and https only). Where a cluster value may go in a URL is the kinds' to
+// check (internal/hooks.TemplateProblem refuses it in the scheme, port or host).
 func ValidHookURL(s string) bool {
 	if strings.HasPrefix(strings.TrimSpace(s), "{{") {
 		return true

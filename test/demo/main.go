@@ -122,10 +122,7 @@ func (d *demo) rollout(ctx context.Context) error {
 	e := d.env
 	health := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	d.health = health
-	if err := e.AnnotateHealth(ctx, health.URL); err != nil {
-		return err
-	}
-	v1, err := framework.ProgressiveExample(e.Git.URL, "v1")
+	v1, err := framework.ProgressiveExample(e.Git.URL, health.URL, "v1")
 	if err != nil {
 		return err
 	}
@@ -141,7 +138,7 @@ func (d *demo) rollout(ctx context.Context) error {
 	if err := d.watch(ctx, "v1"); err != nil {
 		return err
 	}
-	v2, err := framework.ProgressiveExample(e.Git.URL, "v2")
+	v2, err := framework.ProgressiveExample(e.Git.URL, d.health.URL, "v2")
 	if err != nil {
 		return err
 	}

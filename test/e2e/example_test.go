@@ -15,19 +15,16 @@ import (
 
 // TestTheProgressiveExampleRunsToCompletion takes examples/progressive as it is, but for
 // where it deploys from and to (the loopback git server and one namespace per cluster, as
-// every "cluster" here is the same API server), annotates each cluster Secret with its
-// health URL as the example asks, and runs it to completion: dev, staging, prod, with their
+// every "cluster" here is the same API server) and for its health service (a test
+// server), and runs it to completion: dev, staging, prod, with their
 // checks and soaks.
 func TestTheProgressiveExampleRunsToCompletion(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	spec, err := framework.ProgressiveExample(env.Git.URL, "v1")
-	if err != nil {
-		t.Fatal(err)
-	}
 	health := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	defer health.Close()
-	if err := env.AnnotateHealth(ctx, health.URL); err != nil {
+	spec, err := framework.ProgressiveExample(env.Git.URL, health.URL, "v1")
+	if err != nil {
 		t.Fatal(err)
 	}
 	r := newPhased(t, "guestbook", "rollback")

@@ -52,7 +52,8 @@ func TestAnUnknownOrMissingTypeListsEveryKindAsBefore(t *testing.T) {
 }
 
 // TestEveryRegisteredKindIsWhole: every kind a spec may use has a run half, and a block
-// that reads back from the plan and fills into its own type.
+// that reads back from the plan, fills into its own type and says where each templated
+// field lands (hooks.FieldFiller: else its cluster values would go unescaped).
 func TestEveryRegisteredKindIsWhole(t *testing.T) {
 	for _, k := range spec.HookKinds() {
 		if _, ok := k.(hooks.Kind); !ok {
@@ -64,6 +65,9 @@ func TestEveryRegisteredKindIsWhole(t *testing.T) {
 		}
 		if filled := zero.Fill(func(s string) string { return s }); reflect.TypeOf(filled) != reflect.TypeOf(zero) {
 			t.Errorf("kind %s: Fill returns a %T, not its own %T", k.Name(), filled, zero)
+		}
+		if _, ok := zero.(hooks.FieldFiller); !ok {
+			t.Errorf("kind %s: its %T does not say where its fields land (hooks.FieldFiller)", k.Name(), zero)
 		}
 	}
 }

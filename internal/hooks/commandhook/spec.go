@@ -1,9 +1,11 @@
 package commandhook
 
 import (
+	"fmt"
 	"maps"
 	"time"
 
+	"github.com/cmp-phase/cmp-phase/internal/hooks"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -23,16 +25,25 @@ type Block struct {
 }
 
 // Fill fills the arguments (the program's name too) and the variables' values.
-func (c *Block) Fill(f func(string) string) spec.HookBlock {
+func (c *Block) Fill(f func(string) string) spec.HookBlock { return c.FillFields(hooks.AnyField(f)) }
+
+// FillFields fills the program (never from a cluster value: hooks.Program), each argument
+// (one element, never an option from a cluster value: hooks.Arg) and the variables'
+// values (as written: hooks.Text).
+func (c *Block) FillFields(f func(hooks.Field, string) string) spec.HookBlock {
 	out := &Block{Env: maps.Clone(c.Env)}
 	if c.Command != nil {
 		out.Command = make([]string, len(c.Command))
 	}
 	for i, a := range c.Command {
-		out.Command[i] = f(a)
+		in := hooks.Arg
+		if i == 0 {
+			in = hooks.Program
+		}
+		out.Command[i] = f(hooks.Field{Path: fmt.Sprintf("command.command[%d]", i), In: in}, a)
 	}
 	for k, v := range out.Env {
-		out.Env[k] = f(v)
+		out.Env[k] = f(hooks.Field{Path: "command.env." + k, In: hooks.Text}, v)
 	}
 	return out
 }
@@ -51,6 +62,11 @@ func parse(r *spec.HookReader) *Block {
 	}
 	if f["command"] != nil && len(c.Command) == 0 {
 		r.Fail(f["command"], path+".command", "name the program to run", "is empty")
+	}
+	if len(c.Command) > 0 {
+		if problem, fix := hooks.TemplateProblem(hooks.Program, c.Command[0]); problem != "" {
+			r.Fail(f["command"], path+".command[0]", fix, "%s", problem)
+		}
 	}
 	r.Mark("command.env", f["env"])
 	envNames(r, f["env"], path+".env")

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"time"
 
+	"github.com/cmp-phase/cmp-phase/internal/hooks"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 )
 
@@ -26,12 +27,18 @@ type Block struct {
 }
 
 // Fill fills the URL, method, header values and body.
-func (h *Block) Fill(f func(string) string) spec.HookBlock {
+func (h *Block) Fill(f func(string) string) spec.HookBlock { return h.FillFields(hooks.AnyField(f)) }
+
+// FillFields fills the URL (a cluster value never sets its host: hooks.URL), the method,
+// the header values (hooks.Header) and the body (JSON-escaped when it is JSON: hooks.Body).
+func (h *Block) FillFields(f func(hooks.Field, string) string) spec.HookBlock {
 	c := *h
-	c.URL, c.Method, c.Body = f(h.URL), f(h.Method), f(h.Body)
+	c.URL = f(hooks.Field{Path: "http.url", In: hooks.URL}, h.URL)
+	c.Method = f(hooks.Field{Path: "http.method", In: hooks.Header}, h.Method)
+	c.Body = f(hooks.Field{Path: "http.body", In: hooks.Body}, h.Body)
 	c.Headers = maps.Clone(h.Headers)
 	for k, v := range c.Headers {
-		c.Headers[k] = f(v)
+		c.Headers[k] = f(hooks.Field{Path: "http.headers." + k, In: hooks.Header}, v)
 	}
 	return &c
 }
@@ -57,6 +64,13 @@ func parse(r *spec.HookReader) *Block {
 	if h.URL != "" && !spec.ValidHookURL(h.URL) {
 		r.Fail(f["url"], path+".url", "write an absolute http:// or https:// URL", "invalid URL %q", h.URL)
 	}
+	if problem, fix := hooks.TemplateProblem(hooks.URL, h.URL); problem != "" {
+		r.Fail(f["url"], path+".url", fix, "%s", problem)
+	}
+	if hooks.ClusterInHost(h.URL) && refersToSecret(h) {
+		r.Fail(f["url"], path+".url", "write the host literally to send a secret; put cluster values in the path or query",
+			"a cluster field sets the host, so the hook may not send a secret to it")
+	}
 	h.ExpectedStatus = 200
 	if v, ok := r.Integer(f["expectedStatus"], path+".expectedStatus"); ok {
 		if v < 100 || v > 599 {
@@ -66,6 +80,16 @@ func parse(r *spec.HookReader) *Block {
 	}
 	h.InsecureSkipVerify = r.Boolean(f["insecureSkipVerify"], path+".insecureSkipVerify")
 	return h
+}
+
+// refersToSecret reports whether any field of h holds a secret reference.
+func refersToSecret(h *Block) bool {
+	found := false
+	h.Fill(func(s string) string {
+		found = found || spec.RefersToSecret(s)
+		return s
+	})
+	return found
 }
 
 // Violations are the ways the hook asks for more than l allows beyond its timeout: more

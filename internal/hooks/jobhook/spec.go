@@ -3,6 +3,7 @@ package jobhook
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 	sigsyaml "sigs.k8s.io/yaml"
 
+	"github.com/cmp-phase/cmp-phase/internal/hooks"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 )
 
@@ -58,9 +60,15 @@ func (j *Block) Deletes(p string) bool {
 // Fill fills the namespace and every string value of the Job's spec (images, commands,
 // arguments, env values, names); map keys (label and annotation names) are not values.
 // The delete policy is filled too, though the parser lets no placeholder into it.
-func (j *Block) Fill(f func(string) string) spec.HookBlock {
+func (j *Block) Fill(f func(string) string) spec.HookBlock { return j.FillFields(hooks.AnyField(f)) }
+
+// FillFields fills what Fill does: each element of a container's command or args is one
+// argv element (hooks.Arg: never an option from a cluster value), every other string is
+// filled as written (hooks.Text).
+func (j *Block) FillFields(f func(hooks.Field, string) string) spec.HookBlock {
 	c := *j
-	c.Namespace, c.HookDeletePolicy = f(j.Namespace), f(j.HookDeletePolicy)
+	c.Namespace = f(hooks.Field{Path: "job.namespace", In: hooks.Text}, j.Namespace)
+	c.HookDeletePolicy = f(hooks.Field{Path: "job.hookDeletePolicy", In: hooks.Text}, j.HookDeletePolicy)
 	c.Spec = *j.Spec.DeepCopy()
 	b, err := json.Marshal(j.Spec)
 	if err != nil {
@@ -72,7 +80,7 @@ func (j *Block) Fill(f func(string) string) spec.HookBlock {
 	if dec.Decode(&tree) != nil {
 		return &c
 	}
-	if b, err = json.Marshal(fillStrings(tree, f)); err == nil {
+	if b, err = json.Marshal(fillStrings(tree, "job.spec", hooks.Text, f)); err == nil {
 		var js batchv1.JobSpec
 		if json.Unmarshal(b, &js) == nil {
 			c.Spec = js
@@ -81,18 +89,23 @@ func (j *Block) Fill(f func(string) string) spec.HookBlock {
 	return &c
 }
 
-// fillStrings applies f to every string value of a JSON tree.
-func fillStrings(v any, f func(string) string) any {
+// fillStrings applies f to every string value of a JSON tree at path, each in context
+// in; the elements of a command or args list are argv elements.
+func fillStrings(v any, path string, in hooks.Context, f func(hooks.Field, string) string) any {
 	switch t := v.(type) {
 	case string:
-		return f(t)
+		return f(hooks.Field{Path: path, In: in}, t)
 	case []any:
 		for i := range t {
-			t[i] = fillStrings(t[i], f)
+			t[i] = fillStrings(t[i], fmt.Sprintf("%s[%d]", path, i), in, f)
 		}
 	case map[string]any:
 		for k := range t {
-			t[k] = fillStrings(t[k], f)
+			kin := hooks.Text
+			if k == "command" || k == "args" {
+				kin = hooks.Arg
+			}
+			t[k] = fillStrings(t[k], path+"."+k, kin, f)
 		}
 	}
 	return v

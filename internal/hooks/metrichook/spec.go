@@ -3,9 +3,11 @@ package metrichook
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/cmp-phase/cmp-phase/internal/hooks"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -58,14 +60,22 @@ type PrometheusQuery struct {
 
 // Fill fills the address, the query and the header values (and, though the parser lets
 // no placeholder into them, the conditions and during).
-func (m *Block) Fill(f func(string) string) spec.HookBlock {
+func (m *Block) Fill(f func(string) string) spec.HookBlock { return m.FillFields(hooks.AnyField(f)) }
+
+// FillFields fills the address (a cluster value never sets its host: hooks.URL), the
+// query (escaped for PromQL: hooks.PromQL), the header values (hooks.Header), the
+// conditions and during.
+func (m *Block) FillFields(f func(hooks.Field, string) string) spec.HookBlock {
 	c := *m
-	c.Prometheus.Address, c.Prometheus.Query = f(m.Prometheus.Address), f(m.Prometheus.Query)
+	c.Prometheus.Address = f(hooks.Field{Path: "metric.prometheus.address", In: hooks.URL}, m.Prometheus.Address)
+	c.Prometheus.Query = f(hooks.Field{Path: "metric.prometheus.query", In: hooks.PromQL}, m.Prometheus.Query)
 	c.Prometheus.Headers = maps.Clone(m.Prometheus.Headers)
 	for k, v := range c.Prometheus.Headers {
-		c.Prometheus.Headers[k] = f(v)
+		c.Prometheus.Headers[k] = f(hooks.Field{Path: "metric.prometheus.headers." + k, In: hooks.Header}, v)
 	}
-	c.During, c.SuccessCondition, c.FailureCondition = f(m.During), f(m.SuccessCondition), f(m.FailureCondition)
+	c.During = f(hooks.Field{Path: "during", In: hooks.Text}, m.During)
+	c.SuccessCondition = f(hooks.Field{Path: "metric.successCondition", In: hooks.Text}, m.SuccessCondition)
+	c.FailureCondition = f(hooks.Field{Path: "metric.failureCondition", In: hooks.Text}, m.FailureCondition)
 	return &c
 }
 
@@ -114,6 +124,13 @@ func prometheus(r *spec.HookReader, f map[string]*yaml.Node, parent *yaml.Node, 
 	r.Mark("metric.prometheus.headers", pf["headers"])
 	if q.Address != "" && !spec.ValidHookURL(q.Address) {
 		r.Fail(pf["address"], path+".address", "write an absolute http:// or https:// URL, e.g. http://prometheus.monitoring:9090", "invalid URL %q", q.Address)
+	}
+	if problem, fix := hooks.TemplateProblem(hooks.URL, q.Address); problem != "" {
+		r.Fail(pf["address"], path+".address", fix, "%s", problem)
+	}
+	if hooks.ClusterInHost(q.Address) && slices.ContainsFunc(slices.Collect(maps.Values(q.Headers)), spec.RefersToSecret) {
+		r.Fail(pf["address"], path+".address", "write the host literally to send a secret; put cluster values in the query",
+			"a cluster field sets the host, so the check may not send a secret to it")
 	}
 	for field, v := range map[string]string{"address": q.Address, "query": q.Query} {
 		if spec.RefersToSecret(v) {
