@@ -125,6 +125,22 @@ func (g *guard) client(l Limits, insecure bool) *http.Client {
 		case via[len(via)-1].URL.Scheme == "https" && req.URL.Scheme == "http":
 			return fmt.Errorf("redirect from https to http")
 		}
+		if req.URL.Host != via[0].URL.Host {
+			keepSafeHeaders(req.Header) // the spec's headers (a secret among them) go to its host only
+		}
 		return nil // the destination's address is checked when it is dialled
 	}}
+}
+
+// safeHeaders are the request headers a redirect to another host keeps: none the spec
+// wrote (Go drops only Authorization and Cookie of its own accord; an X-Api-Key would go on).
+var safeHeaders = []string{"Accept", "Accept-Encoding", "Accept-Language", "Content-Type", "Content-Length", "User-Agent", "Idempotency-Key"}
+
+// keepSafeHeaders deletes every header of h but safeHeaders.
+func keepSafeHeaders(h http.Header) {
+	for k := range h {
+		if !slices.Contains(safeHeaders, http.CanonicalHeaderKey(k)) {
+			delete(h, k)
+		}
+	}
 }

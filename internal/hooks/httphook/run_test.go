@@ -290,3 +290,30 @@ func TestReach(t *testing.T) {
 		}
 	}
 }
+
+// TestARedirectToAnotherHostCarriesNoHeaderOfTheSpec: the spec's headers (a secret
+// X-Api-Key among them) go to the host it names only; a redirect to another host keeps
+// the harmless ones (the Idempotency-Key), and one on the same host keeps them all. Go's
+// client drops only Authorization and Cookie by itself.
+func TestARedirectToAnotherHostCarriesNoHeaderOfTheSpec(t *testing.T) {
+	var got http.Header
+	other := serve(t, func(w http.ResponseWriter, r *http.Request) { got = r.Header.Clone() })
+	for name, target := range map[string]string{"another host": other.URL + "/x", "the same host": "/same"} {
+		got = nil
+		first := serve(t, func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/same" {
+				got = r.Header.Clone()
+				return
+			}
+			http.Redirect(w, r, target, http.StatusTemporaryRedirect)
+		})
+		c := httpCall(first.URL)
+		c.Hook.Block.(*Block).Headers = map[string]string{"X-Api-Key": "s3cr3t-value"}
+		if res := local().Run(context.Background(), c); res.Outcome != hooks.Succeeded || got == nil {
+			t.Fatalf("%s: %+v", name, res)
+		}
+		if (got.Get("X-Api-Key") != "") != (name == "the same host") || got.Get("Idempotency-Key") == "" {
+			t.Errorf("%s: headers %v", name, got)
+		}
+	}
+}
