@@ -18,6 +18,7 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/argoapi"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/failure"
 	"github.com/cmp-phase/cmp-phase/internal/hooks"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/plan"
@@ -240,7 +241,7 @@ func (a *Agent) work(ctx context.Context) bool {
 // fail does what a failure's policy says: one log line, its Warning Event on the rollout's
 // parent when it has one, and the requeue.
 func (a *Agent) fail(key string, log *slog.Logger, err error) {
-	pol := policyOf(err)
+	pol := failure.PolicyOf(err)
 	log.Log(context.Background(), pol.Level, "reconcile failed", "kind", pol.Kind, "error", err)
 	if pol.Event != "" && key != inventoryKey {
 		if ref := a.rolloutRef(key); ref != nil {
@@ -248,13 +249,13 @@ func (a *Agent) fail(key string, log *slog.Logger, err error) {
 		}
 	}
 	switch pol.Requeue {
-	case Backoff:
+	case failure.Backoff:
 		a.queue.AddRateLimited(key)
 		return
-	case Soon:
-		a.queue.AddAfter(key, retrySoon)
-	case Slowly:
-		a.queue.AddAfter(key, retrySlowly)
+	case failure.Soon:
+		a.queue.AddAfter(key, failure.RetrySoon)
+	case failure.Slowly:
+		a.queue.AddAfter(key, failure.RetrySlowly)
 	}
 	a.queue.Forget(key)
 }

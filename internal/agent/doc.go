@@ -11,7 +11,7 @@
 // project and namespace at the rollout's revision, child.go); and it removes what a run
 // left (hooks.Cleanup) once the ledger has its outcome (cleanup.go).
 //
-// A failed reconcile has a kind (failure.go): transient, conflict, invalid input, or fail
-// closed. One mapper, policyOf, turns it into when the rollout comes back, the Warning Event
-// its parent gets (or none) and the level of the one line it is logged with.
+// A failed reconcile has a kind (internal/failure): transient, conflict, invalid input, or
+// fail closed. One mapper, failure.PolicyOf, turns it into when the rollout comes back, the
+// Warning Event its parent gets (or none) and the level of the one line it is logged with.
 package agent

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/failure"
 	"github.com/cmp-phase/cmp-phase/internal/render"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
@@ -55,7 +56,7 @@ func (a *Agent) enactOnly(ctx context.Context, p *pass, st *state.State, keep fu
 	}
 	docs, err := a.renderer.Children(a.childInput(p, st), keys)
 	if err != nil {
-		return failClosed(fmt.Errorf("render the children rollout %s moves: %w", p.plan.Rollout, err))
+		return failure.Closed(fmt.Errorf("render the children rollout %s moves: %w", p.plan.Rollout, err))
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(movesAtOnce)

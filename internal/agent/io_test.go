@@ -14,6 +14,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/failure"
 	"github.com/cmp-phase/cmp-phase/internal/plan"
 )
 
@@ -63,7 +64,7 @@ func TestSetPhaseGenKeepsTheOtherEntriesAndWritesOnlyAChange(t *testing.T) {
 	noPlugin.Spec.Source.Plugin = nil
 	f = newFakeAgent(t, []runtime.Object{noPlugin})
 	err := SetPhaseGen(ctx, f.argo, testNS, "web-parent", 1)
-	if policyOf(err).Kind != Invalid || !strings.Contains(err.Error(), "(fix: set spec.source.plugin.name: "+contract.PluginName+")") {
+	if failure.PolicyOf(err).Kind != failure.Invalid || !strings.Contains(err.Error(), "(fix: set spec.source.plugin.name: "+contract.PluginName+")") {
 		t.Fatalf("a parent without the plugin is invalid input: %v", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/control"
+	"github.com/cmp-phase/cmp-phase/internal/failure"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/render"
@@ -47,7 +48,7 @@ type pass struct {
 // (re-deciding on a write conflict), write the state, then do what the engine asked: make
 // the parent re-render, publish Events, delete removed children, start syncs. It returns
 // when to come back at the latest (zero: on the next watch event or resync). An error has a
-// kind (policyOf says what it means); the caller logs it, once.
+// kind (failure.PolicyOf says what it means); the caller logs it, once.
 func (a *Agent) Reconcile(ctx context.Context, name string) (time.Time, error) {
 	return a.reconcile(ctx, name, a.log.With("rollout", name))
 }
@@ -145,7 +146,7 @@ func (a *Agent) read(name string) (*pass, error) {
 	}
 	pl, err := plan.Decode(cm, a.exprs)
 	if err != nil {
-		return nil, invalid(err, "let the parent render the plan again, with the sidecar and the agent at the same version")
+		return nil, failure.InvalidInput(err, "let the parent render the plan again, with the sidecar and the agent at the same version")
 	}
 	p := &pass{plan: pl,
 		children: map[string]*v1alpha1.Application{}}
@@ -189,12 +190,12 @@ func (a *Agent) decide(p *pass, cur *state.State, c *control.Controls, dismantle
 	}
 	obs, err := a.observe(p, cur, c, inv)
 	if err != nil {
-		return rollout.Decision{}, failClosed(err)
+		return rollout.Decision{}, failure.Closed(err)
 	}
 	obs.ShardHold, obs.Limits, obs.PhaseGen = hold, a.opts.Limits, p.phaseGen
 	d, err := rollout.Decide(*p.plan, cur, obs, now)
 	if err != nil {
-		return rollout.Decision{}, failClosed(err)
+		return rollout.Decision{}, failure.Closed(err)
 	}
 	return d, nil
 }

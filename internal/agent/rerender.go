@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/failure"
 )
 
 // SetPhaseGen points the parent at state generation gen, keeping its other plugin env
@@ -35,7 +36,7 @@ func setPhaseGenRead(ctx context.Context, c argoclient.Interface, ns, parent str
 		}
 		src := app.Spec.Source
 		if src == nil || src.Plugin == nil {
-			return invalid(fmt.Errorf("parent %s/%s has no plugin source", ns, parent), "set spec.source.plugin.name: "+contract.PluginName)
+			return failure.InvalidInput(fmt.Errorf("parent %s/%s has no plugin source", ns, parent), "set spec.source.plugin.name: "+contract.PluginName)
 		}
 		value := strconv.FormatInt(gen, 10)
 		if containsEnv(src.Plugin.Env, value) {

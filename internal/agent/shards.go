@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/failure"
 	"github.com/cmp-phase/cmp-phase/internal/render"
 	"github.com/cmp-phase/cmp-phase/internal/shard"
 	"github.com/cmp-phase/cmp-phase/internal/state"
@@ -41,7 +42,7 @@ type shardPass struct {
 func (a *Agent) readShards(name string, plan0 *corev1.ConfigMap) ([]shardPass, string, error) {
 	sh0, err := shard.Parse(plan0.Annotations[contract.AnnotationShard])
 	if err != nil {
-		return nil, "", invalid(fmt.Errorf("plan %s: %s: %w", plan0.Name, contract.AnnotationShard, err), "let its parent render it again")
+		return nil, "", failure.InvalidInput(fmt.Errorf("plan %s: %s: %w", plan0.Name, contract.AnnotationShard, err), "let its parent render it again")
 	}
 	plans, err := a.caches.plans.List(labels.SelectorFromSet(labels.Set{contract.LabelRollout: name}))
 	if err != nil {

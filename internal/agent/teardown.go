@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/failure"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
@@ -185,7 +186,7 @@ func (a *Agent) cachedState(name string) (*state.State, error) {
 	}
 	st, err := state.FromConfigMap(cm)
 	if err != nil {
-		return nil, invalid(err, "restore the state ConfigMap from a backup, or delete it")
+		return nil, failure.InvalidInput(err, "restore the state ConfigMap from a backup, or delete it")
 	}
 	return st, nil
 }
