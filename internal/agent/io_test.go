@@ -16,6 +16,7 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/failure"
 	"github.com/cmp-phase/cmp-phase/internal/plan"
+	"github.com/cmp-phase/cmp-phase/internal/rerender"
 )
 
 func parentApp(env ...*v1alpha1.EnvEntry) *v1alpha1.Application {
@@ -37,7 +38,7 @@ func getApp(t *testing.T, f *fakeAgent, name string) *v1alpha1.Application {
 func TestSetPhaseGenKeepsTheOtherEntriesAndWritesOnlyAChange(t *testing.T) {
 	ctx := context.Background()
 	f := newFakeAgent(t, []runtime.Object{parentApp(&v1alpha1.EnvEntry{Name: "SYNC_OPTIONS", Value: "Prune=false"}, &v1alpha1.EnvEntry{Name: contract.EnvPhaseGen, Value: "3"})})
-	if err := SetPhaseGen(ctx, f.argo, testNS, "web-parent", 4); err != nil {
+	if err := rerender.SetPhaseGen(ctx, f.argo, testNS, "web-parent", 4); err != nil {
 		t.Fatal(err)
 	}
 	env := getApp(t, f, "web-parent").Spec.Source.Plugin.Env
@@ -45,7 +46,7 @@ func TestSetPhaseGenKeepsTheOtherEntriesAndWritesOnlyAChange(t *testing.T) {
 		t.Fatalf("env %v", env)
 	}
 	f.argo.ClearActions()
-	if err := SetPhaseGen(ctx, f.argo, testNS, "web-parent", 4); err != nil {
+	if err := rerender.SetPhaseGen(ctx, f.argo, testNS, "web-parent", 4); err != nil {
 		t.Fatal(err)
 	}
 	if n := writes(f.argo.Actions(), "applications"); n != 0 {
@@ -53,7 +54,7 @@ func TestSetPhaseGenKeepsTheOtherEntriesAndWritesOnlyAChange(t *testing.T) {
 	}
 
 	f = newFakeAgent(t, []runtime.Object{parentApp(&v1alpha1.EnvEntry{Name: "SYNC_OPTIONS", Value: "Prune=false"})})
-	if err := SetPhaseGen(ctx, f.argo, testNS, "web-parent", 1); err != nil {
+	if err := rerender.SetPhaseGen(ctx, f.argo, testNS, "web-parent", 1); err != nil {
 		t.Fatal(err)
 	}
 	if env := getApp(t, f, "web-parent").Spec.Source.Plugin.Env; len(env) != 2 || env[1].Name != contract.EnvPhaseGen || env[1].Value != "1" {
@@ -63,7 +64,7 @@ func TestSetPhaseGenKeepsTheOtherEntriesAndWritesOnlyAChange(t *testing.T) {
 	noPlugin := parentApp()
 	noPlugin.Spec.Source.Plugin = nil
 	f = newFakeAgent(t, []runtime.Object{noPlugin})
-	err := SetPhaseGen(ctx, f.argo, testNS, "web-parent", 1)
+	err := rerender.SetPhaseGen(ctx, f.argo, testNS, "web-parent", 1)
 	if failure.PolicyOf(err).Kind != failure.Invalid || !strings.Contains(err.Error(), "(fix: set spec.source.plugin.name: "+contract.PluginName+")") {
 		t.Fatalf("a parent without the plugin is invalid input: %v", err)
 	}

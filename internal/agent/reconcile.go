@@ -15,6 +15,7 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/rerender"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
@@ -153,7 +154,7 @@ func (a *Agent) read(name string) (*pass, error) {
 	if pl.Parent != "" {
 		a.parents.set(pl.Parent, name)
 		if parent, err := a.caches.apps.Get(pl.Parent); err == nil {
-			p.parent, p.phaseGen = parent, PhaseGen(parent)
+			p.parent, p.phaseGen = parent, rerender.PhaseGen(parent)
 		}
 	}
 	if p.shards, p.shardConflict, err = a.readShards(name, cm); err != nil {

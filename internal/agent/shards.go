@@ -14,6 +14,7 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/failure"
 	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/rerender"
 	"github.com/cmp-phase/cmp-phase/internal/shard"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
@@ -65,7 +66,7 @@ func (a *Agent) readShards(name string, plan0 *corev1.ConfigMap) ([]shardPass, s
 		}
 		s.Found, s.Says, s.Parent = true, cm.Annotations[contract.AnnotationShard], cm.Annotations[contract.AnnotationParent]
 		s.Revision, s.View = cm.Data[contract.PlanRevisionKey], cm.Annotations[contract.AnnotationShardView]
-		s.PlanGen = generationOf(cm.Annotations[contract.AnnotationGeneration])
+		s.PlanGen = rerender.ParseGeneration(cm.Annotations[contract.AnnotationGeneration])
 		s.ChildEnv = cm.Data[contract.PlanChildrenKey]
 		s.Children, _ = strconv.Atoi(cm.Annotations[contract.AnnotationShardChildren])
 		if s.Parent != "" {
@@ -191,7 +192,7 @@ func automated(app *v1alpha1.Application) bool {
 func maxPhaseGen(gen int64, shards []shardPass) int64 {
 	for _, s := range shards {
 		if s.App != nil {
-			gen = max(gen, PhaseGen(s.App))
+			gen = max(gen, rerender.PhaseGen(s.App))
 		}
 	}
 	return gen

@@ -16,6 +16,7 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/rerender"
 	"github.com/cmp-phase/cmp-phase/internal/shard"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
@@ -196,7 +197,7 @@ func TestActShardsBumpsOnlyTouchedShards(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range shards {
-		got := PhaseGen(getApp(t, f, s.Parent))
+		got := rerender.PhaseGen(getApp(t, f, s.Parent))
 		if want := map[bool]int64{true: 8, false: 7}[s.Shard.Owns(child)]; got != want {
 			t.Errorf("shard %s (touched %v): PHASE_GEN %d, want %d", s.Shard, s.Shard.Owns(child), got, want)
 		}

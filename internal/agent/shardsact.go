@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/cmp-phase/cmp-phase/internal/rerender"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
@@ -40,22 +41,22 @@ func (a *Agent) actShards(ctx context.Context, p *pass, st *state.State, requeue
 
 // rerenderShard runs the re-render protocol for one shard: confirmed at once when its plan
 // carries the view the state gives it (view: its digest, render.ShardViews); otherwise
-// decideRerender with the shard's parent, as
+// rerender.Decide with the shard's parent, as
 // if its plan were of an older generation (the shard's render of this view has not arrived).
-func (a *Agent) rerenderShard(ctx context.Context, p *pass, s shardPass, st *state.State, view string, now time.Time) (rerender, error) {
+func (a *Agent) rerenderShard(ctx context.Context, p *pass, s shardPass, st *state.State, view string, now time.Time) (rerender.Decision, error) {
 	key := shardKey(p.plan.Rollout, s.Shard.K)
 	if !touched(s, view) {
 		a.remember(key, named{})
-		return rerender{Confirmed: true}, nil // untouched, or its render arrived
+		return rerender.Decision{Confirmed: true}, nil // untouched, or its render arrived
 	}
 	if s.App == nil {
-		return rerender{}, nil // its parent is missing: shardHold holds the rollout
+		return rerender.Decision{}, nil // its parent is missing: shardHold holds the rollout
 	}
 	mem := a.remembered(key)
 	if mem.since.IsZero() {
 		mem.since = now // its view differs from its plan from now on, however often asked
 	}
-	d := decideRerender(viewOf(s.App, min(s.PlanGen, st.ViewGeneration-1), st.ViewGeneration, mem), now, a.opts.ConfirmAfter)
+	d := rerender.Decide(viewOf(s.App, min(s.PlanGen, st.ViewGeneration-1), st.ViewGeneration, mem), now, a.opts.ConfirmAfter)
 	if d.SetPhaseGen { // first, as for an unsharded parent (act)
 		var err error
 		if mem, d.Asked, err = a.namePhaseGen(ctx, p, s.Parent, s.App, st.Generation, mem, d.Asked, "shard", s.Shard.String()); err != nil {

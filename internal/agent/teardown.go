@@ -16,6 +16,7 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/failure"
+	"github.com/cmp-phase/cmp-phase/internal/rerender"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
@@ -130,7 +131,7 @@ func (a *Agent) actDismantle(ctx context.Context, p *pass, st *state.State) (tim
 		a.cascading.forget(p.parent.UID)
 		p.log.Info("parent released", "parent", p.parent.Name)
 	case d.SetPhaseGen && p.parent != nil:
-		return requeue, SetPhaseGen(ctx, a.argo, a.opts.Namespace, p.plan.Parent, st.Generation)
+		return requeue, rerender.SetPhaseGen(ctx, a.argo, a.opts.Namespace, p.plan.Parent, st.Generation)
 	}
 	return requeue, nil
 }

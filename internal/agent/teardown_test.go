@@ -16,6 +16,7 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/plan"
+	"github.com/cmp-phase/cmp-phase/internal/rerender"
 	"github.com/cmp-phase/cmp-phase/internal/shard"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
@@ -275,8 +276,8 @@ func TestAConfirmedRemovalDeletesLatestPhaseFirstThenReRenders(t *testing.T) {
 		t.Fatalf("children %v", after.Children)
 	}
 	p, err := f.argo.ArgoprojV1alpha1().Applications(testNS).Get(ctx, "web-parent", metav1.GetOptions{})
-	if err != nil || PhaseGen(p) != after.Generation {
-		t.Fatalf("PHASE_GEN %d, state generation %d: %v", PhaseGen(p), after.Generation, err)
+	if err != nil || rerender.PhaseGen(p) != after.Generation {
+		t.Fatalf("PHASE_GEN %d, state generation %d: %v", rerender.PhaseGen(p), after.Generation, err)
 	}
 }
 

@@ -6,9 +6,10 @@ import (
 	"testing"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
-	"github.com/cmp-phase/cmp-phase/internal/failure"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/cmp-phase/cmp-phase/internal/failure"
 )
 
 // TestAFailureIsLoggedOnceAndToldByItsPolicy: work's failure path logs one line bound to
