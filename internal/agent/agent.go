@@ -26,6 +26,7 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
+	"github.com/cmp-phase/cmp-phase/internal/warm"
 )
 
 // inventoryKey is the work-queue key that republishes the inventory; every other key is a
@@ -134,7 +135,7 @@ type Agent struct {
 	hooks     *hooks.Runner
 	runs      hookRuns
 	metrics   *metrics
-	warm      *warmer // nil without Options.ArgoCD
+	warm      *warm.Warmer // nil without Options.ArgoCD
 
 	mu       sync.Mutex
 	inv      *inventory.Inventory // last published
@@ -163,7 +164,7 @@ func New(kube kubernetes.Interface, argo argoclient.Interface, opts Options, log
 		hooks: hooks.New(opts.Hooks), metrics: newMetrics(opts.Metrics),
 		runs: hookRuns{inFlight: map[string]bool{}, results: map[string]map[string]rollout.HookResult{}, cleanups: map[string]hooks.Cleanup{}, hosts: map[string]chan struct{}{}},
 	}
-	a.warm = newWarmer(opts.ArgoCD, opts.Metrics)
+	a.warm = warm.New(opts.ArgoCD, opts.Metrics)
 	a.hooks.WithClusters(hooks.Clusters{Kube: kube, Namespace: opts.Namespace, Argo: argo, SecretName: a.clusterSecretName,
 		OwnName: a.clusterOwnName, ProjectClusters: a.projectClusters, Log: log})
 	return a
@@ -196,7 +197,7 @@ func (a *Agent) Run(ctx context.Context) error {
 		wg.Go(func() { a.pollParents(ctx, a.opts.PollParents) })
 	}
 	if a.warm != nil {
-		wg.Go(func() { a.warm.run(ctx, a.log.With("work", "warm")) })
+		wg.Go(func() { a.warm.Run(ctx, a.log.With("work", "warm")) })
 	}
 	for range a.opts.Workers {
 		wg.Go(func() {

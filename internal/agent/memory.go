@@ -56,7 +56,7 @@ func (a *Agent) forget(name string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	delete(a.memories, name)
-	a.warm.forget(name)
+	a.warm.Forget(name)
 }
 
 // observe is Observe of every child, reusing the observation of a child whose object
