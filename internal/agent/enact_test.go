@@ -7,6 +7,8 @@ import (
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/cmp-phase/cmp-phase/internal/observe"
 )
 
 // TestMovePatch: the patch gives the child the rendered spec and labels, keeps what others
@@ -52,7 +54,7 @@ func TestMovePatch(t *testing.T) {
 		t.Error("the status is Argo CD's: the patch leaves it")
 	}
 	op := got.Operation
-	if op == nil || op.Sync == nil || !op.Sync.Prune || len(op.Sync.SyncOptions) != 1 || markerOf(op.Info) != "r2@2026-11-25T12:00:00.5Z" || !op.InitiatedBy.Automated {
+	if op == nil || op.Sync == nil || !op.Sync.Prune || len(op.Sync.SyncOptions) != 1 || observe.Marker(op.Info) != "r2@2026-11-25T12:00:00.5Z" || !op.InitiatedBy.Automated {
 		t.Fatalf("the sync automated sync would start, marked: %+v", op)
 	}
 	var raw map[string]map[string]any

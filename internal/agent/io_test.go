@@ -15,6 +15,7 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/failure"
+	"github.com/cmp-phase/cmp-phase/internal/observe"
 	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/rerender"
 )
@@ -103,7 +104,7 @@ func TestMoveGivesTheChildItsRenderAndKeepsTracking(t *testing.T) {
 	if got.Annotations["argocd.argoproj.io/tracking-id"] == "" || got.Annotations[contract.AnnotationRevision] != "r2" || got.Labels[contract.LabelPhase] != "prod" || got.Labels["team"] != "web" {
 		t.Errorf("metadata: labels %v annotations %v", got.Labels, got.Annotations)
 	}
-	if got.Operation == nil || markerOf(got.Operation.Info) != "r2@2026-11-25T12:00:00Z" {
+	if got.Operation == nil || observe.Marker(got.Operation.Info) != "r2@2026-11-25T12:00:00Z" {
 		t.Errorf("no marked sync: %+v", got.Operation)
 	}
 

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/observe"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 )
 
@@ -39,7 +40,7 @@ func (a *Agent) retrySync(ctx context.Context, p *pass, act rollout.Action) erro
 	case err != nil:
 		return fmt.Errorf("retry the sync of %s: %w", act.Cluster, err)
 	}
-	at, attempt, ok := rollout.Retry(Observe(app), act.Revision, act.Since)
+	at, attempt, ok := rollout.Retry(observe.Child(app), act.Revision, act.Since)
 	if !ok || a.now().Before(at) || app.DeletionTimestamp != nil || app.Operation != nil {
 		return nil
 	}
