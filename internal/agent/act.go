@@ -62,7 +62,7 @@ func (a *Agent) act(ctx context.Context, p *pass, st *state.State, acts []rollou
 		}
 	}
 	if d.Confirmed && !mem.asked.IsZero() {
-		a.metrics.rerender.WithLabelValues(name).Observe(now.Sub(mem.asked).Seconds())
+		a.metrics.Rerender.WithLabelValues(name).Observe(now.Sub(mem.asked).Seconds())
 	}
 	mem.asked = d.Asked
 	a.remember(name, mem)

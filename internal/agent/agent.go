@@ -26,6 +26,7 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
+	"github.com/cmp-phase/cmp-phase/internal/telemetry"
 	"github.com/cmp-phase/cmp-phase/internal/warm"
 )
 
@@ -134,7 +135,7 @@ type Agent struct {
 	now       func() time.Time
 	hooks     *hooks.Runner
 	runs      hookRuns
-	metrics   *metrics
+	metrics   *telemetry.AgentMetrics
 	warm      *warm.Warmer // nil without Options.ArgoCD
 
 	mu       sync.Mutex
@@ -161,7 +162,7 @@ func New(kube kubernetes.Interface, argo argoclient.Interface, opts Options, log
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "cmp-phase-agent"}),
 		asked: map[string]named{}, memories: map[string]*memory{},
-		hooks: hooks.New(opts.Hooks), metrics: newMetrics(opts.Metrics),
+		hooks: hooks.New(opts.Hooks), metrics: telemetry.NewAgentMetrics(opts.Metrics),
 		runs: hookRuns{inFlight: map[string]bool{}, results: map[string]map[string]rollout.HookResult{}, cleanups: map[string]hooks.Cleanup{}, hosts: map[string]chan struct{}{}},
 	}
 	a.warm = warm.New(opts.ArgoCD, opts.Metrics)

@@ -61,7 +61,7 @@ func (a *Agent) reconcile(ctx context.Context, name string, log *slog.Logger) (t
 	if err != nil || p == nil {
 		return time.Time{}, err
 	}
-	a.metrics.pass.WithLabelValues(name, "read").Observe(time.Since(began).Seconds())
+	a.metrics.Pass.WithLabelValues(name, "read").Observe(time.Since(began).Seconds())
 	p.log = log
 	if held, next, err := a.parentLifecycle(ctx, p); held || err != nil {
 		return next, err
@@ -83,7 +83,7 @@ func (a *Agent) decideAndAct(ctx context.Context, p *pass, dismantle *rollout.Di
 		c.Fleet = fleet
 		began := time.Now()
 		d, err := a.decide(p, cur, c, dismantle, now)
-		a.metrics.decide.WithLabelValues(name).Observe(time.Since(began).Seconds())
+		a.metrics.Decide.WithLabelValues(name).Observe(time.Since(began).Seconds())
 		p.decision = d
 		if err != nil {
 			return statestore.Edit{}, err
@@ -96,7 +96,7 @@ func (a *Agent) decideAndAct(ctx context.Context, p *pass, dismantle *rollout.Di
 	if err != nil {
 		return time.Time{}, trace.failure(err, "state ConfigMap "+a.opts.Namespace+"/"+store.Name)
 	}
-	a.metrics.pass.WithLabelValues(name, "state").Observe(time.Since(stateBegan).Seconds())
+	a.metrics.Pass.WithLabelValues(name, "state").Observe(time.Since(stateBegan).Seconds())
 	a.written(p, next, wrote)
 	acts := p.decision.Actions
 	a.publishEvents(p, acts)
@@ -108,7 +108,7 @@ func (a *Agent) decideAndAct(ctx context.Context, p *pass, dismantle *rollout.Di
 		return a.removeRollout(ctx, p) // a person confirmed the spec is gone: its children go
 	}
 	actBegan := time.Now()
-	defer func() { a.metrics.pass.WithLabelValues(name, "act").Observe(time.Since(actBegan).Seconds()) }()
+	defer func() { a.metrics.Pass.WithLabelValues(name, "act").Observe(time.Since(actBegan).Seconds()) }()
 	return a.act(ctx, p, next, acts)
 }
 
@@ -117,7 +117,7 @@ func (a *Agent) written(p *pass, next *state.State, wrote bool) {
 	if !wrote {
 		return
 	}
-	a.metrics.writes.WithLabelValues(p.plan.Rollout).Inc()
+	a.metrics.Writes.WithLabelValues(p.plan.Rollout).Inc()
 	p.log.Info("state written", "generation", next.Generation, "view", next.ViewGeneration)
 	if a.faults.AfterWrite != nil {
 		a.faults.AfterWrite(p.plan.Rollout, next.Generation)
@@ -130,7 +130,7 @@ func (a *Agent) shown(name string, st *state.State) map[string]string {
 		return nil
 	}
 	shown := status.Parent(name, st)
-	a.metrics.observe(name, st, shown[contract.ParentWaitingFor])
+	a.metrics.Observe(name, st, shown[contract.ParentWaitingFor])
 	return shown
 }
 

@@ -51,7 +51,7 @@ func (a *Agent) retrySync(ctx context.Context, p *pass, act rollout.Action) erro
 		}
 		return fmt.Errorf("retry the sync of %s: %w", act.Cluster, err)
 	}
-	a.metrics.retries.WithLabelValues(p.plan.Rollout).Inc()
+	a.metrics.Retries.WithLabelValues(p.plan.Rollout).Inc()
 	p.log.Info("sync retried", "child", act.Cluster, "attempt", attempt, "revision", act.Revision)
 	return nil
 }
