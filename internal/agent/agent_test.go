@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"strings"
 	"testing"
 	"time"
 
@@ -29,31 +28,6 @@ func liveChild() *v1alpha1.Application {
 			ReconciledAt:   &reconciled,
 			OperationState: &v1alpha1.OperationState{Phase: synccommon.OperationSucceeded, FinishedAt: &finished},
 		},
-	}
-}
-
-func TestInventoryNeverCarriesCredentials(t *testing.T) {
-	secrets := []*corev1.Secret{
-		{ObjectMeta: metav1.ObjectMeta{Name: "c2", Labels: map[string]string{contract.LabelSecretType: contract.SecretTypeCluster, "env": "prod"},
-			Annotations: map[string]string{"team": "payments", corev1.LastAppliedConfigAnnotation: `{"data":{"config":"c2VjcmV0"}}`}},
-			Data: map[string][]byte{"name": []byte("prod"), "server": []byte("https://10.0.0.2"), "config": []byte(`{"bearerToken":"s3cr3t"}`)}},
-		{ObjectMeta: metav1.ObjectMeta{Name: "c1", Labels: map[string]string{contract.LabelSecretType: contract.SecretTypeCluster}},
-			Data: map[string][]byte{"name": []byte("dev"), "server": []byte("https://10.0.0.1"), "project": []byte("team-a")}},
-		{ObjectMeta: metav1.ObjectMeta{Name: "repo", Labels: map[string]string{contract.LabelSecretType: "repository"}},
-			Data: map[string][]byte{"url": []byte("https://git")}},
-	}
-	inv := Inventory(secrets)
-	b, err := inv.Encode()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(inv.Clusters) != 2 || inv.Clusters[0].Name != "dev" || inv.Clusters[0].Project != "team-a" || inv.Clusters[1].Annotations["team"] != "payments" {
-		t.Fatalf("%+v", inv.Clusters)
-	}
-	for _, secret := range []string{"s3cr3t", "bearerToken", "c2VjcmV0", "last-applied"} {
-		if strings.Contains(string(b), secret) {
-			t.Fatalf("the inventory carries %q: %s", secret, b)
-		}
 	}
 }
 

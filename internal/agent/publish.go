@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/cmp-phase/cmp-phase/internal/clustersecrets"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/inputs"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
@@ -34,7 +35,7 @@ func (a *Agent) publish(ctx context.Context) (time.Time, error) {
 	if getErr != nil {
 		cur = nil
 	}
-	fresh, left := inventoryOf(secrets)
+	fresh, left := clustersecrets.Read(secrets)
 	inv, gone, next := inventory.Hold(a.published(cur), fresh, a.now(), a.opts.RemovalGrace)
 	b, err := inv.Encode()
 	if err != nil {
@@ -61,8 +62,8 @@ func (a *Agent) publish(ctx context.Context) (time.Time, error) {
 			c, a.now().Add(a.opts.RemovalGrace).UTC().Format(time.RFC3339), a.opts.RemovalGrace))
 	}
 	for _, o := range left { // a cluster left out leaves the inventory as it was: said every time
-		if o.reason != "" {
-			a.warnEveryParent(o.reason, o.msg)
+		if o.Reason != "" {
+			a.warnEveryParent(o.Reason, o.Msg)
 		}
 	}
 	a.mu.Lock()
@@ -74,8 +75,8 @@ func (a *Agent) publish(ctx context.Context) (time.Time, error) {
 	}
 	a.log.Info("inventory published", "clusters", len(inv.Clusters))
 	for _, o := range left { // withheld annotations: said when the inventory changes
-		if o.reason == "" {
-			a.log.Warn("cluster annotations withheld", "message", o.msg)
+		if o.Reason == "" {
+			a.log.Warn("cluster annotations withheld", "message", o.Msg)
 		}
 	}
 	if err := a.everyRollout(); err != nil {
