@@ -1,4 +1,4 @@
-package agent
+package childop
 
 import (
 	"encoding/json"
@@ -30,7 +30,7 @@ func TestMovePatch(t *testing.T) {
 	want.Annotations = map[string]string{"cmp-phase.io/revision": "r2"}
 	want.Spec.Source.TargetRevision, want.Spec.Source.Helm = "bbbb", nil
 
-	b, err := movePatch(live, want, "r2@2026-11-25T12:00:00.5Z")
+	b, err := MovePatch(live, want, "r2@2026-11-25T12:00:00.5Z")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestMovePatch(t *testing.T) {
 	}
 
 	live.Operation = &v1alpha1.Operation{Sync: &v1alpha1.SyncOperation{Revision: "by-a-person"}}
-	b, _ = movePatch(live, want, "r2@x")
+	b, _ = MovePatch(live, want, "r2@x")
 	raw = nil
 	_ = json.Unmarshal(b, &raw)
 	if _, ok := raw["operation"]; ok {
