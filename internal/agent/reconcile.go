@@ -17,6 +17,7 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/render"
 	"github.com/cmp-phase/cmp-phase/internal/rerender"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
+	"github.com/cmp-phase/cmp-phase/internal/shardset"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/internal/statestore"
@@ -32,7 +33,7 @@ type pass struct {
 	phaseGen int64                 // the highest PHASE_GEN of its parents (every shard's)
 	children map[string]*v1alpha1.Application
 	observed map[string]rollout.Observation
-	shards   []shardPass // a sharded rollout's shards, by K (nil: one parent renders it all)
+	shards   []shardset.Member // a sharded rollout's shards, by K (nil: one parent renders it all)
 	// shardConflict: why the rollout's plans disagree on its shards (holds it; "": agree)
 	shardConflict string
 	// moves: the children this pass moved; moreMoves: the state moves more than this pass
@@ -160,7 +161,7 @@ func (a *Agent) read(name string) (*pass, error) {
 	if p.shards, p.shardConflict, err = a.readShards(name, cm); err != nil {
 		return nil, err
 	}
-	p.phaseGen = maxPhaseGen(p.phaseGen, p.shards)
+	p.phaseGen = shardset.MaxPhaseGen(p.phaseGen, p.shards)
 	apps, err := a.caches.children(name)
 	if err != nil {
 		return nil, err
@@ -184,7 +185,7 @@ func (a *Agent) decide(p *pass, cur *state.State, c *control.Controls, dismantle
 	}
 	hold := p.shardConflict
 	if hold == "" {
-		hold = shardHold(p.shards, cur, a.shardsSince(p.plan.Rollout, p.shards), now, 2*a.opts.ConfirmAfter)
+		hold = shardset.Hold(p.shards, cur, a.shardsSince(p.plan.Rollout, p.shards), now, 2*a.opts.ConfirmAfter)
 	}
 	if hold != "" && cur == nil {
 		p.log.Warn("rollout held by a shard", "reason", hold)

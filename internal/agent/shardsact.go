@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/cmp-phase/cmp-phase/internal/rerender"
+	"github.com/cmp-phase/cmp-phase/internal/shardset"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
@@ -14,9 +15,9 @@ import (
 // parent allows it. Removals and syncs wait until every shard's render has arrived.
 func (a *Agent) actShards(ctx context.Context, p *pass, st *state.State, requeue time.Time) (time.Time, error) {
 	now, confirmed := a.now(), true
-	views := viewsOf(st, p.shards)
+	views := shardset.Views(st, p.shards)
 	for _, s := range p.shards {
-		d, err := a.rerenderShard(ctx, p, s, st, digestOf(views, st, s), now)
+		d, err := a.rerenderShard(ctx, p, s, st, shardset.Digest(views, st, s), now)
 		if err != nil {
 			return requeue, err
 		}
@@ -43,9 +44,9 @@ func (a *Agent) actShards(ctx context.Context, p *pass, st *state.State, requeue
 // carries the view the state gives it (view: its digest, render.ShardViews); otherwise
 // rerender.Decide with the shard's parent, as
 // if its plan were of an older generation (the shard's render of this view has not arrived).
-func (a *Agent) rerenderShard(ctx context.Context, p *pass, s shardPass, st *state.State, view string, now time.Time) (rerender.Decision, error) {
+func (a *Agent) rerenderShard(ctx context.Context, p *pass, s shardset.Member, st *state.State, view string, now time.Time) (rerender.Decision, error) {
 	key := shardKey(p.plan.Rollout, s.Shard.K)
-	if !touched(s, view) {
+	if !shardset.Touched(s, view) {
 		a.remember(key, named{})
 		return rerender.Decision{Confirmed: true}, nil // untouched, or its render arrived
 	}
@@ -76,11 +77,4 @@ func (a *Agent) rerenderShard(ctx context.Context, p *pass, s shardPass, st *sta
 		}
 	}
 	return d, nil
-}
-
-// touched reports whether the state changed what shard s renders since its plan (view:
-// the shard's view of the state, digestOf): its render of the state has not arrived (a shard
-// without a plan is touched: it renders nothing).
-func touched(s shardPass, view string) bool {
-	return !s.Found || s.View != view
 }
