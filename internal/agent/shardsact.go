@@ -51,7 +51,7 @@ func (a *Agent) rerenderShard(ctx context.Context, p *pass, s shardset.Member, s
 		return rerender.Decision{Confirmed: true}, nil // untouched, or its render arrived
 	}
 	if s.App == nil {
-		return rerender.Decision{}, nil // its parent is missing: shardHold holds the rollout
+		return rerender.Decision{}, nil // its parent is missing: shardset.Hold holds the rollout
 	}
 	mem := a.remembered(key)
 	if mem.since.IsZero() {
