@@ -12,7 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/cmp-phase/cmp-phase/internal/agent"
+	"github.com/cmp-phase/cmp-phase/internal/clustersecrets"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/inputs"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
@@ -128,7 +128,7 @@ func (a *app) planInventory(s *spec.Spec, file string) (*inventory.Inventory, er
 	for i := range list.Items {
 		secrets[i] = &list.Items[i]
 	}
-	return agent.Inventory(secrets), nil
+	return clustersecrets.Inventory(secrets), nil
 }
 
 func usesClusters(s *spec.Spec) bool {

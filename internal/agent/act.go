@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
@@ -13,12 +12,13 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/rerender"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
 // act does the I/O the engine asked for, after the state was written, as the re-render
-// protocol (decideRerender) says: point the parent's PHASE_GEN at the state, apply the
+// protocol (rerender.Decide) says: point the parent's PHASE_GEN at the state, apply the
 // children the state moves when that is safe (enact), ask again for a render that did not
 // arrive; once the parent's render of the state has arrived, carry out decided removals
 // and sync admitted children that do not sync themselves.
@@ -41,7 +41,7 @@ func (a *Agent) act(ctx context.Context, p *pass, st *state.State, acts []rollou
 	}
 	name, now := p.plan.Rollout, a.now()
 	mem := a.remembered(name)
-	d := decideRerender(viewOf(p.parent, p.plan.Generation, st.ViewGeneration, mem), now, a.opts.ConfirmAfter)
+	d := rerender.Decide(viewOf(p.parent, p.plan.Generation, st.ViewGeneration, mem), now, a.opts.ConfirmAfter)
 	if d.SetPhaseGen {
 		// first: nothing moves before the parent names the state that moves it (a parent
 		// naming an older one would show the moved children OutOfSync, and a person's
@@ -57,7 +57,7 @@ func (a *Agent) act(ctx context.Context, p *pass, st *state.State, acts []rollou
 		}
 	}
 	if d.Confirmed && !mem.asked.IsZero() {
-		a.metrics.rerender.WithLabelValues(name).Observe(now.Sub(mem.asked).Seconds())
+		a.metrics.Rerender.WithLabelValues(name).Observe(now.Sub(mem.asked).Seconds())
 	}
 	mem.asked = d.Asked
 	a.remember(name, mem)
@@ -111,8 +111,8 @@ func (a *Agent) askAgain(ctx context.Context, p *pass, st *state.State) error {
 // generation already: reading a parent of thousands of children costs a second under load.
 func (a *Agent) askAgainOf(ctx context.Context, p *pass, parent string, cached *v1alpha1.Application, st *state.State) error {
 	a.warn(p, "RerenderNotConfirmed", fmt.Sprintf("the parent %s has not rendered state generation %d after %s; asking again", parent, st.ViewGeneration, a.opts.ConfirmAfter))
-	if cached == nil || PhaseGen(cached) != st.Generation {
-		if err := SetPhaseGen(ctx, a.argo, a.opts.Namespace, parent, st.Generation); err != nil {
+	if cached == nil || rerender.PhaseGen(cached) != st.Generation {
+		if err := rerender.SetPhaseGen(ctx, a.argo, a.opts.Namespace, parent, st.Generation); err != nil {
 			return err
 		}
 	}
@@ -188,26 +188,6 @@ func (a *Agent) remembered(name string) named {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.asked[name]
-}
-
-// PhaseGen is the generation a parent's PHASE_GEN names, 0 when unset or unreadable.
-func PhaseGen(parent *v1alpha1.Application) int64 {
-	if src := parent.Spec.Source; src != nil && src.Plugin != nil {
-		for _, e := range src.Plugin.Env {
-			if e.Name == contract.EnvPhaseGen {
-				return generationOf(e.Value)
-			}
-		}
-	}
-	return 0
-}
-
-func generationOf(s string) int64 {
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n < 0 {
-		return 0
-	}
-	return n
 }
 
 // publishEvents turns the engine's events into Kubernetes Events on the parent (visible in

@@ -18,6 +18,7 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/argoapi"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/failure"
 	"github.com/cmp-phase/cmp-phase/internal/hooks"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/plan"
@@ -25,6 +26,8 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
+	"github.com/cmp-phase/cmp-phase/internal/telemetry"
+	"github.com/cmp-phase/cmp-phase/internal/warm"
 )
 
 // inventoryKey is the work-queue key that republishes the inventory; every other key is a
@@ -132,8 +135,8 @@ type Agent struct {
 	now       func() time.Time
 	hooks     *hooks.Runner
 	runs      hookRuns
-	metrics   *metrics
-	warm      *warmer // nil without Options.ArgoCD
+	metrics   *telemetry.AgentMetrics
+	warm      *warm.Warmer // nil without Options.ArgoCD
 
 	mu       sync.Mutex
 	inv      *inventory.Inventory // last published
@@ -159,10 +162,10 @@ func New(kube kubernetes.Interface, argo argoclient.Interface, opts Options, log
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "cmp-phase-agent"}),
 		asked: map[string]named{}, memories: map[string]*memory{},
-		hooks: hooks.New(opts.Hooks), metrics: newMetrics(opts.Metrics),
+		hooks: hooks.New(opts.Hooks), metrics: telemetry.NewAgentMetrics(opts.Metrics),
 		runs: hookRuns{inFlight: map[string]bool{}, results: map[string]map[string]rollout.HookResult{}, cleanups: map[string]hooks.Cleanup{}, hosts: map[string]chan struct{}{}},
 	}
-	a.warm = newWarmer(opts.ArgoCD, opts.Metrics)
+	a.warm = warm.New(opts.ArgoCD, opts.Metrics)
 	a.hooks.WithClusters(hooks.Clusters{Kube: kube, Namespace: opts.Namespace, Argo: argo, SecretName: a.clusterSecretName,
 		OwnName: a.clusterOwnName, ProjectClusters: a.projectClusters, Log: log})
 	return a
@@ -195,7 +198,7 @@ func (a *Agent) Run(ctx context.Context) error {
 		wg.Go(func() { a.pollParents(ctx, a.opts.PollParents) })
 	}
 	if a.warm != nil {
-		wg.Go(func() { a.warm.run(ctx, a.log.With("work", "warm")) })
+		wg.Go(func() { a.warm.Run(ctx, a.log.With("work", "warm")) })
 	}
 	for range a.opts.Workers {
 		wg.Go(func() {
@@ -240,7 +243,7 @@ func (a *Agent) work(ctx context.Context) bool {
 // fail does what a failure's policy says: one log line, its Warning Event on the rollout's
 // parent when it has one, and the requeue.
 func (a *Agent) fail(key string, log *slog.Logger, err error) {
-	pol := policyOf(err)
+	pol := failure.PolicyOf(err)
 	log.Log(context.Background(), pol.Level, "reconcile failed", "kind", pol.Kind, "error", err)
 	if pol.Event != "" && key != inventoryKey {
 		if ref := a.rolloutRef(key); ref != nil {
@@ -248,13 +251,13 @@ func (a *Agent) fail(key string, log *slog.Logger, err error) {
 		}
 	}
 	switch pol.Requeue {
-	case Backoff:
+	case failure.Backoff:
 		a.queue.AddRateLimited(key)
 		return
-	case Soon:
-		a.queue.AddAfter(key, retrySoon)
-	case Slowly:
-		a.queue.AddAfter(key, retrySlowly)
+	case failure.Soon:
+		a.queue.AddAfter(key, failure.RetrySoon)
+	case failure.Slowly:
+		a.queue.AddAfter(key, failure.RetrySlowly)
 	}
 	a.queue.Forget(key)
 }

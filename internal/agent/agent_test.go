@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"strings"
 	"testing"
 	"time"
 
@@ -12,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
-	"github.com/cmp-phase/cmp-phase/internal/rollout"
+	"github.com/cmp-phase/cmp-phase/internal/observe"
 )
 
 func liveChild() *v1alpha1.Application {
@@ -29,88 +28,6 @@ func liveChild() *v1alpha1.Application {
 			ReconciledAt:   &reconciled,
 			OperationState: &v1alpha1.OperationState{Phase: synccommon.OperationSucceeded, FinishedAt: &finished},
 		},
-	}
-}
-
-func TestObserveALiveChild(t *testing.T) {
-	o := Observe(liveChild())
-	if o.Revision != "r2" || !o.SpecCompared || o.SyncStatus != "Synced" || o.Health != "Healthy" || o.OperationPhase != "Succeeded" || o.OperationFinishedAt.IsZero() {
-		t.Fatalf("%+v", o)
-	}
-	if v, why := rollout.Settle(o, "r2", time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)); v != rollout.Done {
-		t.Fatalf("a synced, healthy child on r2 is done: %s", why)
-	}
-	stale := liveChild()
-	stale.Status.Sync.ComparedTo.Source.Path = "v1" // the controller compared the old spec
-	if Observe(stale).SpecCompared {
-		t.Fatal("a comparison of the old spec is not a comparison of the new one")
-	}
-	byName := liveChild()
-	byName.Spec.Destination = v1alpha1.ApplicationDestination{Name: "dev-1", Namespace: "dev-1"}
-	byName.Status.Sync.ComparedTo.Destination = v1alpha1.ApplicationDestination{Name: "dev-1", Server: "https://10.0.0.1", Namespace: "dev-1"}
-	if !Observe(byName).SpecCompared {
-		t.Fatal("a destination given by name matches on the name")
-	}
-}
-
-func TestInventoryNeverCarriesCredentials(t *testing.T) {
-	secrets := []*corev1.Secret{
-		{ObjectMeta: metav1.ObjectMeta{Name: "c2", Labels: map[string]string{contract.LabelSecretType: contract.SecretTypeCluster, "env": "prod"},
-			Annotations: map[string]string{"team": "payments", corev1.LastAppliedConfigAnnotation: `{"data":{"config":"c2VjcmV0"}}`}},
-			Data: map[string][]byte{"name": []byte("prod"), "server": []byte("https://10.0.0.2"), "config": []byte(`{"bearerToken":"s3cr3t"}`)}},
-		{ObjectMeta: metav1.ObjectMeta{Name: "c1", Labels: map[string]string{contract.LabelSecretType: contract.SecretTypeCluster}},
-			Data: map[string][]byte{"name": []byte("dev"), "server": []byte("https://10.0.0.1"), "project": []byte("team-a")}},
-		{ObjectMeta: metav1.ObjectMeta{Name: "repo", Labels: map[string]string{contract.LabelSecretType: "repository"}},
-			Data: map[string][]byte{"url": []byte("https://git")}},
-	}
-	inv := Inventory(secrets)
-	b, err := inv.Encode()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(inv.Clusters) != 2 || inv.Clusters[0].Name != "dev" || inv.Clusters[0].Project != "team-a" || inv.Clusters[1].Annotations["team"] != "payments" {
-		t.Fatalf("%+v", inv.Clusters)
-	}
-	for _, secret := range []string{"s3cr3t", "bearerToken", "c2VjcmV0", "last-applied"} {
-		if strings.Contains(string(b), secret) {
-			t.Fatalf("the inventory carries %q: %s", secret, b)
-		}
-	}
-}
-
-func TestNeedsSyncOnlyForAdmittedChildrenThatDoNotSyncThemselves(t *testing.T) {
-	admitted := time.Date(2026, 11, 22, 10, 0, 10, 0, time.UTC)
-	outOfSync := func() *v1alpha1.Application {
-		a := liveChild()
-		a.Status.Sync.Status = v1alpha1.SyncStatusCodeOutOfSync
-		started := metav1.NewTime(admitted.Add(-time.Hour))
-		a.Status.OperationState.StartedAt = started
-		return a
-	}
-	cases := map[string]struct {
-		change func(*v1alpha1.Application)
-		want   bool
-	}{
-		"an OutOfSync child without automated sync is synced by the agent": {func(*v1alpha1.Application) {}, true},
-		"a child with automated sync syncs itself": {func(a *v1alpha1.Application) {
-			a.Spec.SyncPolicy = &v1alpha1.SyncPolicy{Automated: &v1alpha1.SyncPolicyAutomated{}}
-		}, false},
-		"an operation already present is never replaced": {func(a *v1alpha1.Application) { a.Operation = &v1alpha1.Operation{} }, false},
-		"a sync started since admission is not started again": {func(a *v1alpha1.Application) {
-			a.Status.OperationState.StartedAt = metav1.NewTime(admitted.Add(time.Second))
-		}, false},
-		"a child still on the old revision waits for the parent": {func(a *v1alpha1.Application) { a.Annotations[contract.AnnotationRevision] = "r1" }, false},
-		"a comparison of the old spec is not a reason to sync":   {func(a *v1alpha1.Application) { a.Status.Sync.ComparedTo.Source.Path = "v1" }, false},
-		"a Synced child needs nothing":                           {func(a *v1alpha1.Application) { a.Status.Sync.Status = v1alpha1.SyncStatusCodeSynced }, false},
-	}
-	for name, c := range cases {
-		t.Run(name, func(t *testing.T) {
-			a := outOfSync()
-			c.change(a)
-			if got := NeedsSync(a, "r2", admitted); got != c.want {
-				t.Fatalf("NeedsSync = %v", got)
-			}
-		})
 	}
 }
 
@@ -131,19 +48,7 @@ func TestTheCachesNeverHoldCredentialsOrBulk(t *testing.T) {
 	if a := trimmed.(*v1alpha1.Application); a.Status.Resources != nil || a.Status.History != nil || a.Status.OperationState.SyncResult.Resources != nil {
 		t.Fatalf("%+v", a.Status)
 	}
-	if o := Observe(trimmed.(*v1alpha1.Application)); o.Health != "Healthy" || o.OperationPhase != "Succeeded" {
+	if o := observe.Child(trimmed.(*v1alpha1.Application)); o.Health != "Healthy" || o.OperationPhase != "Succeeded" {
 		t.Fatalf("trimming lost what the engine reads: %+v", o)
-	}
-}
-
-func TestPhaseGenReadsTheParentsPluginEnv(t *testing.T) {
-	p := &v1alpha1.Application{Spec: v1alpha1.ApplicationSpec{Source: &v1alpha1.ApplicationSource{Plugin: &v1alpha1.ApplicationSourcePlugin{
-		Env: v1alpha1.Env{{Name: "OTHER", Value: "9"}, {Name: contract.EnvPhaseGen, Value: "42"}}}}}}
-	if PhaseGen(p) != 42 {
-		t.Fatal(PhaseGen(p))
-	}
-	p.Spec.Source.Plugin.Env[1].Value = "-3"
-	if PhaseGen(p) != 0 {
-		t.Fatal("a negative generation reads as none")
 	}
 }

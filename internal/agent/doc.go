@@ -1,7 +1,8 @@
 // Package agent is the I/O side of the rollout: it reads the live child Applications and the
 // cluster Secrets, feeds the pure engine (internal/rollout), writes the state ConfigMap and
-// makes Argo CD re-render the parent. The pure translations are here too: a live Application
-// into an engine Observation, cluster Secrets into the inventory, the re-render protocol.
+// makes Argo CD re-render the parent. The pure translations are packages of their own: a
+// live Application into an engine Observation (internal/observe), cluster Secrets into the
+// inventory (internal/clustersecrets), the re-render protocol (internal/rerender).
 //
 // The agent runs hooks of every kind without naming one (internal/hooks/all names them):
 // it gives the runner its clusters (hooks.Clusters: its own client and namespace, Argo
@@ -11,7 +12,7 @@
 // project and namespace at the rollout's revision, child.go); and it removes what a run
 // left (hooks.Cleanup) once the ledger has its outcome (cleanup.go).
 //
-// A failed reconcile has a kind (failure.go): transient, conflict, invalid input, or fail
-// closed. One mapper, policyOf, turns it into when the rollout comes back, the Warning Event
-// its parent gets (or none) and the level of the one line it is logged with.
+// A failed reconcile has a kind (internal/failure): transient, conflict, invalid input, or
+// fail closed. One mapper, failure.PolicyOf, turns it into when the rollout comes back, the
+// Warning Event its parent gets (or none) and the level of the one line it is logged with.
 package agent

@@ -5,18 +5,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"time"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"golang.org/x/sync/errgroup"
-	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/childop"
+	"github.com/cmp-phase/cmp-phase/internal/failure"
 	"github.com/cmp-phase/cmp-phase/internal/render"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
@@ -55,7 +54,7 @@ func (a *Agent) enactOnly(ctx context.Context, p *pass, st *state.State, keep fu
 	}
 	docs, err := a.renderer.Children(a.childInput(p, st), keys)
 	if err != nil {
-		return failClosed(fmt.Errorf("render the children rollout %s moves: %w", p.plan.Rollout, err))
+		return failure.Closed(fmt.Errorf("render the children rollout %s moves: %w", p.plan.Rollout, err))
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(movesAtOnce)
@@ -126,7 +125,7 @@ func (a *Agent) move(ctx context.Context, live *v1alpha1.Application, doc []byte
 	if err := json.Unmarshal(doc, &want); err != nil {
 		return fmt.Errorf("move %s: decode its render: %w", live.Name, err)
 	}
-	patch, err := movePatch(live, &want, marker)
+	patch, err := childop.MovePatch(live, &want, marker)
 	if err != nil {
 		return fmt.Errorf("move %s: %w", live.Name, err)
 	}
@@ -145,73 +144,3 @@ func (a *Agent) move(ctx context.Context, live *v1alpha1.Application, doc []byte
 
 // errMoved says a move was not made because the child changed meanwhile.
 var errMoved = errors.New("child changed before its move")
-
-// movePatch is the merge patch that gives live the rendered spec, sets the rendered labels
-// and annotations (others, like Argo CD's tracking annotation, are kept), and requests a
-// sync carrying marker unless an operation is pending. It is conditional on live's
-// resourceVersion.
-func movePatch(live, want *v1alpha1.Application, marker string) ([]byte, error) {
-	type doc struct {
-		Metadata  metav1.ObjectMeta        `json:"metadata"`
-		Spec      v1alpha1.ApplicationSpec `json:"spec"`
-		Operation *v1alpha1.Operation      `json:"operation,omitempty"`
-	}
-	from := doc{Metadata: metav1.ObjectMeta{Labels: live.Labels, Annotations: live.Annotations}, Spec: live.Spec, Operation: live.Operation}
-	to := doc{Metadata: metav1.ObjectMeta{Labels: overlay(live.Labels, want.Labels), Annotations: overlay(live.Annotations, want.Annotations)},
-		Spec: want.Spec, Operation: live.Operation}
-	if live.Operation == nil {
-		to.Operation = syncOperation(&want.Spec, marker)
-	}
-	a, err := json.Marshal(from)
-	if err != nil {
-		return nil, fmt.Errorf("encode: %w", err)
-	}
-	b, err := json.Marshal(to)
-	if err != nil {
-		return nil, fmt.Errorf("encode: %w", err)
-	}
-	patch, err := jsonpatch.CreateMergePatch(a, b)
-	if err != nil {
-		return nil, fmt.Errorf("merge patch: %w", err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(patch, &m); err != nil {
-		return nil, fmt.Errorf("merge patch: %w", err)
-	}
-	meta, _ := m["metadata"].(map[string]any)
-	if meta == nil {
-		meta = map[string]any{}
-	}
-	meta["resourceVersion"] = live.ResourceVersion
-	m["metadata"] = meta
-	return json.Marshal(m)
-}
-
-func overlay(base, top map[string]string) map[string]string {
-	out := maps.Clone(base)
-	if out == nil {
-		out = map[string]string{}
-	}
-	maps.Copy(out, top)
-	return out
-}
-
-// syncOperation is the sync the agent starts for a child, as Argo CD's automated sync
-// would (its prune setting, sync options and retry), marked as the agent's.
-func syncOperation(spec *v1alpha1.ApplicationSpec, marker string) *v1alpha1.Operation {
-	op := &v1alpha1.Operation{
-		Sync:        &v1alpha1.SyncOperation{},
-		InitiatedBy: v1alpha1.OperationInitiator{Username: "cmp-phase-agent", Automated: true},
-		Info:        []*v1alpha1.Info{{Name: contract.OperationInfoAdmission, Value: marker}},
-	}
-	if sp := spec.SyncPolicy; sp != nil {
-		op.Sync.SyncOptions = sp.SyncOptions
-		if sp.IsAutomatedSyncEnabled() {
-			op.Sync.Prune = sp.Automated.GetPrune()
-		}
-		if sp.Retry != nil {
-			op.Retry = *sp.Retry
-		}
-	}
-	return op
-}

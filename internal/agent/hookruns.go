@@ -174,7 +174,7 @@ func (a *Agent) hookAttempts(ctx context.Context, p *pass, revision string, act 
 	attempts := 0
 	res := a.hooks.RunAttempts(ctx, call, a.opts.Backoff, func(n int, _ hooks.Result) { attempts = n })
 	status := ledgerStatus(res.Outcome)
-	a.metrics.hook(rollout.HookPlace(act.Key), status, time.Since(start))
+	a.metrics.Hook(rollout.HookPlace(act.Key), status, time.Since(start))
 	return rollout.HookResult{Status: status, Attempts: attempts, FinishedAt: time.Now(), Duration: time.Since(start), Message: res.Message}, res.Cleanup
 }
 

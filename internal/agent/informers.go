@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/observe"
 )
 
 // caches are the agent's trimmed, namespace-scoped informers.
@@ -122,7 +123,7 @@ func trimApp(obj any) (any, error) {
 	app.ManagedFields = nil
 	app.Status.Resources, app.Status.History = nil, nil
 	if op := app.Status.OperationState; op != nil && op.SyncResult != nil {
-		op.SyncResult.Resources = failedResources(op.SyncResult.Resources)
+		op.SyncResult.Resources = observe.FailedResources(op.SyncResult.Resources)
 	}
 	return app, nil
 }

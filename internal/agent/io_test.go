@@ -14,7 +14,10 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/failure"
+	"github.com/cmp-phase/cmp-phase/internal/observe"
 	"github.com/cmp-phase/cmp-phase/internal/plan"
+	"github.com/cmp-phase/cmp-phase/internal/rerender"
 )
 
 func parentApp(env ...*v1alpha1.EnvEntry) *v1alpha1.Application {
@@ -36,7 +39,7 @@ func getApp(t *testing.T, f *fakeAgent, name string) *v1alpha1.Application {
 func TestSetPhaseGenKeepsTheOtherEntriesAndWritesOnlyAChange(t *testing.T) {
 	ctx := context.Background()
 	f := newFakeAgent(t, []runtime.Object{parentApp(&v1alpha1.EnvEntry{Name: "SYNC_OPTIONS", Value: "Prune=false"}, &v1alpha1.EnvEntry{Name: contract.EnvPhaseGen, Value: "3"})})
-	if err := SetPhaseGen(ctx, f.argo, testNS, "web-parent", 4); err != nil {
+	if err := rerender.SetPhaseGen(ctx, f.argo, testNS, "web-parent", 4); err != nil {
 		t.Fatal(err)
 	}
 	env := getApp(t, f, "web-parent").Spec.Source.Plugin.Env
@@ -44,7 +47,7 @@ func TestSetPhaseGenKeepsTheOtherEntriesAndWritesOnlyAChange(t *testing.T) {
 		t.Fatalf("env %v", env)
 	}
 	f.argo.ClearActions()
-	if err := SetPhaseGen(ctx, f.argo, testNS, "web-parent", 4); err != nil {
+	if err := rerender.SetPhaseGen(ctx, f.argo, testNS, "web-parent", 4); err != nil {
 		t.Fatal(err)
 	}
 	if n := writes(f.argo.Actions(), "applications"); n != 0 {
@@ -52,7 +55,7 @@ func TestSetPhaseGenKeepsTheOtherEntriesAndWritesOnlyAChange(t *testing.T) {
 	}
 
 	f = newFakeAgent(t, []runtime.Object{parentApp(&v1alpha1.EnvEntry{Name: "SYNC_OPTIONS", Value: "Prune=false"})})
-	if err := SetPhaseGen(ctx, f.argo, testNS, "web-parent", 1); err != nil {
+	if err := rerender.SetPhaseGen(ctx, f.argo, testNS, "web-parent", 1); err != nil {
 		t.Fatal(err)
 	}
 	if env := getApp(t, f, "web-parent").Spec.Source.Plugin.Env; len(env) != 2 || env[1].Name != contract.EnvPhaseGen || env[1].Value != "1" {
@@ -62,8 +65,8 @@ func TestSetPhaseGenKeepsTheOtherEntriesAndWritesOnlyAChange(t *testing.T) {
 	noPlugin := parentApp()
 	noPlugin.Spec.Source.Plugin = nil
 	f = newFakeAgent(t, []runtime.Object{noPlugin})
-	err := SetPhaseGen(ctx, f.argo, testNS, "web-parent", 1)
-	if policyOf(err).Kind != Invalid || !strings.Contains(err.Error(), "(fix: set spec.source.plugin.name: "+contract.PluginName+")") {
+	err := rerender.SetPhaseGen(ctx, f.argo, testNS, "web-parent", 1)
+	if failure.PolicyOf(err).Kind != failure.Invalid || !strings.Contains(err.Error(), "(fix: set spec.source.plugin.name: "+contract.PluginName+")") {
 		t.Fatalf("a parent without the plugin is invalid input: %v", err)
 	}
 }
@@ -101,7 +104,7 @@ func TestMoveGivesTheChildItsRenderAndKeepsTracking(t *testing.T) {
 	if got.Annotations["argocd.argoproj.io/tracking-id"] == "" || got.Annotations[contract.AnnotationRevision] != "r2" || got.Labels[contract.LabelPhase] != "prod" || got.Labels["team"] != "web" {
 		t.Errorf("metadata: labels %v annotations %v", got.Labels, got.Annotations)
 	}
-	if got.Operation == nil || markerOf(got.Operation.Info) != "r2@2026-11-25T12:00:00Z" {
+	if got.Operation == nil || observe.Marker(got.Operation.Info) != "r2@2026-11-25T12:00:00Z" {
 		t.Errorf("no marked sync: %+v", got.Operation)
 	}
 

@@ -8,6 +8,7 @@ import (
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/cmp-phase/cmp-phase/internal/observe"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/statestore"
 )
@@ -56,7 +57,7 @@ func (a *Agent) forget(name string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	delete(a.memories, name)
-	a.warm.forget(name)
+	a.warm.Forget(name)
 }
 
 // observe is Observe of every child, reusing the observation of a child whose object
@@ -74,7 +75,7 @@ func (m *memory) observe(apps []*v1alpha1.Application) map[string]rollout.Observ
 			known++
 		}
 		if !ok || app.ResourceVersion == "" || s.uid != app.UID || s.rv != app.ResourceVersion {
-			s = seenChild{uid: app.UID, rv: app.ResourceVersion, obs: Observe(app)}
+			s = seenChild{uid: app.UID, rv: app.ResourceVersion, obs: observe.Child(app)}
 			m.seen[app.Name] = s
 		}
 		out[app.Name] = s.obs

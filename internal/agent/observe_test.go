@@ -7,6 +7,7 @@ import (
 	synccommon "github.com/argoproj/argo-cd/gitops-engine/pkg/sync/common"
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 
+	"github.com/cmp-phase/cmp-phase/internal/observe"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 )
 
@@ -31,7 +32,7 @@ func TestAFailedResourceSaysWhyTheSyncFailed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o := Observe(trimmed.(*v1alpha1.Application))
+		o := observe.Child(trimmed.(*v1alpha1.Application))
 		if kind, rule := rollout.ClassifySyncFailure(o.OperationMessage); kind != want {
 			t.Errorf("%q: %s (%s), want %s", o.OperationMessage, kind, rule, want)
 		}

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/cmp-phase/cmp-phase/internal/clustersecrets"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/inputs"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
@@ -30,7 +31,7 @@ func (a *Agent) publish(ctx context.Context) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, err
 	}
-	fresh, left := inventoryOf(secrets)
+	fresh, left := clustersecrets.Read(secrets)
 	inv, gone, next := inventory.Hold(a.published(cur), fresh, a.now(), a.opts.RemovalGrace)
 	b, err := inv.Encode()
 	if err != nil {
@@ -49,8 +50,8 @@ func (a *Agent) publish(ctx context.Context) (time.Time, error) {
 	}
 	a.log.Info("inventory published", "clusters", len(inv.Clusters))
 	for _, o := range left { // withheld annotations: said when the inventory changes
-		if o.reason == "" {
-			a.log.Warn("cluster annotations withheld", "message", o.msg)
+		if o.Reason == "" {
+			a.log.Warn("cluster annotations withheld", "message", o.Msg)
 		}
 	}
 	if err := a.everyRollout(); err != nil {
@@ -96,14 +97,14 @@ func (a *Agent) writeInventory(ctx context.Context, cur *corev1.ConfigMap, b []b
 
 // warnAbsent warns on every parent of each cluster whose Secret is gone (gone, held for the
 // removal grace) and of each cluster left out with a reason: said at every publish.
-func (a *Agent) warnAbsent(gone []string, left []omission) {
+func (a *Agent) warnAbsent(gone []string, left []clustersecrets.Omission) {
 	for _, c := range gone {
 		a.warnEveryParent("ClusterAbsent", fmt.Sprintf("the Secret of cluster %s is gone: its children stay as they are and are removed only if it is still gone at %s (--removal-grace %s)",
 			c, a.now().Add(a.opts.RemovalGrace).UTC().Format(time.RFC3339), a.opts.RemovalGrace))
 	}
 	for _, o := range left { // a cluster left out leaves the inventory as it was: said every time
-		if o.reason != "" {
-			a.warnEveryParent(o.reason, o.msg)
+		if o.Reason != "" {
+			a.warnEveryParent(o.Reason, o.Msg)
 		}
 	}
 }

@@ -11,10 +11,13 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/control"
+	"github.com/cmp-phase/cmp-phase/internal/failure"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/rerender"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
+	"github.com/cmp-phase/cmp-phase/internal/shardset"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/internal/statestore"
@@ -30,7 +33,7 @@ type pass struct {
 	phaseGen int64                 // the highest PHASE_GEN of its parents (every shard's)
 	children map[string]*v1alpha1.Application
 	observed map[string]rollout.Observation
-	shards   []shardPass // a sharded rollout's shards, by K (nil: one parent renders it all)
+	shards   []shardset.Member // a sharded rollout's shards, by K (nil: one parent renders it all)
 	// shardConflict: why the rollout's plans disagree on its shards (holds it; "": agree)
 	shardConflict string
 	// moves: the children this pass moved; moreMoves: the state moves more than this pass
@@ -47,7 +50,7 @@ type pass struct {
 // (re-deciding on a write conflict), write the state, then do what the engine asked: make
 // the parent re-render, publish Events, delete removed children, start syncs. It returns
 // when to come back at the latest (zero: on the next watch event or resync). An error has a
-// kind (policyOf says what it means); the caller logs it, once.
+// kind (failure.PolicyOf says what it means); the caller logs it, once.
 func (a *Agent) Reconcile(ctx context.Context, name string) (time.Time, error) {
 	return a.reconcile(ctx, name, a.log.With("rollout", name))
 }
@@ -59,7 +62,7 @@ func (a *Agent) reconcile(ctx context.Context, name string, log *slog.Logger) (t
 	if err != nil || p == nil {
 		return time.Time{}, err
 	}
-	a.metrics.pass.WithLabelValues(name, "read").Observe(time.Since(began).Seconds())
+	a.metrics.Pass.WithLabelValues(name, "read").Observe(time.Since(began).Seconds())
 	p.log = log
 	if held, next, err := a.parentLifecycle(ctx, p); held || err != nil {
 		return next, err
@@ -81,7 +84,7 @@ func (a *Agent) decideAndAct(ctx context.Context, p *pass, dismantle *rollout.Di
 		c.Fleet = fleet
 		began := time.Now()
 		d, err := a.decide(p, cur, c, dismantle, now)
-		a.metrics.decide.WithLabelValues(name).Observe(time.Since(began).Seconds())
+		a.metrics.Decide.WithLabelValues(name).Observe(time.Since(began).Seconds())
 		p.decision = d
 		if err != nil {
 			return statestore.Edit{}, err
@@ -94,7 +97,7 @@ func (a *Agent) decideAndAct(ctx context.Context, p *pass, dismantle *rollout.Di
 	if err != nil {
 		return time.Time{}, trace.failure(err, "state ConfigMap "+a.opts.Namespace+"/"+store.Name)
 	}
-	a.metrics.pass.WithLabelValues(name, "state").Observe(time.Since(stateBegan).Seconds())
+	a.metrics.Pass.WithLabelValues(name, "state").Observe(time.Since(stateBegan).Seconds())
 	a.written(p, next, wrote)
 	acts := p.decision.Actions
 	a.publishEvents(p, acts)
@@ -106,7 +109,7 @@ func (a *Agent) decideAndAct(ctx context.Context, p *pass, dismantle *rollout.Di
 		return a.removeRollout(ctx, p) // a person confirmed the spec is gone: its children go
 	}
 	actBegan := time.Now()
-	defer func() { a.metrics.pass.WithLabelValues(name, "act").Observe(time.Since(actBegan).Seconds()) }()
+	defer func() { a.metrics.Pass.WithLabelValues(name, "act").Observe(time.Since(actBegan).Seconds()) }()
 	return a.act(ctx, p, next, acts)
 }
 
@@ -115,7 +118,7 @@ func (a *Agent) written(p *pass, next *state.State, wrote bool) {
 	if !wrote {
 		return
 	}
-	a.metrics.writes.WithLabelValues(p.plan.Rollout).Inc()
+	a.metrics.Writes.WithLabelValues(p.plan.Rollout).Inc()
 	p.log.Info("state written", "generation", next.Generation, "view", next.ViewGeneration)
 	if a.faults.AfterWrite != nil {
 		a.faults.AfterWrite(p.plan.Rollout, next.Generation)
@@ -128,7 +131,7 @@ func (a *Agent) shown(name string, st *state.State) map[string]string {
 		return nil
 	}
 	shown := status.Parent(name, st)
-	a.metrics.observe(name, st, shown[contract.ParentWaitingFor])
+	a.metrics.Observe(name, st, shown[contract.ParentWaitingFor])
 	return shown
 }
 
@@ -145,20 +148,20 @@ func (a *Agent) read(name string) (*pass, error) {
 	}
 	pl, err := plan.Decode(cm, a.exprs)
 	if err != nil {
-		return nil, invalid(err, "let the parent render the plan again, with the sidecar and the agent at the same version")
+		return nil, failure.InvalidInput(err, "let the parent render the plan again, with the sidecar and the agent at the same version")
 	}
 	p := &pass{plan: pl,
 		children: map[string]*v1alpha1.Application{}}
 	if pl.Parent != "" {
 		a.parents.set(pl.Parent, name)
 		if parent, err := a.caches.apps.Get(pl.Parent); err == nil {
-			p.parent, p.phaseGen = parent, PhaseGen(parent)
+			p.parent, p.phaseGen = parent, rerender.PhaseGen(parent)
 		}
 	}
 	if p.shards, p.shardConflict, err = a.readShards(name, cm); err != nil {
 		return nil, err
 	}
-	p.phaseGen = maxPhaseGen(p.phaseGen, p.shards)
+	p.phaseGen = shardset.MaxPhaseGen(p.phaseGen, p.shards)
 	apps, err := a.caches.children(name)
 	if err != nil {
 		return nil, err
@@ -182,19 +185,19 @@ func (a *Agent) decide(p *pass, cur *state.State, c *control.Controls, dismantle
 	}
 	hold := p.shardConflict
 	if hold == "" {
-		hold = shardHold(p.shards, cur, a.shardsSince(p.plan.Rollout, p.shards), now, 2*a.opts.ConfirmAfter)
+		hold = shardset.Hold(p.shards, cur, a.shardsSince(p.plan.Rollout, p.shards), now, 2*a.opts.ConfirmAfter)
 	}
 	if hold != "" && cur == nil {
 		p.log.Warn("rollout held by a shard", "reason", hold)
 	}
 	obs, err := a.observe(p, cur, c, inv)
 	if err != nil {
-		return rollout.Decision{}, failClosed(err)
+		return rollout.Decision{}, failure.Closed(err)
 	}
 	obs.ShardHold, obs.Limits, obs.PhaseGen = hold, a.opts.Limits, p.phaseGen
 	d, err := rollout.Decide(*p.plan, cur, obs, now)
 	if err != nil {
-		return rollout.Decision{}, failClosed(err)
+		return rollout.Decision{}, failure.Closed(err)
 	}
 	return d, nil
 }

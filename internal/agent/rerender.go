@@ -2,75 +2,30 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
-	argoclient "github.com/argoproj/argo-cd/v3/pkg/client/clientset/versioned"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/resourceversion"
-	"k8s.io/client-go/util/retry"
 
-	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/rerender"
 )
 
-// SetPhaseGen points the parent at state generation gen, keeping its other plugin env
-// entries; it writes with the resourceVersion it read and retries on conflict.
-func SetPhaseGen(ctx context.Context, c argoclient.Interface, ns, parent string, gen int64) error {
-	_, err := setPhaseGenRead(ctx, c, ns, parent, gen)
-	return err
+// named is what an agent remembers of a re-render it asked for.
+type named struct {
+	asked       time.Time // when
+	set, before int64     // the PHASE_GEN it set, and the one the parent named before
+	wrote       string    // the parent's resourceVersion its write made ("": unknown)
+	uid         types.UID // … of the parent object it wrote to
+	// since is when a shard's view first differed from its plan: kept while the agent
+	// asks again (asked moves on), cleared only when the shard's render arrives.
+	since time.Time
 }
 
-// setPhaseGenRead is SetPhaseGen, returning the resourceVersion it wrote ("": none).
-func setPhaseGenRead(ctx context.Context, c argoclient.Interface, ns, parent string, gen int64) (string, error) {
-	apps := c.ArgoprojV1alpha1().Applications(ns)
-	wrote := ""
-	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
-		app, err := apps.Get(ctx, parent, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		src := app.Spec.Source
-		if src == nil || src.Plugin == nil {
-			return invalid(fmt.Errorf("parent %s/%s has no plugin source", ns, parent), "set spec.source.plugin.name: "+contract.PluginName)
-		}
-		value := strconv.FormatInt(gen, 10)
-		if containsEnv(src.Plugin.Env, value) {
-			return nil // already there: no write
-		}
-		setEnv(src.Plugin, value)
-		updated, err := apps.Update(ctx, app, metav1.UpdateOptions{})
-		if err == nil {
-			wrote = updated.ResourceVersion
-		}
-		return err
-	})
-	if err != nil {
-		return "", fmt.Errorf("set %s of %s/%s to %d: %w", contract.EnvPhaseGen, ns, parent, gen, err)
-	}
-	return wrote, nil
-}
-
-func containsEnv(env v1alpha1.Env, value string) bool {
-	for _, e := range env {
-		if e.Name == contract.EnvPhaseGen {
-			return e.Value == value
-		}
-	}
-	return false
-}
-
-func setEnv(p *v1alpha1.ApplicationSourcePlugin, value string) {
-	for _, e := range p.Env {
-		if e.Name == contract.EnvPhaseGen {
-			e.Value = value
-			return
-		}
-	}
-	p.Env = append(p.Env, &v1alpha1.EnvEntry{Name: contract.EnvPhaseGen, Value: value})
+// viewOf is rerender.ViewOf with what this agent remembers of its ask.
+func viewOf(parent *v1alpha1.Application, planGen, view int64, mem named) rerender.View {
+	return rerender.ViewOf(parent, planGen, view, rerender.Asked{At: mem.asked, Set: mem.set, Before: mem.before})
 }
 
 // namePhaseGen is the protocol's SetPhaseGen for a parent the cache holds as cached: it
@@ -96,7 +51,7 @@ func (a *Agent) namePhaseGen(ctx context.Context, p *pass, parent string, cached
 	}
 	mem.set, mem.before, mem.wrote, mem.uid = gen, -1, wrote, ""
 	if cached != nil {
-		mem.before, mem.uid = PhaseGen(cached), cached.UID
+		mem.before, mem.uid = rerender.PhaseGen(cached), cached.UID
 	}
 	return mem, asked, nil
 }
@@ -108,10 +63,10 @@ func older(rv, wrote string) bool {
 	return err == nil && c < 0
 }
 
-// setPhaseGen is SetPhaseGen from the cached parent: one JSON patch that tests the plugin
+// setPhaseGen is rerender.SetPhaseGen from the cached parent: one JSON patch that tests the plugin
 // env is still what the cache holds and replaces it (no read, and the parent's status
 // writes, which change its resourceVersion all the time, cannot make it conflict);
-// SetPhaseGen's read and retry when the test fails or the cache holds no env to test.
+// rerender.WritePhaseGen's read and retry when the test fails or the cache holds no env to test.
 // It logs the request (with logAttrs), runs the fault hook after it and returns the
 // resourceVersion it wrote ("": none, it was set already).
 func (a *Agent) setPhaseGen(ctx context.Context, p *pass, parent string, cached *v1alpha1.Application, gen int64, logAttrs ...any) (string, error) {
@@ -119,17 +74,17 @@ func (a *Agent) setPhaseGen(ctx context.Context, p *pass, parent string, cached 
 		wrote string
 		err   error
 	)
-	switch patch, ok := phaseGenPatch(cached, gen); {
+	switch patch, ok := rerender.PhaseGenPatch(cached, gen); {
 	case ok && patch == nil: // already there: no write
 	case ok:
 		var patched *v1alpha1.Application
 		if patched, err = a.argo.ArgoprojV1alpha1().Applications(a.opts.Namespace).Patch(ctx, parent, types.JSONPatchType, patch, metav1.PatchOptions{}); err == nil {
 			wrote = patched.ResourceVersion
 		} else {
-			wrote, err = setPhaseGenRead(ctx, a.argo, a.opts.Namespace, parent, gen) // the env changed meanwhile (its error names the parent)
+			wrote, err = rerender.WritePhaseGen(ctx, a.argo, a.opts.Namespace, parent, gen) // the env changed meanwhile (its error names the parent)
 		}
 	default:
-		wrote, err = setPhaseGenRead(ctx, a.argo, a.opts.Namespace, parent, gen)
+		wrote, err = rerender.WritePhaseGen(ctx, a.argo, a.opts.Namespace, parent, gen)
 	}
 	if err != nil {
 		return "", err
@@ -139,31 +94,4 @@ func (a *Agent) setPhaseGen(ctx context.Context, p *pass, parent string, cached 
 		a.faults.AfterRerender(p.plan.Rollout, gen)
 	}
 	return wrote, nil
-}
-
-// phaseGenPatch is the JSON patch that sets PHASE_GEN on the cached parent, on the
-// condition that its plugin env is still the cached one (nil: already set); ok is false
-// when the cache holds no plugin env to test. The cached object is not changed.
-func phaseGenPatch(cached *v1alpha1.Application, gen int64) (patch []byte, ok bool) {
-	if cached == nil || cached.Spec.Source == nil || cached.Spec.Source.Plugin == nil || len(cached.Spec.Source.Plugin.Env) == 0 {
-		return nil, false
-	}
-	value := strconv.FormatInt(gen, 10)
-	if containsEnv(cached.Spec.Source.Plugin.Env, value) {
-		return nil, true
-	}
-	plugin := &v1alpha1.ApplicationSourcePlugin{}
-	for _, e := range cached.Spec.Source.Plugin.Env {
-		plugin.Env = append(plugin.Env, &v1alpha1.EnvEntry{Name: e.Name, Value: e.Value})
-	}
-	setEnv(plugin, value)
-	const path = "/spec/source/plugin/env"
-	b, err := json.Marshal([]map[string]any{
-		{"op": "test", "path": path, "value": cached.Spec.Source.Plugin.Env},
-		{"op": "replace", "path": path, "value": plugin.Env},
-	})
-	if err != nil {
-		return nil, false
-	}
-	return b, true
 }

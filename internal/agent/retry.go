@@ -3,13 +3,12 @@ package agent
 import (
 	"context"
 	"fmt"
-	"strconv"
 
-	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/childop"
+	"github.com/cmp-phase/cmp-phase/internal/observe"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 )
 
@@ -39,26 +38,18 @@ func (a *Agent) retrySync(ctx context.Context, p *pass, act rollout.Action) erro
 	case err != nil:
 		return fmt.Errorf("retry the sync of %s: %w", act.Cluster, err)
 	}
-	at, attempt, ok := rollout.Retry(Observe(app), act.Revision, act.Since)
+	at, attempt, ok := rollout.Retry(observe.Child(app), act.Revision, act.Since)
 	if !ok || a.now().Before(at) || app.DeletionTimestamp != nil || app.Operation != nil {
 		return nil
 	}
-	app.Operation = retryOperation(&app.Spec, rollout.Marker(act.Revision, act.Since), attempt)
+	app.Operation = childop.Retry(&app.Spec, rollout.Marker(act.Revision, act.Since), attempt)
 	if _, err := apps.Update(ctx, app, metav1.UpdateOptions{}); err != nil {
 		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
 			return nil // changed meanwhile: the next pass judges it as it is now
 		}
 		return fmt.Errorf("retry the sync of %s: %w", act.Cluster, err)
 	}
-	a.metrics.retries.WithLabelValues(p.plan.Rollout).Inc()
+	a.metrics.Retries.WithLabelValues(p.plan.Rollout).Inc()
 	p.log.Info("sync retried", "child", act.Cluster, "attempt", attempt, "revision", act.Revision)
 	return nil
-}
-
-// retryOperation is the agent's sync of a child once more: as it first started it
-// (syncOperation), numbered.
-func retryOperation(spec *v1alpha1.ApplicationSpec, marker string, attempt int) *v1alpha1.Operation {
-	op := syncOperation(spec, marker)
-	op.Info = append(op.Info, &v1alpha1.Info{Name: contract.OperationInfoAttempt, Value: strconv.Itoa(attempt)})
-	return op
 }

@@ -13,6 +13,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/observe"
 	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 )
@@ -37,7 +38,7 @@ func TestASyncCutByARestartIsStartedAgainAfterItsBackoff(t *testing.T) {
 	admitted := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	child := cutChild(admitted, 0)
 	act := rollout.Action{Kind: rollout.ActSyncAgain, Cluster: child.Name, Revision: "r2", Since: admitted}
-	due, attempt, ok := rollout.Retry(Observe(child), "r2", admitted)
+	due, attempt, ok := rollout.Retry(observe.Child(child), "r2", admitted)
 	if !ok || attempt != 2 {
 		t.Fatalf("Retry = %s %d %v", due, attempt, ok)
 	}
@@ -57,7 +58,7 @@ func TestASyncCutByARestartIsStartedAgainAfterItsBackoff(t *testing.T) {
 		t.Fatal(err)
 	}
 	op := getApp(t, f, child.Name).Operation
-	if op == nil || markerOf(op.Info) != rollout.Marker("r2", admitted) || attemptOf(op.Info) != 2 || op.InitiatedBy.Username != "cmp-phase-agent" {
+	if op == nil || observe.Marker(op.Info) != rollout.Marker("r2", admitted) || observe.Attempt(op.Info) != 2 || op.InitiatedBy.Username != "cmp-phase-agent" {
 		t.Fatalf("the retry carries the admission's marker and its attempt: %+v", op)
 	}
 	if err := f.syncAgain(ctx, p, []rollout.Action{act}); err != nil {
@@ -87,7 +88,7 @@ func TestNoRetryWhereArgoCDRetriesOrTheFailureIsPermanent(t *testing.T) {
 	if n := writes(f.argo.Actions(), "applications"); n != 0 {
 		t.Fatalf("Argo CD's own retries and a permanent failure are never retried by the agent: %d writes", n)
 	}
-	if v, _ := rollout.Settle(Observe(own), "r2", admitted); v != rollout.Failed {
+	if v, _ := rollout.Settle(observe.Child(own), "r2", admitted); v != rollout.Failed {
 		t.Fatalf("Argo CD's final word is the verdict: %s", v)
 	}
 }
@@ -96,12 +97,12 @@ func TestObserveReadsTheAttemptAndArgoCDsRetry(t *testing.T) {
 	admitted := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	a := cutChild(admitted, 2)
 	a.Status.OperationState.Operation.Retry = v1alpha1.RetryStrategy{Limit: -1}
-	o := Observe(a)
+	o := observe.Child(a)
 	if o.OperationAttempt != 2 || !o.ArgoCDRetries {
 		t.Fatalf("%+v", o)
 	}
 	a.Status.OperationState.Operation.Info[1].Value = "bogus"
-	if Observe(a).OperationAttempt != 0 {
+	if observe.Child(a).OperationAttempt != 0 {
 		t.Fatal("an unreadable attempt counts as the first")
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/cmp-phase/cmp-phase/internal/rerender"
+	"github.com/cmp-phase/cmp-phase/internal/shardset"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
@@ -15,9 +17,9 @@ import (
 func (a *Agent) actShards(ctx context.Context, p *pass, st *state.State, requeue time.Time) (time.Time, error) {
 	defer a.warmNext(p, st) // last, as for one parent: the children the rollout admits next, in any shard
 	now, confirmed := a.now(), true
-	views := viewsOf(st, p.shards)
+	views := shardset.Views(st, p.shards)
 	for _, s := range p.shards {
-		d, err := a.rerenderShard(ctx, p, s, st, digestOf(views, st, s), now)
+		d, err := a.rerenderShard(ctx, p, s, st, shardset.Digest(views, st, s), now)
 		if err != nil {
 			return requeue, err
 		}
@@ -42,22 +44,22 @@ func (a *Agent) actShards(ctx context.Context, p *pass, st *state.State, requeue
 
 // rerenderShard runs the re-render protocol for one shard: confirmed at once when its plan
 // carries the view the state gives it (view: its digest, render.ShardViews); otherwise
-// decideRerender with the shard's parent, as
+// rerender.Decide with the shard's parent, as
 // if its plan were of an older generation (the shard's render of this view has not arrived).
-func (a *Agent) rerenderShard(ctx context.Context, p *pass, s shardPass, st *state.State, view string, now time.Time) (rerender, error) {
+func (a *Agent) rerenderShard(ctx context.Context, p *pass, s shardset.Member, st *state.State, view string, now time.Time) (rerender.Decision, error) {
 	key := shardKey(p.plan.Rollout, s.Shard.K)
-	if !touched(s, view) {
+	if !shardset.Touched(s, view) {
 		a.remember(key, named{})
-		return rerender{Confirmed: true}, nil // untouched, or its render arrived
+		return rerender.Decision{Confirmed: true}, nil // untouched, or its render arrived
 	}
 	if s.App == nil {
-		return rerender{}, nil // its parent is missing: shardHold holds the rollout
+		return rerender.Decision{}, nil // its parent is missing: shardset.Hold holds the rollout
 	}
 	mem := a.remembered(key)
 	if mem.since.IsZero() {
 		mem.since = now // its view differs from its plan from now on, however often asked
 	}
-	d := decideRerender(viewOf(s.App, min(s.PlanGen, st.ViewGeneration-1), st.ViewGeneration, mem), now, a.opts.ConfirmAfter)
+	d := rerender.Decide(viewOf(s.App, min(s.PlanGen, st.ViewGeneration-1), st.ViewGeneration, mem), now, a.opts.ConfirmAfter)
 	if d.SetPhaseGen { // first, as for an unsharded parent (act)
 		var err error
 		if mem, d.Asked, err = a.namePhaseGen(ctx, p, s.Parent, s.App, st.Generation, mem, d.Asked, "shard", s.Shard.String()); err != nil {
@@ -77,11 +79,4 @@ func (a *Agent) rerenderShard(ctx context.Context, p *pass, s shardPass, st *sta
 		}
 	}
 	return d, nil
-}
-
-// touched reports whether the state changed what shard s renders since its plan (view:
-// the shard's view of the state, digestOf): its render of the state has not arrived (a shard
-// without a plan is touched: it renders nothing).
-func touched(s shardPass, view string) bool {
-	return !s.Found || s.View != view
 }

@@ -9,6 +9,7 @@ import (
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/failure"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/internal/statestore"
 )
@@ -36,7 +37,7 @@ type stateTrace struct {
 func (a *Agent) stateStore(name string) (*statestore.Store, *stateTrace) {
 	t := &stateTrace{cms: a.kube.CoreV1()}
 	return &statestore.Store{ConfigMaps: t, Namespace: a.opts.Namespace, Name: contract.StateConfigMap(name),
-		OnConflict: func() { a.metrics.conflicts.WithLabelValues(name).Inc() }, Memo: a.memoryOf(name).state}, t
+		OnConflict: func() { a.metrics.Conflicts.WithLabelValues(name).Inc() }, Memo: a.memoryOf(name).state}, t
 }
 
 // decide wraps a decision: it marks the steps before and after it.
@@ -55,14 +56,14 @@ func (t *stateTrace) decide(d statestore.DecideCM) statestore.DecideCM {
 func (t *stateTrace) failure(err error, object string) error {
 	switch t.step {
 	case decoding:
-		return invalid(err, "restore "+object+" from a backup, or delete it and the agent rebuilds it from the live children")
+		return failure.InvalidInput(err, "restore "+object+" from a backup, or delete it and the agent rebuilds it from the live children")
 	case encoding:
-		return failClosed(err)
+		return failure.Closed(err)
 	case writing:
 		if apierrors.IsConflict(err) {
 			return err
 		}
-		return writeFailed(err)
+		return failure.WriteFailed(err)
 	}
 	return err // reading: the API error says; deciding: the decision's own
 }

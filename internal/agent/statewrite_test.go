@@ -17,6 +17,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/failure"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/internal/statestore"
 )
@@ -53,24 +54,26 @@ func TestAStateWriteFailsByWhereItFailed(t *testing.T) {
 		live    *corev1.ConfigMap // nil: none
 		reactor k8stesting.ReactionFunc
 		decide  func(*state.State) (*state.State, error)
-		want    Policy
+		want    failure.Policy
 		says    string
 	}{
 		"the read fails": {stateCM(t, cur), fails("get", apierrors.NewServiceUnavailable("down")), nil,
-			Policy{Kind: Transient, Requeue: Backoff, Level: slog.LevelWarn}, "down"},
+			failure.Policy{Kind: failure.Transient, Requeue: failure.Backoff, Level: slog.LevelWarn}, "down"},
 		"the state is unreadable": {unreadable, nil, nil,
-			Policy{Kind: Invalid, Requeue: Slowly, Event: EventInvalidInput, Level: slog.LevelWarn},
+			failure.Policy{Kind: failure.Invalid, Requeue: failure.Slowly, Event: failure.EventInvalidInput, Level: slog.LevelWarn},
 			"(fix: restore state ConfigMap argocd/web-state from a backup, or delete it and the agent rebuilds it from the live children)"},
-		"the engine refuses": {stateCM(t, cur), nil, func(*state.State) (*state.State, error) { return nil, failClosed(errors.New("rebuild state: no spec")) },
-			Policy{Kind: FailClosed, Requeue: Never, Event: EventFailedClosed, Level: slog.LevelError}, "rebuild state: no spec"},
+		"the engine refuses": {stateCM(t, cur), nil, func(*state.State) (*state.State, error) {
+			return nil, failure.Closed(errors.New("rebuild state: no spec"))
+		},
+			failure.Policy{Kind: failure.FailClosed, Requeue: failure.Never, Event: failure.EventFailedClosed, Level: slog.LevelError}, "rebuild state: no spec"},
 		"the state is over its budget": {stateCM(t, cur), nil, func(*state.State) (*state.State, error) { return tooLarge, nil },
-			Policy{Kind: FailClosed, Requeue: Never, Event: EventFailedClosed, Level: slog.LevelError}, "over the budget"},
+			failure.Policy{Kind: failure.FailClosed, Requeue: failure.Never, Event: failure.EventFailedClosed, Level: slog.LevelError}, "over the budget"},
 		"the update fails": {stateCM(t, cur), fails("update", apierrors.NewInternalError(gone)), nil,
-			Policy{Kind: Transient, Requeue: Backoff, Event: EventStateWriteFailed, Level: slog.LevelWarn}, "etcd is gone"},
+			failure.Policy{Kind: failure.Transient, Requeue: failure.Backoff, Event: failure.EventStateWriteFailed, Level: slog.LevelWarn}, "etcd is gone"},
 		"the create fails": {nil, fails("create", apierrors.NewInternalError(gone)), nil,
-			Policy{Kind: Transient, Requeue: Backoff, Event: EventStateWriteFailed, Level: slog.LevelWarn}, "etcd is gone"},
+			failure.Policy{Kind: failure.Transient, Requeue: failure.Backoff, Event: failure.EventStateWriteFailed, Level: slog.LevelWarn}, "etcd is gone"},
 		"every update conflicts": {stateCM(t, cur), fails("update", apierrors.NewConflict(corev1.Resource("configmaps"), "web-state", gone)), nil,
-			Policy{Kind: Conflict, Requeue: Soon, Level: slog.LevelInfo}, "etcd is gone"},
+			failure.Policy{Kind: failure.Conflict, Requeue: failure.Soon, Level: slog.LevelInfo}, "etcd is gone"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -95,7 +98,7 @@ func TestAStateWriteFailsByWhereItFailed(t *testing.T) {
 				t.Fatal("no error")
 			}
 			err = trace.failure(err, "state ConfigMap argocd/web-state")
-			if got := policyOf(err); got != c.want || !strings.Contains(err.Error(), c.says) {
+			if got := failure.PolicyOf(err); got != c.want || !strings.Contains(err.Error(), c.says) {
 				t.Fatalf("got %+v %q, want %+v saying %q", got, err, c.want, c.says)
 			}
 		})

@@ -4,14 +4,12 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"time"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/cmp-phase/cmp-phase/internal/contract"
-	"github.com/cmp-phase/cmp-phase/internal/rollout"
+	"github.com/cmp-phase/cmp-phase/internal/observe"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
@@ -25,7 +23,7 @@ func (a *Agent) startSyncs(ctx context.Context, p *pass, st *state.State) error 
 	for _, ph := range r.Phases {
 		for _, c := range ph.Admitted {
 			cs := ph.Clusters[c]
-			if app := p.children[c]; cs.Status == state.ClusterWaiting && app != nil && NeedsSync(app, r.Revision, cs.AdmittedAt) {
+			if app := p.children[c]; cs.Status == state.ClusterWaiting && app != nil && observe.NeedsSync(app, r.Revision, cs.AdmittedAt) {
 				if err := a.sync(ctx, p.log, c); err != nil {
 					return err
 				}
@@ -33,27 +31,6 @@ func (a *Agent) startSyncs(ctx context.Context, p *pass, st *state.State) error 
 		}
 	}
 	return nil
-}
-
-// NeedsSync reports whether the agent must start a child's sync: it carries the admitted
-// revision, Argo CD compared that spec and found it OutOfSync, the child does not sync
-// itself, no operation is pending, and none started since admission.
-func NeedsSync(app *v1alpha1.Application, rev string, admittedAt time.Time) bool {
-	if (app.Spec.SyncPolicy != nil && app.Spec.SyncPolicy.IsAutomatedSyncEnabled()) || app.Operation != nil || app.DeletionTimestamp != nil {
-		return false
-	}
-	if app.Annotations[contract.AnnotationRevision] != rev || !compared(app) || app.Status.Sync.Status != v1alpha1.SyncStatusCodeOutOfSync {
-		return false
-	}
-	op := app.Status.OperationState
-	if op == nil {
-		return true
-	}
-	if markerOf(op.Operation.Info) == rollout.Marker(rev, admittedAt) && syncedSpec(app, op.SyncResult) {
-		return false // the agent started this admission's sync already
-	}
-	// Argo CD's timestamps are whole seconds: a sync started in the second of admission counts.
-	return op.StartedAt.Time.Before(admittedAt.Truncate(time.Second))
 }
 
 // sync sets the child's operation, like argocd app sync: only when none is present, with

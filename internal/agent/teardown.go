@@ -15,7 +15,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/failure"
+	"github.com/cmp-phase/cmp-phase/internal/rerender"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
+	"github.com/cmp-phase/cmp-phase/internal/shardset"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
@@ -96,7 +99,7 @@ func (a *Agent) keepFinalizer(ctx context.Context, p *pass, ours bool) error {
 // an engine pass that dismantles (rollout.Dismantle). Every step is derived from the live
 // children and the state, so a restart goes on.
 func (a *Agent) teardown(ctx context.Context, p *pass) (time.Time, error) {
-	return a.decideAndAct(ctx, p, &rollout.Dismantle{How: "with the parent " + p.parent.Name, Hold: shardTeardownHold(p.shards)})
+	return a.decideAndAct(ctx, p, &rollout.Dismantle{How: "with the parent " + p.parent.Name, Hold: shardset.TeardownHold(p.shards)})
 }
 
 // removeRollout carries out a removal a person confirmed (st.RemovedRevision, the spec gone
@@ -129,25 +132,9 @@ func (a *Agent) actDismantle(ctx context.Context, p *pass, st *state.State) (tim
 		a.cascading.forget(p.parent.UID)
 		p.log.Info("parent released", "parent", p.parent.Name)
 	case d.SetPhaseGen && p.parent != nil:
-		return requeue, SetPhaseGen(ctx, a.argo, a.opts.Namespace, p.plan.Parent, st.Generation)
+		return requeue, rerender.SetPhaseGen(ctx, a.argo, a.opts.Namespace, p.plan.Parent, st.Generation)
 	}
 	return requeue, nil
-}
-
-// shardTeardownHold is why the teardown of a sharded rollout (its shard 0 parent deleted)
-// waits: the other shard parents still there still render their children, and would
-// apply them again (or hold them) behind the teardown; "" once every other one is gone.
-func shardTeardownHold(shards []shardPass) string {
-	var left []string
-	for _, s := range shards {
-		if s.Shard.K > 0 && s.App != nil {
-			left = append(left, s.Parent)
-		}
-	}
-	if len(left) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("the children are removed once the other shard parents are gone too: %s still there (fix: delete them)", strings.Join(left, ", "))
 }
 
 // deleteGroup deletes the group's children not already being deleted, and says so once.
@@ -185,7 +172,7 @@ func (a *Agent) cachedState(name string) (*state.State, error) {
 	}
 	st, err := state.FromConfigMap(cm)
 	if err != nil {
-		return nil, invalid(err, "restore the state ConfigMap from a backup, or delete it")
+		return nil, failure.InvalidInput(err, "restore the state ConfigMap from a backup, or delete it")
 	}
 	return st, nil
 }

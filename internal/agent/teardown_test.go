@@ -16,7 +16,9 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/plan"
+	"github.com/cmp-phase/cmp-phase/internal/rerender"
 	"github.com/cmp-phase/cmp-phase/internal/shard"
+	"github.com/cmp-phase/cmp-phase/internal/shardset"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
@@ -275,8 +277,8 @@ func TestAConfirmedRemovalDeletesLatestPhaseFirstThenReRenders(t *testing.T) {
 		t.Fatalf("children %v", after.Children)
 	}
 	p, err := f.argo.ArgoprojV1alpha1().Applications(testNS).Get(ctx, "web-parent", metav1.GetOptions{})
-	if err != nil || PhaseGen(p) != after.Generation {
-		t.Fatalf("PHASE_GEN %d, state generation %d: %v", PhaseGen(p), after.Generation, err)
+	if err != nil || rerender.PhaseGen(p) != after.Generation {
+		t.Fatalf("PHASE_GEN %d, state generation %d: %v", rerender.PhaseGen(p), after.Generation, err)
 	}
 }
 
@@ -354,9 +356,9 @@ func TestAShardedTeardownWaitsForTheOtherShardParents(t *testing.T) {
 			parent := deletableParent(true, contract.FinalizerResources, contract.FinalizerChildren)
 			f := newFakeAgent(t, []runtime.Object{parent, childApp("web-dev-1"), childApp("web-prod-1"), deployedState(t)})
 			p := livePass(t, f, "")
-			p.shards = []shardPass{{Shard: shard.Shard{K: 0, N: 2}, Parent: "web-parent", App: p.parent},
+			p.shards = []shardset.Member{{Shard: shard.Shard{K: 0, N: 2}, Parent: "web-parent", App: p.parent},
 				{Shard: shard.Shard{K: 1, N: 2}, Parent: "web-parent-1", App: tc.shard1}}
-			if why := shardTeardownHold(p.shards); !strings.Contains(why, tc.reason) || (why != "") != tc.held {
+			if why := shardset.TeardownHold(p.shards); !strings.Contains(why, tc.reason) || (why != "") != tc.held {
 				t.Fatalf("hold %q, want %q", why, tc.reason)
 			}
 			held, next, err := f.parentLifecycle(context.Background(), p)

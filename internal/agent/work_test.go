@@ -8,6 +8,8 @@ import (
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/cmp-phase/cmp-phase/internal/failure"
 )
 
 // TestAFailureIsLoggedOnceAndToldByItsPolicy: work's failure path logs one line bound to
@@ -23,11 +25,11 @@ func TestAFailureIsLoggedOnceAndToldByItsPolicy(t *testing.T) {
 		logsLevel string
 	}{
 		"transient":         {"web", apierrors.NewServiceUnavailable("down"), "", 1, "WARN"},
-		"a failed write":    {"web", writeFailed(apierrors.NewInternalError(errors.New("etcd"))), "Warning StateWriteFailed", 1, "WARN"},
+		"a failed write":    {"web", failure.WriteFailed(apierrors.NewInternalError(errors.New("etcd"))), "Warning StateWriteFailed", 1, "WARN"},
 		"conflict":          {"web", apierrors.NewConflict(v1alpha1.SchemeGroupVersion.WithResource("applications").GroupResource(), "web-parent", errors.New("x")), "", 0, "INFO"},
-		"invalid":           {"web", invalid(errors.New("plan argocd/web-plan is incomplete"), "let the parent re-render it"), "Warning InvalidInput plan argocd/web-plan is incomplete (fix: let the parent re-render it)", 0, "WARN"},
-		"fail-closed":       {"web", failClosed(errors.New("rebuild state: no spec")), "Warning FailedClosed rebuild state: no spec", 0, "ERROR"},
-		"no parent to tell": {"api", failClosed(errors.New("rebuild state: no spec")), "", 0, "ERROR"},
+		"invalid":           {"web", failure.InvalidInput(errors.New("plan argocd/web-plan is incomplete"), "let the parent re-render it"), "Warning InvalidInput plan argocd/web-plan is incomplete (fix: let the parent re-render it)", 0, "WARN"},
+		"fail-closed":       {"web", failure.Closed(errors.New("rebuild state: no spec")), "Warning FailedClosed rebuild state: no spec", 0, "ERROR"},
+		"no parent to tell": {"api", failure.Closed(errors.New("rebuild state: no spec")), "", 0, "ERROR"},
 		"the inventory's":   {inventoryKey, apierrors.NewServiceUnavailable("down"), "", 1, "WARN"},
 	}
 	for name, c := range cases {

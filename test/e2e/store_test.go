@@ -14,8 +14,8 @@ import (
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/cmp-phase/cmp-phase/internal/agent"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/rerender"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/internal/statestore"
 	"github.com/cmp-phase/cmp-phase/test/framework"
@@ -90,7 +90,7 @@ func TestSetPhaseGenKeepsTheParentsOtherPluginEnv(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, gen := range []int64{3, 4, 4} {
-		if err := agent.SetPhaseGen(ctx, env.Argo, framework.ArgoNamespace, "envtest-parent", gen); err != nil {
+		if err := rerender.SetPhaseGen(ctx, env.Argo, framework.ArgoNamespace, "envtest-parent", gen); err != nil {
 			t.Fatal(err)
 		}
 	}

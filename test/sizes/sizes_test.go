@@ -31,10 +31,11 @@ const (
 	// agentLinesCap is the most lines internal/agent's product files may hold together: the
 	// figure when this test was written (4,605: 4,569 before publish and act were split into
 	// helpers to keep the rules below), then 4,306 once the engine decided removals and the
-	// job kind took its cluster reach, rounded up to the next 100, so the package does not
-	// grow while it is being shrunk. Issue 30's target is 2,500; lower the cap as the package
+	// job kind took its cluster reach, then 2,949 once ten concepts moved to packages of
+	// their own, rounded up to the next 100, so the package does not grow while it is being
+	// shrunk. Issue 30's target is 2,500; lower the cap as the package
 	// shrinks.
-	agentLinesCap = 4400
+	agentLinesCap = 3000
 )
 
 // exempt are functions the rules do not hold yet, as "path:name", each with the reason. An

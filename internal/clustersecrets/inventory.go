@@ -1,4 +1,4 @@
-package agent
+package clustersecrets
 
 import (
 	"cmp"
@@ -62,18 +62,18 @@ func structured(v string) bool {
 // Inventory turns Argo CD cluster Secrets into the inventory the renderer reads: name,
 // server, project, labels and annotations — never the config (credentials).
 func Inventory(secrets []*corev1.Secret) *inventory.Inventory {
-	inv, _ := inventoryOf(secrets)
+	inv, _ := Read(secrets)
 	return inv
 }
 
-// inventoryOf is Inventory with what it left out, for the log and Events: a cluster whose
+// Read is Inventory with what it left out, for the log and Events: a cluster whose
 // name another Secret already has (the oldest Secret keeps the name, then by namespace and
 // name: a duplicate name would make every render fail), a cluster whose name is not a label
 // value (every render of a rollout selecting it would fail: its child cannot carry the
 // cluster label), and withheld annotations (keys only).
-func inventoryOf(secrets []*corev1.Secret) (*inventory.Inventory, []omission) {
+func Read(secrets []*corev1.Secret) (*inventory.Inventory, []Omission) {
 	inv := &inventory.Inventory{Clusters: []inventory.Cluster{}}
-	var left []omission
+	var left []Omission
 	secrets = slices.Clone(secrets)
 	slices.SortFunc(secrets, func(a, b *corev1.Secret) int {
 		return cmp.Or(a.CreationTimestamp.Time.Compare(b.CreationTimestamp.Time),
@@ -89,13 +89,13 @@ func inventoryOf(secrets []*corev1.Secret) (*inventory.Inventory, []omission) {
 			name = string(s.Data["server"])
 		}
 		if !contract.IsLabelValue(name) {
-			left = append(left, omission{reason: "ClusterNameNotALabel", msg: fmt.Sprintf(
+			left = append(left, Omission{Reason: "ClusterNameNotALabel", Msg: fmt.Sprintf(
 				"cluster Secret %s/%s names cluster %q, which is not a Kubernetes label value (63 characters at most, letters, digits, '-', '_', '.', beginning and ending with a letter or digit): cmp-phase labels each child with its cluster's name, so the cluster is left out of the inventory and gets no child (fix: set the Secret's data.name to a short name such as %q)",
 				s.Namespace, s.Name, name, contract.LabelValueHint(name))})
 			continue
 		}
 		if first := owner[name]; first != nil {
-			left = append(left, omission{reason: "ClusterNameDuplicate", msg: fmt.Sprintf(
+			left = append(left, Omission{Reason: "ClusterNameDuplicate", Msg: fmt.Sprintf(
 				"cluster Secrets %s/%s and %s/%s both name cluster %q: only %s/%s (the older) is published (fix: give %s/%s another data.name, or delete the Secret that should not be there)",
 				first.Namespace, first.Name, s.Namespace, s.Name, name, first.Namespace, first.Name, s.Namespace, s.Name)})
 			continue
@@ -117,7 +117,7 @@ func inventoryOf(secrets []*corev1.Secret) (*inventory.Inventory, []omission) {
 			ann[k] = v
 		}
 		if len(dropped) > 0 {
-			left = append(left, omission{msg: fmt.Sprintf("cluster Secret %s/%s: annotations not published: %s (fix: keep templated annotations to short plain values)",
+			left = append(left, Omission{Msg: fmt.Sprintf("cluster Secret %s/%s: annotations not published: %s (fix: keep templated annotations to short plain values)",
 				s.Namespace, s.Name, strings.Join(dropped, ", "))})
 		}
 		inv.Clusters = append(inv.Clusters, inventory.Cluster{
@@ -129,11 +129,11 @@ func inventoryOf(secrets []*corev1.Secret) (*inventory.Inventory, []omission) {
 	return inv, left
 }
 
-// omission is something of the cluster Secrets the inventory leaves out.
-type omission struct {
-	// reason, when set, is the reason of a Warning Event on every parent, said at every
+// Omission is something of the cluster Secrets the inventory leaves out.
+type Omission struct {
+	// Reason, when set, is the reason of a Warning Event on every parent, said at every
 	// publish: a cluster left out (a second Secret with a cluster's name, a name that is not
 	// a label value). Without it the omission is logged when the inventory changes.
-	reason string
-	msg    string
+	Reason string
+	Msg    string // what was left out, and the fix
 }

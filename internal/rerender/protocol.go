@@ -1,16 +1,15 @@
-package agent
+package rerender
 
 import (
 	"time"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 )
 
-// parentView is what the re-render protocol reads of a parent and of the agent's memory.
-type parentView struct {
+// View is what the re-render protocol reads of a parent and of the agent's memory.
+type View struct {
 	PhaseGen int64 // the generation the parent's PHASE_GEN names
 	PlanGen  int64 // the state generation the parent's last applied render saw (the plan)
 	View     int64 // the state's last render-relevant generation
@@ -29,8 +28,8 @@ type parentView struct {
 	Before int64
 }
 
-// rerender is the protocol's decision for one pass.
-type rerender struct {
+// Decision is the protocol's decision for one pass.
+type Decision struct {
 	SetPhaseGen bool // point the parent's PHASE_GEN at the state generation
 	AskAgain    bool // the render did not arrive in time: ask again (and hard-refresh)
 	// Enact: apply the children the state moves now, with the bytes the parent's render of
@@ -42,7 +41,7 @@ type rerender struct {
 	Requeue   time.Time // come back then at the latest (zero: on the next watch event)
 }
 
-// decideRerender is the re-render protocol, pure. The parent must name at least View in
+// Decide is the re-render protocol, pure. The parent must name at least View in
 // PHASE_GEN (that changes the repo-server's cache key: Argo CD re-renders at once); its
 // render has arrived when the plan it applied says View; a render that does not arrive in
 // confirmAfter is asked for again. A parent without automated sync waits for a person (the
@@ -55,8 +54,8 @@ type rerender struct {
 // without self-heal — when the only generation named since the one it synced last is
 // the one the agent names now: a comparison still in flight is then of a generation it
 // already synced, which automated sync never applies again.
-func decideRerender(v parentView, now time.Time, confirmAfter time.Duration) rerender {
-	var d rerender
+func Decide(v View, now time.Time, confirmAfter time.Duration) Decision {
+	var d Decision
 	enact := func(before int64) bool {
 		settled := !v.SelfHeal && before >= 0 && before <= v.Synced
 		// an operation of the view or later applies the same bytes: no hazard
@@ -85,27 +84,23 @@ func decideRerender(v parentView, now time.Time, confirmAfter time.Duration) rer
 	return d
 }
 
-// named is what an agent remembers of a re-render it asked for.
-type named struct {
-	asked       time.Time // when
-	set, before int64     // the PHASE_GEN it set, and the one the parent named before
-	wrote       string    // the parent's resourceVersion its write made ("": unknown)
-	uid         types.UID // … of the parent object it wrote to
-	// since is when a shard's view first differed from its plan: kept while the agent
-	// asks again (asked moves on), cleared only when the shard's render arrives.
-	since time.Time
+// Asked is what an agent remembers of a re-render it asked for, as the protocol reads it.
+type Asked struct {
+	At     time.Time // when (zero: not asked)
+	Set    int64     // the PHASE_GEN it set
+	Before int64     // … and the one the parent named before
 }
 
-// viewOf reads the protocol's inputs off a parent (nil: missing, nothing is known) and
+// ViewOf reads the protocol's inputs off a parent (nil: missing, nothing is known) and
 // what the agent remembers.
-func viewOf(parent *v1alpha1.Application, planGen, view int64, mem named) parentView {
-	v := parentView{PlanGen: planGen, View: view, Asked: mem.asked, Before: -1}
+func ViewOf(parent *v1alpha1.Application, planGen, view int64, mem Asked) View {
+	v := View{PlanGen: planGen, View: view, Asked: mem.At, Before: -1}
 	if parent == nil {
 		return v
 	}
 	v.PhaseGen = PhaseGen(parent)
-	if mem.set == v.PhaseGen && !mem.asked.IsZero() {
-		v.Before = mem.before
+	if mem.Set == v.PhaseGen && !mem.At.IsZero() {
+		v.Before = mem.Before
 	}
 	st := parent.Status
 	v.Compared = genOfSource(st.Sync.ComparedTo.Source)
@@ -148,7 +143,7 @@ func genOfSource(src v1alpha1.ApplicationSource) int64 {
 	}
 	for _, e := range src.Plugin.Env {
 		if e.Name == contract.EnvPhaseGen {
-			return generationOf(e.Value)
+			return ParseGeneration(e.Value)
 		}
 	}
 	return 0

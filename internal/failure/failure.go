@@ -1,4 +1,4 @@
-package agent
+package failure
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 
 // Kind is what a failed reconcile means for what the agent does next. As with Flux's
 // reconcile errors, the kind decides the retry, whether people are told, and how loudly it
-// is logged (policyOf).
+// is logged (PolicyOf).
 type Kind string
 
 // The kinds of failure.
@@ -44,14 +44,15 @@ type Requeue string
 // too.
 const (
 	Backoff Requeue = "Backoff" // the work queue's rate limiter: per key, 5 ms doubling up to 1000 s
-	Soon    Requeue = "Soon"    // after retrySoon
-	Slowly  Requeue = "Slowly"  // after retrySlowly: no hot loop on an input a person must fix
+	Soon    Requeue = "Soon"    // after RetrySoon
+	Slowly  Requeue = "Slowly"  // after RetrySlowly: no hot loop on an input a person must fix
 	Never   Requeue = "Never"   // only on a watch event: an input changed
 )
 
+// How long Soon and Slowly wait.
 const (
-	retrySoon   = time.Second
-	retrySlowly = time.Minute
+	RetrySoon   = time.Second
+	RetrySlowly = time.Minute
 )
 
 // Policy is what the agent does about a failed reconcile: when it comes back, the Warning
@@ -63,8 +64,8 @@ type Policy struct {
 	Level   slog.Level
 }
 
-// policyOf is the one mapper from a failed reconcile's error to what the agent does.
-func policyOf(err error) Policy {
+// PolicyOf is the one mapper from a failed reconcile's error to what the agent does.
+func PolicyOf(err error) Policy {
 	kind, event := kindOf(err)
 	switch kind {
 	case Conflict:
@@ -88,17 +89,17 @@ type failure struct {
 func (f *failure) Error() string { return f.err.Error() }
 func (f *failure) Unwrap() error { return f.err }
 
-// invalid is an input the agent cannot use; err names the object, fix says what to do.
-func invalid(err error, fix string) error {
+// InvalidInput is an input the agent cannot use; err names the object, fix says what to do.
+func InvalidInput(err error, fix string) error {
 	return &failure{kind: Invalid, err: withFix(err, fix)}
 }
 
-// failClosed is the renderer's or the engine's refusal.
-func failClosed(err error) error { return &failure{kind: FailClosed, err: err} }
+// Closed is the renderer's or the engine's refusal.
+func Closed(err error) error { return &failure{kind: FailClosed, err: err} }
 
-// writeFailed is a state write the API server refused: people hear of it, and it is
+// WriteFailed is a state write the API server refused: people hear of it, and it is
 // retried as its API error says.
-func writeFailed(err error) error { return &failure{event: EventStateWriteFailed, err: err} }
+func WriteFailed(err error) error { return &failure{event: EventStateWriteFailed, err: err} }
 
 // kindOf is an error's kind and Event reason: a failure's own, else its API error's.
 func kindOf(err error) (Kind, string) {

@@ -1,4 +1,4 @@
-package agent
+package childop
 
 import (
 	"encoding/json"
@@ -7,6 +7,8 @@ import (
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/cmp-phase/cmp-phase/internal/observe"
 )
 
 // TestMovePatch: the patch gives the child the rendered spec and labels, keeps what others
@@ -28,7 +30,7 @@ func TestMovePatch(t *testing.T) {
 	want.Annotations = map[string]string{"cmp-phase.io/revision": "r2"}
 	want.Spec.Source.TargetRevision, want.Spec.Source.Helm = "bbbb", nil
 
-	b, err := movePatch(live, want, "r2@2026-11-25T12:00:00.5Z")
+	b, err := MovePatch(live, want, "r2@2026-11-25T12:00:00.5Z")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +54,7 @@ func TestMovePatch(t *testing.T) {
 		t.Error("the status is Argo CD's: the patch leaves it")
 	}
 	op := got.Operation
-	if op == nil || op.Sync == nil || !op.Sync.Prune || len(op.Sync.SyncOptions) != 1 || markerOf(op.Info) != "r2@2026-11-25T12:00:00.5Z" || !op.InitiatedBy.Automated {
+	if op == nil || op.Sync == nil || !op.Sync.Prune || len(op.Sync.SyncOptions) != 1 || observe.Marker(op.Info) != "r2@2026-11-25T12:00:00.5Z" || !op.InitiatedBy.Automated {
 		t.Fatalf("the sync automated sync would start, marked: %+v", op)
 	}
 	var raw map[string]map[string]any
@@ -62,7 +64,7 @@ func TestMovePatch(t *testing.T) {
 	}
 
 	live.Operation = &v1alpha1.Operation{Sync: &v1alpha1.SyncOperation{Revision: "by-a-person"}}
-	b, _ = movePatch(live, want, "r2@x")
+	b, _ = MovePatch(live, want, "r2@x")
 	raw = nil
 	_ = json.Unmarshal(b, &raw)
 	if _, ok := raw["operation"]; ok {

@@ -1,4 +1,4 @@
-package agent
+package syncwindows
 
 import (
 	"testing"
@@ -10,9 +10,9 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/control"
 )
 
-// TestProjectWindowsMatchAsArgoCDDoes: only the windows Argo CD's Matches applies to the
+// TestOfMatchesAsArgoCDDoes: only the windows Argo CD's Matches applies to the
 // child, named by project and index; one Argo CD could not evaluate denies.
-func TestProjectWindowsMatchAsArgoCDDoes(t *testing.T) {
+func TestOfMatchesAsArgoCDDoes(t *testing.T) {
 	proj := &v1alpha1.AppProject{ObjectMeta: metav1.ObjectMeta{Name: "team"}, Spec: v1alpha1.AppProjectSpec{SyncWindows: v1alpha1.SyncWindows{
 		{Kind: "deny", Schedule: "0 22 * * *", Duration: "8h", Applications: []string{"*-prod"}},
 		{Kind: "deny", Schedule: "0 22 * * *", Duration: "8h", Clusters: []string{"dev"}},
@@ -20,7 +20,7 @@ func TestProjectWindowsMatchAsArgoCDDoes(t *testing.T) {
 	}}}
 	app := &v1alpha1.Application{ObjectMeta: metav1.ObjectMeta{Name: "eu-prod"},
 		Spec: v1alpha1.ApplicationSpec{Destination: v1alpha1.ApplicationDestination{Name: "eu", Namespace: "demo"}}}
-	ws := ProjectWindows(proj, app)
+	ws := Of(proj, app)
 	if len(ws) != 2 || ws[0].Name != "appproject/team/0" || ws[1].Name != "appproject/team/2" {
 		t.Fatalf("windows %+v", ws)
 	}

@@ -1,4 +1,4 @@
-package agent
+package failure
 
 import (
 	"context"
@@ -35,18 +35,18 @@ func TestPolicyOf(t *testing.T) {
 			Policy{Kind: Transient, Requeue: Backoff, Level: slog.LevelWarn}},
 		"a conflict": {fmt.Errorf("set PHASE_GEN: %w", apierrors.NewConflict(cm, "web-state", errors.New("changed"))),
 			Policy{Kind: Conflict, Requeue: Soon, Level: slog.LevelInfo}},
-		"a state write refused by the API server": {writeFailed(apierrors.NewInternalError(errors.New("etcd"))),
+		"a state write refused by the API server": {WriteFailed(apierrors.NewInternalError(errors.New("etcd"))),
 			Policy{Kind: Transient, Requeue: Backoff, Event: EventStateWriteFailed, Level: slog.LevelWarn}},
-		"a state write that met a conflict": {writeFailed(apierrors.NewConflict(cm, "web-state", errors.New("changed"))),
+		"a state write that met a conflict": {WriteFailed(apierrors.NewConflict(cm, "web-state", errors.New("changed"))),
 			Policy{Kind: Conflict, Requeue: Soon, Level: slog.LevelInfo}},
-		"a plan the agent cannot use": {fmt.Errorf("reconcile: %w", invalid(errors.New("plan argocd/web-plan: bad"), "re-render it")),
+		"a plan the agent cannot use": {fmt.Errorf("reconcile: %w", InvalidInput(errors.New("plan argocd/web-plan: bad"), "re-render it")),
 			Policy{Kind: Invalid, Requeue: Slowly, Event: EventInvalidInput, Level: slog.LevelWarn}},
-		"the engine refused": {fmt.Errorf("update state: %w", failClosed(errors.New("rebuild state: no spec"))),
+		"the engine refused": {fmt.Errorf("update state: %w", Closed(errors.New("rebuild state: no spec"))),
 			Policy{Kind: FailClosed, Requeue: Never, Event: EventFailedClosed, Level: slog.LevelError}},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			if got := policyOf(c.err); got != c.want {
+			if got := PolicyOf(c.err); got != c.want {
 				t.Fatalf("got %+v, want %+v", got, c.want)
 			}
 		})
@@ -55,10 +55,10 @@ func TestPolicyOf(t *testing.T) {
 
 // TestAnInvalidInputSaysItsFixOnce: the fix is added unless the error says one already.
 func TestAnInvalidInputSaysItsFixOnce(t *testing.T) {
-	if got := invalid(errors.New("plan argocd/web-plan: bad phases"), "re-render it").Error(); got != "plan argocd/web-plan: bad phases (fix: re-render it)" {
+	if got := InvalidInput(errors.New("plan argocd/web-plan: bad phases"), "re-render it").Error(); got != "plan argocd/web-plan: bad phases (fix: re-render it)" {
 		t.Fatal(got)
 	}
-	if got := invalid(errors.New("schema 9 (fix: upgrade cmp-phase)"), "re-render it").Error(); strings.Count(got, "fix:") != 1 {
+	if got := InvalidInput(errors.New("schema 9 (fix: upgrade cmp-phase)"), "re-render it").Error(); strings.Count(got, "fix:") != 1 {
 		t.Fatal(got)
 	}
 }

@@ -1,4 +1,4 @@
-package agent
+package warm
 
 import (
 	"context"
@@ -45,7 +45,7 @@ func TestWarmableOnlyWhenTheMoveChangesTheRevisionAlone(t *testing.T) {
 	moved := live.DeepCopy()
 	moved.Spec.Source.TargetRevision = "bbbb"
 	moved.Labels = map[string]string{"cmp-phase.io/phase": "prod"} // metadata is not in the key
-	if rev, ok := warmable(live, docOf(t, moved)); !ok || rev != "bbbb" {
+	if rev, ok := Warmable(live, docOf(t, moved)); !ok || rev != "bbbb" {
 		t.Fatalf("a pin move is warmable: %q %v", rev, ok)
 	}
 	for name, edit := range map[string]func(a *v1alpha1.Application){
@@ -68,11 +68,11 @@ func TestWarmableOnlyWhenTheMoveChangesTheRevisionAlone(t *testing.T) {
 	} {
 		want := live.DeepCopy()
 		edit(want)
-		if rev, ok := warmable(live, docOf(t, want)); ok {
+		if rev, ok := Warmable(live, docOf(t, want)); ok {
 			t.Errorf("%s: warmed at %q", name, rev)
 		}
 	}
-	if _, ok := warmable(live, []byte("{not json")); ok {
+	if _, ok := Warmable(live, []byte("{not json")); ok {
 		t.Error("a render that does not decode is not warmed")
 	}
 }
@@ -100,17 +100,17 @@ func TestWarmerWarmsEachChildAndRevisionOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := newWarmer(api, nil)
-	if !w.firstLook("web", 3) || w.firstLook("web", 3) || !w.firstLook("web", 4) {
+	w := New(api, nil)
+	if !w.FirstLook("web", 3) || w.FirstLook("web", 3) || !w.FirstLook("web", 4) {
 		t.Fatal("each state generation is looked at once")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	stopped := make(chan struct{})
-	go func() { w.run(ctx, slog.New(slog.DiscardHandler)); close(stopped) }()
-	w.add(warm{"a", "argocd", "r1"})
-	w.add(warm{"a", "argocd", "r1"})
-	w.add(warm{"a", "argocd", "bad"})
+	go func() { w.Run(ctx, slog.New(slog.DiscardHandler)); close(stopped) }()
+	w.Add(Job{"a", "argocd", "r1"})
+	w.Add(Job{"a", "argocd", "r1"})
+	w.Add(Job{"a", "argocd", "bad"})
 	waitFor(t, func() bool {
 		return testutil.ToFloat64(w.done.WithLabelValues("warmed")) == 1 && testutil.ToFloat64(w.done.WithLabelValues("failed")) == 1
 	})
@@ -122,19 +122,19 @@ func TestWarmerWarmsEachChildAndRevisionOnce(t *testing.T) {
 		t.Fatalf("asked %v", asked)
 	}
 	mu.Unlock()
-	w.add(warm{"a", "argocd", "bad"}) // failed: never asked again (the repo-server counts failures per key)
-	w.add(warm{"a", "argocd", "r1"})
+	w.Add(Job{"a", "argocd", "bad"}) // failed: never asked again (the repo-server counts failures per key)
+	w.Add(Job{"a", "argocd", "r1"})
 	if len(w.queue) != 0 {
 		t.Fatalf("a warm done or failed is not queued again: %d queued", len(w.queue))
 	}
-	w.add(warm{"b", "argocd", "r1"})
+	w.Add(Job{"b", "argocd", "r1"})
 	if len(w.queue) != 1 {
 		t.Fatalf("another child is: %d queued", len(w.queue))
 	}
 
-	full := newWarmer(api, nil) // no workers: the queue fills
+	full := New(api, nil) // no workers: the queue fills
 	for i := range warmQueue + 5 {
-		full.add(warm{"c", "argocd", string(rune('A' + i))})
+		full.Add(Job{"c", "argocd", string(rune('A' + i))})
 	}
 	if len(full.queue) != warmQueue {
 		t.Fatalf("queue %d", len(full.queue))

@@ -1,4 +1,4 @@
-package agent
+package telemetry
 
 import (
 	"testing"
@@ -16,13 +16,13 @@ import (
 // annotation says (one series, moved when it changes, gone when the rollout ends), and
 // cmp_phase_phase_deadline_timestamp_seconds the current phase's deadline (0 after it).
 func TestWhatARolloutWaitsForIsAMetric(t *testing.T) {
-	m := newMetrics(prometheus.NewRegistry())
+	m := NewAgentMetrics(prometheus.NewRegistry())
 	deadline := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
 	st := &state.State{Rollout: &state.Rollout{Revision: "r2", Status: state.RolloutProgressing, Phases: []state.PhaseState{{
 		Name: "dev", Status: state.PhaseSoaking, Members: []string{"a"}, Admitted: []string{"a"}, DeadlineAt: &deadline,
 		Clusters: map[string]state.ClusterState{"a": {Status: state.ClusterDone}},
 	}}}}
-	m.observe("web", st, status.Parent("web", st)[contract.ParentWaitingFor])
+	m.Observe("web", st, status.Parent("web", st)[contract.ParentWaitingFor])
 	if v := testutil.ToFloat64(m.waiting.WithLabelValues("web", "soak")); v != 1 {
 		t.Fatalf("waiting for soak = %v", v)
 	}
@@ -30,7 +30,7 @@ func TestWhatARolloutWaitsForIsAMetric(t *testing.T) {
 		t.Fatalf("deadline = %v", v)
 	}
 	st.Rollout.Status = state.RolloutCompleted
-	m.observe("web", st, status.Parent("web", st)[contract.ParentWaitingFor])
+	m.Observe("web", st, status.Parent("web", st)[contract.ParentWaitingFor])
 	if n := testutil.CollectAndCount(m.waiting); n != 0 {
 		t.Fatalf("%d waiting series after the rollout ended", n)
 	}

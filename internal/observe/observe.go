@@ -1,9 +1,10 @@
-package agent
+package observe
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	synccommon "github.com/argoproj/argo-cd/gitops-engine/pkg/sync/common"
 
@@ -13,8 +14,8 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 )
 
-// Observe reads what the engine needs from a live child Application.
-func Observe(app *v1alpha1.Application) rollout.Observation {
+// Child reads what the engine needs from a live child Application.
+func Child(app *v1alpha1.Application) rollout.Observation {
 	o := rollout.Observation{
 		Revision:     app.Annotations[contract.AnnotationRevision],
 		Unselected:   app.Annotations[contract.AnnotationUnselected] != "",
@@ -32,8 +33,8 @@ func Observe(app *v1alpha1.Application) rollout.Observation {
 			o.OperationFinishedAt = op.FinishedAt.Time
 		}
 		if syncedSpec(app, op.SyncResult) {
-			o.OperationMarker = markerOf(op.Operation.Info)
-			o.OperationAttempt = attemptOf(op.Operation.Info)
+			o.OperationMarker = Marker(op.Operation.Info)
+			o.OperationAttempt = Attempt(op.Operation.Info)
 		}
 		o.ArgoCDRetries = op.Operation.Retry.Limit != 0
 	}
@@ -56,7 +57,7 @@ func operationMessage(op *v1alpha1.OperationState) string {
 	if op.SyncResult == nil {
 		return msg
 	}
-	failed := failedResources(op.SyncResult.Resources)
+	failed := FailedResources(op.SyncResult.Resources)
 	for i, r := range failed {
 		if i == maxFailedResources {
 			msg += "; …"
@@ -67,10 +68,10 @@ func operationMessage(op *v1alpha1.OperationState) string {
 	return msg
 }
 
-// failedResources are the resources of a sync result that failed with a message, each
+// FailedResources are the resources of a sync result that failed with a message, each
 // message cut to its last line (bounded): at most maxFailedResources+1 (one more says there
 // are more). The informer keeps only these of an Application's sync result.
-func failedResources(rs v1alpha1.ResourceResults) v1alpha1.ResourceResults {
+func FailedResources(rs v1alpha1.ResourceResults) v1alpha1.ResourceResults {
 	var out v1alpha1.ResourceResults
 	for _, r := range rs {
 		if r == nil || r.Message == "" || (r.Status != synccommon.ResultCodeSyncFailed && r.HookPhase != synccommon.OperationFailed && r.HookPhase != synccommon.OperationError) {
@@ -93,8 +94,8 @@ func failedResources(rs v1alpha1.ResourceResults) v1alpha1.ResourceResults {
 	return out
 }
 
-// markerOf is the agent's admission marker among an operation's info, "" when none.
-func markerOf(info []*v1alpha1.Info) string {
+// Marker is the agent's admission marker among an operation's info, "" when none.
+func Marker(info []*v1alpha1.Info) string {
 	for _, i := range info {
 		if i != nil && i.Name == contract.OperationInfoAdmission {
 			return i.Value
@@ -103,8 +104,8 @@ func markerOf(info []*v1alpha1.Info) string {
 	return ""
 }
 
-// attemptOf is the agent's attempt number among an operation's info, 0 when none.
-func attemptOf(info []*v1alpha1.Info) int {
+// Attempt is the agent's attempt number among an operation's info, 0 when none.
+func Attempt(info []*v1alpha1.Info) int {
 	for _, i := range info {
 		if i != nil && i.Name == contract.OperationInfoAttempt {
 			if n, err := strconv.Atoi(i.Value); err == nil && n > 0 {
@@ -140,4 +141,25 @@ func compared(app *v1alpha1.Application) bool {
 	}
 	d, want := c.Destination, spec.Destination
 	return d.Namespace == want.Namespace && (want.Server == "" || d.Server == want.Server) && (want.Name == "" || d.Name == want.Name)
+}
+
+// NeedsSync reports whether the agent must start a child's sync: it carries the admitted
+// revision, Argo CD compared that spec and found it OutOfSync, the child does not sync
+// itself, no operation is pending, and none started since admission.
+func NeedsSync(app *v1alpha1.Application, rev string, admittedAt time.Time) bool {
+	if (app.Spec.SyncPolicy != nil && app.Spec.SyncPolicy.IsAutomatedSyncEnabled()) || app.Operation != nil || app.DeletionTimestamp != nil {
+		return false
+	}
+	if app.Annotations[contract.AnnotationRevision] != rev || !compared(app) || app.Status.Sync.Status != v1alpha1.SyncStatusCodeOutOfSync {
+		return false
+	}
+	op := app.Status.OperationState
+	if op == nil {
+		return true
+	}
+	if Marker(op.Operation.Info) == rollout.Marker(rev, admittedAt) && syncedSpec(app, op.SyncResult) {
+		return false // the agent started this admission's sync already
+	}
+	// Argo CD's timestamps are whole seconds: a sync started in the second of admission counts.
+	return op.StartedAt.Time.Before(admittedAt.Truncate(time.Second))
 }

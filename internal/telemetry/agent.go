@@ -1,4 +1,4 @@
-package agent
+package telemetry
 
 import (
 	"sync"
@@ -9,27 +9,32 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
-// metrics are the agent's Prometheus metrics (served by cmd/agent on --metrics-addr).
-type metrics struct {
-	phase      *prometheus.GaugeVec
-	status     *prometheus.GaugeVec
-	clusters   *prometheus.GaugeVec
-	hooks      *prometheus.HistogramVec
-	writes     *prometheus.CounterVec
-	conflicts  *prometheus.CounterVec
-	rerender   *prometheus.HistogramVec
-	decide     *prometheus.HistogramVec
-	pass       *prometheus.HistogramVec
-	retries    *prometheus.CounterVec
-	waiting    *prometheus.GaugeVec
-	deadline   *prometheus.GaugeVec
-	mu         sync.Mutex        // observe runs on every worker
-	rolloutSts map[string]string // rollout → the status label last set
-	waitingFor map[string]string // rollout → the waiting label last set
+// AgentMetrics are the agent's Prometheus metrics of its rollouts (served by cmd/agent on
+// --metrics-addr). The agent observes the exported ones where it does the work; the rest
+// are set from a rollout's state (Observe) or a hook's run (Hook).
+type AgentMetrics struct {
+	// Writes counts state ConfigMap writes, Conflicts those that met a concurrent change
+	// (by rollout).
+	Writes, Conflicts *prometheus.CounterVec
+	// Rerender: from asking a parent to re-render to seeing its render of the new state.
+	Rerender *prometheus.HistogramVec
+	// Decide: one decision of a rollout (render view and engine step, no I/O).
+	Decide *prometheus.HistogramVec
+	// Pass: where a rollout's pass goes, by step (read, state, act).
+	Pass *prometheus.HistogramVec
+	// Retries counts syncs started again after a transient failure.
+	Retries *prometheus.CounterVec
+
+	phase, status, clusters, waiting, deadline *prometheus.GaugeVec
+	hooks                                      *prometheus.HistogramVec
+	mu                                         sync.Mutex        // Observe runs on every worker
+	rolloutSts                                 map[string]string // rollout → the status label last set
+	waitingFor                                 map[string]string // rollout → the waiting label last set
 }
 
-func newMetrics(reg prometheus.Registerer) *metrics {
-	m := &metrics{
+// NewAgentMetrics makes the agent's metrics, registered with reg (nil: not).
+func NewAgentMetrics(reg prometheus.Registerer) *AgentMetrics {
+	m := &AgentMetrics{
 		phase: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "cmp_phase_rollout_phase",
 			Help: "The current phase of a rollout, 1-based; 0 when no rollout is in progress."}, []string{"rollout"}),
 		status: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "cmp_phase_rollout_status",
@@ -38,18 +43,18 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Help: "Admitted children of the current rollout by status."}, []string{"rollout", "status"}),
 		hooks: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "cmp_phase_hook_duration_seconds",
 			Help: "Hook and check runs, by kind and outcome.", Buckets: prometheus.ExponentialBuckets(0.05, 4, 8)}, []string{"kind", "outcome"}),
-		writes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cmp_phase_state_writes_total",
+		Writes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cmp_phase_state_writes_total",
 			Help: "State ConfigMap writes."}, []string{"rollout"}),
-		conflicts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cmp_phase_state_conflicts_total",
+		Conflicts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cmp_phase_state_conflicts_total",
 			Help: "State writes that met a concurrent change and decided again."}, []string{"rollout"}),
-		rerender: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "cmp_phase_rerender_seconds",
+		Rerender: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "cmp_phase_rerender_seconds",
 			Help: "From asking the parent to re-render to seeing its render of the new state.", Buckets: prometheus.ExponentialBuckets(0.25, 2, 10)}, []string{"rollout"}),
-		decide: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "cmp_phase_decide_seconds",
+		Decide: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "cmp_phase_decide_seconds",
 			Help: "One decision of a rollout over its observed children: the render view and the engine's step (in memory, no I/O).", Buckets: prometheus.ExponentialBuckets(0.001, 2, 12)}, []string{"rollout"}),
-		pass: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "cmp_phase_pass_seconds",
+		Pass: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "cmp_phase_pass_seconds",
 			Help:    "Where a rollout's pass goes, by step: read (plan, parent, children from the caches), state (read, decide and write the state ConfigMap), act (re-render, moves, syncs, deletes).",
 			Buckets: prometheus.ExponentialBuckets(0.001, 2, 14)}, []string{"rollout", "step"}),
-		retries: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cmp_phase_sync_retries_total",
+		Retries: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cmp_phase_sync_retries_total",
 			Help: "Syncs of admitted children the agent started again after a transient failure (connection refused, EOF, 5xx, ...)."}, []string{"rollout"}),
 		waiting: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "cmp_phase_waiting",
 			Help: "1 for what a progressing rollout waits for (approval, window, soak, check, person, sync), as its parent's cmp-phase.io/waiting-for says; no series when it waits for nothing."}, []string{"rollout", "for"}),
@@ -59,14 +64,14 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		waitingFor: map[string]string{},
 	}
 	if reg != nil {
-		reg.MustRegister(m.phase, m.status, m.clusters, m.hooks, m.writes, m.conflicts, m.rerender, m.decide, m.pass, m.retries, m.waiting, m.deadline)
+		reg.MustRegister(m.phase, m.status, m.clusters, m.hooks, m.Writes, m.Conflicts, m.Rerender, m.Decide, m.Pass, m.Retries, m.waiting, m.deadline)
 	}
 	return m
 }
 
-// observe sets a rollout's gauges from its state; waits is what it waits for, as the
+// Observe sets a rollout's gauges from its state; waits is what it waits for, as the
 // parent's waiting-for annotation says (status.Parent), "" for nothing.
-func (m *metrics) observe(name string, st *state.State, waits string) {
+func (m *AgentMetrics) Observe(name string, st *state.State, waits string) {
 	phase, status := 0, "Idle"
 	counts := map[state.ClusterStatus]int{}
 	if r := st.Rollout; r != nil {
@@ -109,6 +114,7 @@ func deadlineOf(st *state.State) float64 {
 	return float64(r.Phases[r.Phase].DeadlineAt.Unix())
 }
 
-func (m *metrics) hook(kind string, outcome state.HookStatus, d time.Duration) {
+// Hook counts a hook or check run of a kind, its outcome and how long it took.
+func (m *AgentMetrics) Hook(kind string, outcome state.HookStatus, d time.Duration) {
 	m.hooks.WithLabelValues(kind, string(outcome)).Observe(d.Seconds())
 }
