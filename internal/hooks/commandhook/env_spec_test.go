@@ -6,7 +6,7 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/hooks"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
-	"github.com/cmp-phase/cmp-phase/internal/targets"
+	"github.com/cmp-phase/cmp-phase/internal/spec/spectest"
 )
 
 // TestCommandEnvRefused: validate refuses, at the variable's own field, every name that
@@ -16,39 +16,9 @@ import (
 func init() { hooks.Register(Kind) } // as internal/hooks/all does, which this package's tests cannot import
 
 // parseWithCheck parses a spec whose first phase has the check hook (YAML flow style).
-func parseWithCheck(hook string) (*spec.Spec, error) {
-	src := strings.Replace(base, "        percentage: 10\n", "        percentage: 10\n        checks:\n        - "+hook+"\n", 1)
-	return spec.Parse("spec.yaml", []byte(src), targets.NewCache(8))
-}
+func parseWithCheck(hook string) (*spec.Spec, error) { return spectest.ParseWithCheck(hook) }
 
-// base is a spec of two phases.
-const base = `apiVersion: argoproj.io/v1alpha1
-kind: ApplicationSet
-metadata:
-  name: demo
-spec:
-  generators:
-  - clusters: {}
-    deploymentStrategy:
-      type: phaseDeployment
-      phases:
-      - name: canary
-        percentage: 10
-        targets:
-        - expr: 'true'
-      - name: rest
-        maxUpdate: 1
-        targets:
-        - matchExpressions:
-          - {key: env, operator: Exists}
-  template:
-    metadata:
-      name: '{{name}}-demo'
-    spec:
-      project: default
-      source: {repoURL: https://example.com/x.git, path: p}
-      destination: {server: '{{server}}', namespace: demo}
-`
+const base = spectest.Base
 
 func TestCommandEnvRefused(t *testing.T) {
 	for name, want := range map[string]string{

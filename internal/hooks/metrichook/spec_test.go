@@ -8,39 +8,13 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/hooks"
 	"github.com/cmp-phase/cmp-phase/internal/hooks/httphook"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
+	"github.com/cmp-phase/cmp-phase/internal/spec/spectest"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
 )
 
 func init() { hooks.Register(httphook.Kind); hooks.Register(Kind) } // as internal/hooks/all does, which this package's tests cannot import
 
-// base is a spec of two phases, the first of which metricSpec gives a hook.
-const base = `apiVersion: argoproj.io/v1alpha1
-kind: ApplicationSet
-metadata:
-  name: demo
-spec:
-  generators:
-  - clusters: {}
-    deploymentStrategy:
-      type: phaseDeployment
-      phases:
-      - name: canary
-        percentage: 10
-        targets:
-        - expr: 'true'
-      - name: rest
-        maxUpdate: 1
-        targets:
-        - matchExpressions:
-          - {key: env, operator: Exists}
-  template:
-    metadata:
-      name: '{{name}}-demo'
-    spec:
-      project: default
-      source: {repoURL: https://example.com/x.git, path: p}
-      destination: {server: '{{server}}', namespace: demo}
-`
+const base = spectest.Base
 
 // metricSpec is the base spec with list (checks, preHooks) holding one hook of the given
 // body (indented as a list item's fields) in its first phase, with a soak when wait is set.
