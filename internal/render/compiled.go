@@ -127,7 +127,7 @@ func (r *Renderer) compiled(id string, body []byte, rollout string) (*compiledRe
 	}
 	t, err := tmpl.Compile(tree, rev.TemplatePatch, tmpl.Options{GoTemplate: rev.GoTemplate, GoTemplateOptions: rev.GoTemplateOptions,
 		KeptLabels:      []string{contract.LabelRollout, contract.LabelCluster, contract.LabelPhase},
-		KeptAnnotations: []string{contract.AnnotationRevision, contract.AnnotationSyncOptions}})
+		KeptAnnotations: []string{contract.AnnotationRevision, contract.AnnotationSyncOptions, contract.AnnotationUnselected}})
 	if err != nil {
 		return nil, fmt.Errorf("revision %s: %w", id, err)
 	}
@@ -167,6 +167,9 @@ func addSlots(tree map[string]any, preserve bool) {
 	}
 	ann[contract.AnnotationRevision] = tmpl.Slot(slotRevision)
 	ann[contract.AnnotationSyncOptions] = tmpl.Slot(slotSyncOpts)
+	// only the render says a child is no step's (unselected): a template that did would
+	// keep the agent from moving its children and from rebuilding a lost state with them
+	delete(ann, contract.AnnotationUnselected)
 }
 
 // usesInventory reports whether the revision has a clusters generator.
