@@ -18,7 +18,8 @@ type Call struct {
 	Phase     string
 	Revision  string
 	Cluster   string // empty for a hook run once per phase
-	// Place is where the hook sits in its phase: pre, post or check (seed 000's HOOK_TYPE).
+	// Place is where the hook sits in its phase: pre, post or check (seed 000's HOOK_TYPE),
+	// or for a failure hook its cause: fail, stop, rollback or rolledback.
 	Place string
 	Hook  spec.Hook
 	// IdempotencyKey is stable per (rollout, revision, phase, ledger key) across attempts,

@@ -31,6 +31,9 @@ type Plan struct {
 	// Windows are the rollout's allow and deny windows (compiled once decoded); each phase
 	// has its own too.
 	Windows []spec.Window `json:"windows,omitempty"`
+	// OnFailure are the rollout's failure hooks (stop, rollback, rolled back); each phase
+	// has its own in its onFailure.
+	OnFailure spec.FailureHooks `json:"onFailure,omitzero"`
 
 	// Rollout, Namespace and Parent are the plan's rollout, the namespace of its
 	// ConfigMaps and the parent Application that renders it.
@@ -68,7 +71,7 @@ func New(sp *spec.Spec, id string, body []byte) Plan {
 		lj = spec.LateJoinersJoin
 	}
 	p := Plan{Schema: Schema, Dialect: sp.Dialect, Phases: sp.Phases, DeletionOrder: spec.RemovalOrder(sp.DeletionOrder),
-		LateJoiners: lj, ConfirmRemoval: sp.ConfirmRemoval, Windows: sp.Windows,
+		LateJoiners: lj, ConfirmRemoval: sp.ConfirmRemoval, Windows: sp.Windows, OnFailure: sp.OnFailure,
 		Rollout: sp.Name, Revision: id, Body: body}
 	if sp.MaxFailures.Kind != spec.SizeAll {
 		p.MaxFailures = sp.MaxFailures

@@ -134,7 +134,7 @@ func counts(g *state.ApprovalGate, a state.Approval) (bool, string) {
 // onFailure (continue stops: a person said no); recorded with who and why.
 func rejectGate(st *state.State, p plan.Plan, c *control.Controls, now time.Time, acts *[]Action, reject func(string, string, string, ...any)) {
 	r := st.Rollout
-	if r == nil || r.Status != StatusProgressing || r.Phase >= len(r.Phases) || len(p.Phases) != len(r.Phases) {
+	if r == nil || r.Status != StatusProgressing || r.Phase >= len(r.Phases) || !linedUp(r, p) {
 		reject(contract.RejectKey, c.Reject, "no phase is waiting for approval (fix: remove it)")
 		return
 	}
@@ -149,7 +149,8 @@ func rejectGate(st *state.State, p plan.Plan, c *control.Controls, now time.Time
 	consume(acts, contract.RejectKey, contract.ApproverKey, contract.ApproverGroupsKey)
 	why := fmt.Sprintf("phase %s rejected by %s: %s", cur.Name, answerer(got), c.Reason)
 	emit(r, acts, now, EvPhaseRejected, why)
-	cur.Status, r.Status, r.Reason = PhaseFailed, StatusStopped, why
+	markFailed(cur, PhaseFailed, now)
+	r.Status, r.Reason = StatusStopped, why
 	if sp.OnFailure == "rollback" && st.Deployed != "" {
 		r.Status = StatusRollingBack // Step rolls back on this pass
 		emit(r, acts, now, EvRollingBack, "rolling back: "+why)

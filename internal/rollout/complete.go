@@ -28,10 +28,15 @@ func complete(st *state.State, r *state.Rollout, changed map[string]bool, now ti
 		delete(st.Pinned, c)
 		addChild(st, c)
 	}
+	st.Deployed, r.Status = r.Revision, StatusCompleted
+	for c, rev := range st.Pinned {
+		if rev == st.Deployed {
+			delete(st.Pinned, c) // renders as every unpinned child does (a replanned rollout's)
+		}
+	}
 	if len(st.Pinned) == 0 {
 		st.Pinned = nil
 	}
-	st.Deployed, r.Status = r.Revision, StatusCompleted
 	keep := map[string]bool{st.Deployed: true}
 	for _, rev := range st.Pinned {
 		keep[rev] = true

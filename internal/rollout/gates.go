@@ -234,8 +234,8 @@ func hookGate(st *state.State, p plan.Plan, ph *state.PhaseState, sp spec.Phase,
 	case v == gatePassed:
 		return true
 	case v == gateAborted:
-		ph.Status, r.Status = PhaseFailed, StatusStopped
-		r.Reason = fmt.Sprintf("phase %s aborted: %s", ph.Name, why)
+		markFailed(ph, PhaseFailed, now)
+		r.Status, r.Reason = StatusStopped, fmt.Sprintf("phase %s aborted: %s", ph.Name, why)
 		emit(r, acts, now, EvRolloutAborted, "rollout aborted: "+r.Reason)
 	case v == gateInconclusive:
 		holdInconclusive(st, ph, hooks, why, now, acts)

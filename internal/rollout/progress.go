@@ -239,7 +239,8 @@ func fail(st *state.State, p plan.Plan, ph *state.PhaseState, sp spec.Phase, fai
 // (rollBack); stop, or a first deployment with nothing to return to, stops where it is.
 func stopOrRollBack(st *state.State, p plan.Plan, ph *state.PhaseState, sp spec.Phase, status state.PhaseStatus, reason string, o Observed, now time.Time, acts *[]Action) {
 	r := st.Rollout
-	ph.Status, r.Status, r.Reason = status, StatusStopped, reason
+	markFailed(ph, status, now)
+	r.Status, r.Reason = StatusStopped, reason
 	switch {
 	case sp.OnFailure == "rollback" && st.Deployed != "":
 		r.Status = StatusRollingBack

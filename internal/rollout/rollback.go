@@ -72,7 +72,8 @@ func returnDeadline(r *state.Rollout, ph *state.PhaseState, p plan.Plan, i int, 
 		cs.Status, cs.Reason = ClusterErrored, "did not return by the phase's progressDeadline: "+cs.Reason
 		ph.Clusters[c] = cs
 	}
-	ph.Status, r.Status = PhaseErrored, StatusStopped
+	markFailed(ph, PhaseErrored, now)
+	r.Status = StatusStopped
 	r.Reason = fmt.Sprintf("rollback stopped: phase %s: %s did not settle on the previous revision within progressDeadline %s (returning since %s); they stay where they are (fix: repair them, then write rollback again, or abort)",
 		ph.Name, describe(pending), limit, ph.RollbackAt.UTC().Format(time.RFC3339))
 	emit(r, acts, now, EvRolloutStopped, "rollout stopped: "+r.Reason)

@@ -40,7 +40,7 @@ func steer(st *state.State, p plan.Plan, o Observed, now time.Time, acts *[]Acti
 	}
 	if tracking(r, p) {
 		trackEdits(st, p, c, now, acts, reject) // per track (tracks_steer.go)
-	} else if r != nil && r.Status == StatusProgressing && r.Phase < len(r.Phases) && len(p.Phases) == len(r.Phases) {
+	} else if r != nil && r.Status == StatusProgressing && r.Phase < len(r.Phases) && linedUp(r, p) {
 		phaseEdits(r, p, c, now, acts, reject)
 	}
 	if c.Reject != "" && !tracking(r, p) {
@@ -120,7 +120,7 @@ func endRollout(st *state.State, c *control.Controls, now time.Time, acts *[]Act
 	case key == contract.AbortKey:
 		r.Status, r.Reason = StatusStopped, fmt.Sprintf("aborted by %s: %s", who(c), why)
 		for _, i := range walkingPhases(r) {
-			r.Phases[i].Status = PhaseFailed
+			markFailed(&r.Phases[i], PhaseFailed, now)
 		}
 		emit(r, acts, now, EvRolloutAborted, r.Reason)
 		consume(acts, key)

@@ -174,10 +174,16 @@ func Step(p plan.Plan, cur *state.State, o Observed, now time.Time) (*state.Stat
 		recordLate(r, o, now, &acts)
 	case r.Status == StatusRollingBack:
 		rollBack(st, p, o, now, &acts)
+	case !linedUp(r, p):
+		// the phases changed at the same revision: the current phase finishes, then the new ones take over
+		if err := replan(st, p, o, now, &acts); err != nil {
+			return nil, nil, err
+		}
 	default:
 		progress(st, p, o, now, &acts)
 	}
 	followRollout(st.Rollout, now) // tracks.go
+	failureHooks(st, p, o, now, &acts)
 	acts = liveRetries(st.Rollout, acts)
 	stampTimes(cur, st, now)
 	if state.Equal(cur, st) {
@@ -227,7 +233,11 @@ func renderView(s *state.State) view {
 func start(st *state.State, p plan.Plan, o Observed, only map[string]bool, now time.Time, acts *[]Action) error {
 	if old := st.Rollout; old.Active() {
 		pinAdmitted(st, old)
-		emit(old, acts, now, EvRolloutAbandoned, fmt.Sprintf("rollout of revision %s abandoned for revision %s; nobody moved", old.Revision, p.Revision))
+		msg := fmt.Sprintf("rollout of revision %s abandoned for revision %s; nobody moved", old.Revision, p.Revision)
+		if old.Revision == p.Revision {
+			msg = fmt.Sprintf("rollout of revision %s handed to its new phases; nobody moved", old.Revision)
+		}
+		emit(old, acts, now, EvRolloutAbandoned, msg)
 	}
 	taking := changedSubjects(st, o)
 	if only != nil {

@@ -15,7 +15,7 @@ import (
 // tracking reports whether r walks its tracks now (its shared phases are behind it), with
 // the plan lined up with its phases.
 func tracking(r *state.Rollout, p plan.Plan) bool {
-	return r != nil && r.Status == StatusProgressing && len(r.Tracks) > 0 && r.Phase >= r.Split() && len(p.Phases) == len(r.Phases)
+	return r != nil && r.Status == StatusProgressing && len(r.Tracks) > 0 && r.Phase >= r.Split() && linedUp(r, p)
 }
 
 // trackEdits applies the phase edits to a rollout walking its tracks. Each keeps its

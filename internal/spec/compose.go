@@ -63,11 +63,11 @@ func seqOf(n *yaml.Node) []*yaml.Node {
 	return n.Content
 }
 
-// composeOptions takes lateJoiners, pinCommits, confirmRemoval and the rollout-wide
+// composeOptions takes lateJoiners, pinCommits, confirmRemoval, the failure hooks and the rollout-wide
 // maxFailures from whichever of the two strategies sets them; set in both, it is an error
 // (one rollout, one setting).
 func (d *dec) composeOptions(s, steps *Spec, st, gen *yaml.Node, genPath string) {
-	for _, key := range []string{"lateJoiners", "pinCommits", "confirmRemoval", "maxFailures"} {
+	for _, key := range []string{"lateJoiners", "pinCommits", "confirmRemoval", "maxFailures", "onFailure"} {
 		if !hasKey(st, key) {
 			continue
 		}
@@ -83,6 +83,8 @@ func (d *dec) composeOptions(s, steps *Spec, st, gen *yaml.Node, genPath string)
 			s.PinCommits = steps.PinCommits
 		case "maxFailures":
 			s.MaxFailures = steps.MaxFailures
+		case "onFailure":
+			s.OnFailure = steps.OnFailure
 		default:
 			s.ConfirmRemoval = steps.ConfirmRemoval
 		}

@@ -119,3 +119,40 @@ const (
 	DefaultRetryFor = 10 * time.Minute
 	MaxRetryFor     = 24 * time.Hour
 )
+
+// failureHooks reads a rollout's onFailure (next to phases, or in spec.strategy): its
+// stopHooks, rollbackHooks and rolledBackHooks.
+func (d *dec) failureHooks(n *yaml.Node, path string) FailureHooks {
+	if n == nil {
+		return FailureHooks{}
+	}
+	f := d.fields(n, path, "stopHooks", "rollbackHooks", "rolledBackHooks")
+	out := FailureHooks{
+		Stop:       d.failureList(f["stopHooks"], path+".stopHooks"),
+		Rollback:   d.failureList(f["rollbackHooks"], path+".rollbackHooks"),
+		RolledBack: d.failureList(f["rolledBackHooks"], path+".rolledBackHooks"),
+	}
+	if n.Kind == yaml.MappingNode && len(n.Content) == 0 {
+		d.fail(n, path, "list stopHooks, rollbackHooks or rolledBackHooks, or remove it", "is empty")
+	}
+	return out
+}
+
+// Empty reports whether f holds no hook.
+func (f FailureHooks) Empty() bool {
+	return len(f.Stop) == 0 && len(f.Rollback) == 0 && len(f.RolledBack) == 0
+}
+
+// failureList reads a list of failure hooks: hooks as any other, but failurePolicy abort
+// is refused (a rollout that failed has nothing left to abort; its hooks decide nothing).
+func (d *dec) failureList(n *yaml.Node, path string) []Hook {
+	hs := d.hooks(n, path, false)
+	items := d.seq(n, path)
+	for i, h := range hs {
+		if h.FailurePolicy == FailurePolicyAbort && i < len(items) {
+			d.fail(items[i], fmt.Sprintf("%s[%d].failurePolicy", path, i), "use fail, ignore or retry",
+				"a failure hook decides nothing, so abort has nothing to stop")
+		}
+	}
+	return hs
+}

@@ -32,8 +32,9 @@ func (d *dec) strategy(s *Spec, st *yaml.Node, gen *yaml.Node, genPath string, e
 }
 
 func (d *dec) phaseDeployment(s *Spec, n *yaml.Node, path string, exprs *targets.Cache) {
-	f := d.fields(n, path, "type", "phases", "lateJoiners", "pinCommits", "confirmRemoval", "maxFailures", "windows")
+	f := d.fields(n, path, "type", "phases", "lateJoiners", "pinCommits", "confirmRemoval", "maxFailures", "windows", "onFailure")
 	s.MaxFailures = d.budget(f["maxFailures"], path+".maxFailures")
+	s.OnFailure = d.failureHooks(f["onFailure"], path+".onFailure")
 	s.Windows = d.windows(f["windows"], path+".windows")
 	s.LateJoiners = d.lateJoiners(f["lateJoiners"], path+".lateJoiners")
 	s.PinCommits = d.pinCommits(f["pinCommits"], path+".pinCommits")
@@ -73,8 +74,13 @@ func (d *dec) phase(n *yaml.Node, path string, exprs *targets.Cache) Phase {
 	p.WaitDuration = d.duration(f["waitDuration"], path+".waitDuration", 0)
 	d.soakChecks(p, f["checks"], path+".checks")
 	if of := f["onFailure"]; of != nil {
-		ff := d.fields(of, path+".onFailure", "action")
+		ff := d.fields(of, path+".onFailure", "action", "hooks")
 		p.OnFailure = d.oneOf(ff["action"], path+".onFailure.action", "stop", "stop", "rollback", "continue")
+		p.FailureHooks = d.failureList(ff["hooks"], path+".onFailure.hooks")
+		if p.OnFailure == "continue" && len(p.FailureHooks) > 0 {
+			d.fail(ff["hooks"], path+".onFailure.hooks", "remove them, or use action: stop or rollback",
+				"action continue never fails the phase, so its failure hooks would never run")
+		}
 	}
 	d.limits(&p, f, path)
 	p.Ordering = d.ordering(f, path, exprs)
@@ -197,8 +203,9 @@ func (d *dec) requirements(n *yaml.Node, path string) []targets.Requirement {
 
 // rolling parses spec.strategy: RollingSync (seed 003), RollingUpdate (seed 001), AllAtOnce.
 func (d *dec) rolling(s *Spec, n *yaml.Node, exprs *targets.Cache) {
-	f := d.fields(n, "spec.strategy", "type", "rollingSync", "rollingUpdate", "deletionOrder", "lateJoiners", "pinCommits", "confirmRemoval", "maxFailures", "windows")
+	f := d.fields(n, "spec.strategy", "type", "rollingSync", "rollingUpdate", "deletionOrder", "lateJoiners", "pinCommits", "confirmRemoval", "maxFailures", "windows", "onFailure")
 	s.MaxFailures = d.budget(f["maxFailures"], "spec.strategy.maxFailures")
+	s.OnFailure = d.failureHooks(f["onFailure"], "spec.strategy.onFailure")
 	s.Windows = d.windows(f["windows"], "spec.strategy.windows")
 	s.LateJoiners = d.lateJoiners(f["lateJoiners"], "spec.strategy.lateJoiners")
 	s.PinCommits = d.pinCommits(f["pinCommits"], "spec.strategy.pinCommits")

@@ -53,6 +53,10 @@ type Spec struct {
 	// rollout's members (Budget); SizeAll, the zero value: none.
 	MaxFailures Size
 
+	// OnFailure (extension `onFailure`, next to phases or in spec.strategy) are the
+	// rollout's failure hooks: they run once per rollout and cause.
+	OnFailure FailureHooks
+
 	// Notes say how a value written in another spelling was read (a failurePolicy of seed
 	// 004's Abort is abort); `validate` prints them. Not problems.
 	Notes Errors
@@ -100,6 +104,10 @@ type Phase struct {
 	Checks         []Hook        `json:"checks,omitempty"`
 	WaitDuration   time.Duration `json:"-"`         // waitDuration, a Go duration string
 	OnFailure      string        `json:"onFailure"` // stop | rollback | continue
+	// FailureHooks (onFailure.hooks, seed 002's SyncFail) run once when the phase fails:
+	// its onFailure action (stop or rollback) applies, or a person aborts it. They decide
+	// nothing: the rollout stays where its failure put it, whatever they return.
+	FailureHooks []Hook `json:"failureHooks,omitempty"`
 	// ProgressDeadline (extension) bounds how long the phase may take from its start until
 	// every admitted member has settled; 0 means the engine's default (30m). A member still waiting then is
 	// Errored (we could not tell in time) and counts as a failure.
@@ -127,6 +135,19 @@ type Phase struct {
 	// Tracks (extension `tracks`) splits the rollout from this phase on into one track per
 	// value (see Tracks); zero: no split here.
 	Tracks Tracks `json:"-"` // tracks, the key's source
+}
+
+// FailureHooks are the rollout's hooks that run when it fails (seed 002's SyncFail): once
+// per rollout and cause, with the ledger, limits, secrets and kinds of every other hook.
+// Their outcome never changes the rollout's status or reason.
+type FailureHooks struct {
+	// Stop (stopHooks) run when the rollout stops: a phase failed under onFailure stop, a
+	// hook aborted it, a person aborted it, or a rollback could not finish.
+	Stop []Hook `json:"stopHooks,omitempty"`
+	// Rollback (rollbackHooks) run when a rollback starts (onFailure rollback, or a person's).
+	Rollback []Hook `json:"rollbackHooks,omitempty"`
+	// RolledBack (rolledBackHooks) run when a rollback ends: every child is back.
+	RolledBack []Hook `json:"rolledBackHooks,omitempty"`
 }
 
 // Late-joiner policies (extension `lateJoiners`): what happens to a cluster whose child

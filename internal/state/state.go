@@ -125,6 +125,10 @@ type PhaseState struct {
 	Override string `json:"override,omitempty"`
 	// Track is the track this copy of a phase is walked by; "" for a shared phase.
 	Track string `json:"track,omitempty"`
+	// FailedAt is when the phase failed (its onFailure applied, a hook or a person aborted
+	// it, or its children did not return in time); zero while it has not. Its failure hooks
+	// run once from then.
+	FailedAt time.Time `json:"failedAt,omitzero"`
 }
 
 // ClusterState says where one admitted child is and why.

@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -20,15 +21,25 @@ import (
 // stops once the returning phase's deadline passes, instead of staying RollingBack forever:
 // Stopped, the reason naming the child and the deadline, a RolloutStopped Warning Event,
 // and nobody else moved (the earlier phases stay on v2).
+//
+// Its failure hooks run each once, when their cause comes: prod's onFailure hook when prod
+// fails, the rollout's rollbackHooks when the rollback starts, its stopHooks when the
+// rollback stops; prod-half, returned but not failed, runs none.
 func TestARollbackThatCannotSettleStopsAtProgressDeadline(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
+	rec := &recorder{}
+	srv := httptest.NewServer(rec)
+	defer srv.Close()
 	r := newPhased(t, "rb-deadline", "rollback")
 	r.edit = func(s string) string {
-		return strings.ReplaceAll(s, "        onFailure:\n          action: rollback\n",
-			"        progressDeadline: 90s\n        onFailure:\n          action: rollback\n")
+		s = strings.ReplaceAll(s, "        onFailure:\n          action: rollback\n",
+			"        progressDeadline: 90s\n        onFailure:\n          action: rollback\n          hooks:\n          - {name: incident, type: http, http: {url: '"+srv.URL+"/incident'}}\n")
+		return strings.Replace(s, "      type: phaseDeployment\n", "      type: phaseDeployment\n      onFailure:\n"+
+			"        rollbackHooks:\n        - {name: undo, type: http, http: {url: '"+srv.URL+"/undo'}}\n"+
+			"        stopHooks:\n        - {name: page, type: http, http: {url: '"+srv.URL+"/page'}}\n", 1)
 	}
-	defer r.agent("agent-rb-deadline", nil).Stop(5 * time.Second)
+	defer r.agent("agent-rb-deadline", nil, "--hook-allow-private").Stop(5 * time.Second)
 	r.firstDeployment(ctx, framework.DegradedWorkload(r.name, "v2", "prod-2")+"immutable: true\n")
 	r2 := r.commit("v2", nil)
 	if err := env.Refresh(ctx, r.name, false); err != nil {
@@ -51,4 +62,18 @@ func TestARollbackThatCannotSettleStopsAtProgressDeadline(t *testing.T) {
 		t.Fatalf("the returning phase and its child are Errored: %+v", last)
 	}
 	r.eventually(rollout.EvRolloutStopped)
+	r.waitState("the stop hook's outcome is recorded", func(st *state.State) bool {
+		return st.Rollout.Phases[len(st.Rollout.Phases)-1].Hooks["stop/page"].Status == state.HookSucceeded
+	})
+	st, _ = r.state(ctx)
+	for key, run := range st.Rollout.Phases[len(st.Rollout.Phases)-1].Hooks {
+		if run.Status != state.HookSucceeded {
+			t.Errorf("failure hook %s: %+v", key, run)
+		}
+	}
+	for _, path := range []string{"/incident", "/undo", "/page"} {
+		if n := len(rec.seen(path)); n != 1 {
+			t.Errorf("%s was called %d times, want once: %v", path, n, rec.seen("/"))
+		}
+	}
 }

@@ -1,0 +1,149 @@
+package rollout
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/cmp-phase/cmp-phase/internal/plan"
+	"github.com/cmp-phase/cmp-phase/internal/spec"
+	"github.com/cmp-phase/cmp-phase/internal/state"
+)
+
+// The lists of failure hooks (seed 002's SyncFail), as ledger kinds and HOOK_TYPE: a phase's
+// onFailure.hooks, and the rollout's stopHooks, rollbackHooks and rolledBackHooks.
+const (
+	KindFail       = "fail"
+	KindStop       = "stop"
+	KindRollback   = "rollback"
+	KindRolledBack = "rolledback"
+)
+
+// markFailed ends phase ph with a failure status at now; its failure hooks run from this
+// pass on (failureHooks), once: a phase that failed before keeps its first time.
+func markFailed(ph *state.PhaseState, status state.PhaseStatus, now time.Time) {
+	ph.Status = status
+	if ph.FailedAt.IsZero() {
+		ph.FailedAt = now
+	}
+}
+
+// failureHooks runs the failure hooks their causes call for: each failed phase's
+// onFailure.hooks, and the rollout's stopHooks (it is Stopped), rollbackHooks (it rolls or
+// rolled back) and rolledBackHooks (it rolled back). They go through the ledger as every
+// hook does: each once per rollout and cause, recorded, started again by a new agent, held
+// over the agent's limits, at most HooksAtOnce of a list at once. Their verdict is
+// nobody's: a failed one is reported (an Event, the ledger) and changes neither the
+// rollout's status nor its reason. A list whose cause is over (a stopped rollout a person
+// rolled back) still has its running runs recorded, and starts no new one.
+func failureHooks(st *state.State, p plan.Plan, o Observed, now time.Time, acts *[]Action) {
+	r := st.Rollout
+	if r == nil || st.Paused != nil {
+		return
+	}
+	for i := range r.Phases {
+		if ph := &r.Phases[i]; i < len(p.Phases) && p.Phases[i].Name == ph.Name && (!ph.FailedAt.IsZero() || runsOf(ph, KindFail)) {
+			runFailureList(r, i, KindFail, p.Phases[i].FailureHooks, failedOf(ph, r.Skipped), !ph.FailedAt.IsZero(), o, now, acts)
+		}
+	}
+	cur := r.Current()
+	if len(cur) == 0 {
+		return // a rollout past its phases is over: nothing failed
+	}
+	at := cur[0] // the ledger the agent reads results for
+	ph, fails := &r.Phases[at], r.Failures()
+	for _, l := range []struct {
+		kind  string
+		hooks []spec.Hook
+		cause bool
+	}{
+		{KindStop, p.OnFailure.Stop, r.Status == StatusStopped},
+		{KindRollback, p.OnFailure.Rollback, r.Status == StatusRollingBack || r.Status == StatusRolledBack},
+		{KindRolledBack, p.OnFailure.RolledBack, r.Status == StatusRolledBack},
+	} {
+		if l.cause || runsOf(ph, l.kind) {
+			runFailureList(r, at, l.kind, l.hooks, fails, l.cause, o, now, acts)
+		}
+	}
+}
+
+// runFailureList drives one list of failure hooks in the ledger of phase i: it records the
+// results that came back and, while its cause holds (start), starts the runs not started
+// yet. A per-cluster hook runs once for each of clusters.
+func runFailureList(r *state.Rollout, i int, kind string, hooks []spec.Hook, clusters []string, start bool, o Observed, now time.Time, acts *[]Action) {
+	ph := &r.Phases[i]
+	if ph.Track != "" {
+		o.Hooks = o.TrackHooks[ph.Track] // a track's phase has its results apart
+	}
+	if !start {
+		hooks = slices.DeleteFunc(slices.Clone(hooks), func(h spec.Hook) bool { return !ranAny(ph, kind, h.Name) })
+	}
+	hooks = heldFailureHooks(r, ph, kind, hooks, o.Limits, now, acts)
+	if len(hooks) == 0 && !runsOf(ph, kind) {
+		return
+	}
+	from := len(*acts)
+	view := *r
+	view.Phase = i // gate asks for runs of the current phase: this one's
+	gate(&view, ph, kind, hooks, clusters, orDefault(o.Limits.HooksAtOnce, MaxHooksAtOnce), o, now, acts)
+	r.History = view.History // gate's Events are the rollout's
+	for j := from; j < len(*acts); j++ {
+		if a := &(*acts)[j]; a.Kind == ActRunHook {
+			a.Phase, a.Track = i, ph.Track
+		}
+	}
+}
+
+// heldFailureHooks are hooks without the ones over the agent's limits: such a hook is not
+// started, and its ledger records it Errored once, with the fix, and an Event says so (a
+// failure hook has no phase to hold: the rollout's reason stays its failure's).
+func heldFailureHooks(r *state.Rollout, ph *state.PhaseState, kind string, hooks []spec.Hook, l spec.Limits, now time.Time, acts *[]Action) []spec.Hook {
+	var keep []spec.Hook
+	for _, h := range hooks {
+		over := l.Violations(h)
+		if len(over) == 0 || ranAny(ph, kind, h.Name) {
+			keep = append(keep, h)
+			continue
+		}
+		if ph.Hooks == nil {
+			ph.Hooks = map[string]state.HookRun{}
+		}
+		v, at := over[0], now
+		why := fmt.Sprintf("phase %s: %s hook %s not started: %s %s (fix: %s)", ph.Name, kind, h.Name, v.Field, v.Msg, v.Fix)
+		ph.Hooks[HookKey(kind, h.Name, "")] = state.HookRun{Kind: kind, Name: h.Name, Status: state.HookErrored, StartedAt: now, FinishedAt: &at, Message: why}
+		emit(r, acts, now, EvHookHeld, why)
+	}
+	return keep
+}
+
+// runsOf reports whether phase ph's ledger has a run of list kind still Running.
+func runsOf(ph *state.PhaseState, kind string) bool {
+	for _, run := range ph.Hooks {
+		if run.Kind == kind && run.Status == state.HookRunning {
+			return true
+		}
+	}
+	return false
+}
+
+// ranAny reports whether phase ph's ledger has any run of hook name in list kind.
+func ranAny(ph *state.PhaseState, kind, name string) bool {
+	for _, run := range ph.Hooks {
+		if run.Kind == kind && run.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// failedOf are the children of phase ph that failed or errored, skipped ones left out.
+func failedOf(ph *state.PhaseState, skipped []string) []string {
+	var out []string
+	for c, cs := range ph.Clusters {
+		if cs.Status.Failure() && !slices.Contains(skipped, c) {
+			out = append(out, c)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
