@@ -22,6 +22,7 @@ func Child(app *v1alpha1.Application) rollout.Observation {
 		SpecCompared: compared(app),
 		SyncStatus:   string(app.Status.Sync.Status),
 		Health:       string(app.Status.Health.Status),
+		Cluster:      app.Labels[contract.LabelCluster],
 	}
 	if app.Status.ReconciledAt != nil {
 		o.ReconciledAt = app.Status.ReconciledAt.Time

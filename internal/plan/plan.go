@@ -34,6 +34,8 @@ type Plan struct {
 	// OnFailure are the rollout's failure hooks (stop, rollback, rolled back); each phase
 	// has its own in its onFailure.
 	OnFailure spec.FailureHooks `json:"onFailure,omitzero"`
+	// PostDeleteHooks run after children are gone (spec.Spec.PostDeleteHooks).
+	PostDeleteHooks []spec.Hook `json:"postDeleteHooks,omitempty"`
 
 	// Rollout, Namespace and Parent are the plan's rollout, the namespace of its
 	// ConfigMaps and the parent Application that renders it.
@@ -71,7 +73,7 @@ func New(sp *spec.Spec, id string, body []byte) Plan {
 		lj = spec.LateJoinersJoin
 	}
 	p := Plan{Schema: Schema, Dialect: sp.Dialect, Phases: sp.Phases, DeletionOrder: spec.RemovalOrder(sp.DeletionOrder),
-		LateJoiners: lj, ConfirmRemoval: sp.ConfirmRemoval, Windows: sp.Windows, OnFailure: sp.OnFailure,
+		LateJoiners: lj, ConfirmRemoval: sp.ConfirmRemoval, Windows: sp.Windows, OnFailure: sp.OnFailure, PostDeleteHooks: sp.PostDeleteHooks,
 		Rollout: sp.Name, Revision: id, Body: body}
 	if sp.MaxFailures.Kind != spec.SizeAll {
 		p.MaxFailures = sp.MaxFailures

@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -50,7 +51,15 @@ func dismantle(p plan.Plan, cur *state.State, o Observed, now time.Time) Decisio
 	}
 	live := slices.Sorted(maps.Keys(o.Children))
 	if len(live) == 0 {
-		d.Next, d.Actions = TornDown(cur, how.How, now)
+		if next, running := afterDismantle(p, cur, o, now, &d.Actions); running {
+			d.Next = next
+			return d.wait(now, "post-delete hooks run")
+		} else if next != cur {
+			cur = next
+		}
+		var acts []Action
+		d.Next, acts = TornDown(cur, how.How, now)
+		d.Actions = append(d.Actions, acts...)
 		d.Release = !how.Removal
 		d.SetPhaseGen = how.Removal && d.Next != cur // the parent re-renders, now to nothing
 		return d
@@ -90,4 +99,29 @@ func allAdmitted(st *state.State, children []string) bool {
 		}
 	}
 	return true
+}
+
+// afterDismantle runs the post-delete hooks once every child of the rollout is gone: each
+// per-cluster hook for each child the state had, the others once. It returns the state
+// with their ledger (cur itself when nothing changed; a change has the next generation)
+// and whether some still run: the teardown (and a deleted parent's release) waits for them.
+func afterDismantle(p plan.Plan, cur *state.State, o Observed, now time.Time, acts *[]Action) (*state.State, bool) {
+	if cur == nil || len(p.PostDeleteHooks) == 0 {
+		return cur, false
+	}
+	next := cur.Clone()
+	children := slices.Concat(cur.Children, slices.Collect(maps.Keys(cur.Rollout.AdmittedPhases())))
+	names := clusterNames(o.Subjects, children)
+	gone := map[string]string{}
+	for _, c := range children {
+		gone[c] = cmp.Or(names[c], cur.RemovingClusters[c])
+	}
+	startAfterDelete(next, p.PostDeleteHooks, gone, true, now, acts)
+	running := driveAfterDelete(next, p.PostDeleteHooks, o, now, acts)
+	if state.Equal(cur, next) {
+		return cur, running
+	}
+	next.Generation++
+	next.WrittenAt = now
+	return next, running
 }

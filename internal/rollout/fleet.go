@@ -124,6 +124,9 @@ func remove(st *state.State, p plan.Plan, o Observed, now time.Time, acts *[]Act
 		return true
 	}
 	st.Removing, st.Leaving = group, rest // the agent deletes what Removing lists
+	if len(p.PostDeleteHooks) > 0 {
+		noteClusters(st, group, o) // for their post-delete hooks, once they are gone
+	}
 	emit(st.Rollout, acts, now, EvClusterRemoving, "removing "+describe(group)+": the deployed revision no longer generates them")
 	return true
 }
@@ -170,6 +173,7 @@ func removing(st *state.State, p plan.Plan, o Observed, now time.Time, acts *[]A
 		}
 		forget(st, c)
 		emit(st.Rollout, acts, now, EvClusterRemoved, c+" removed")
+		startAfterDelete(st, p.PostDeleteHooks, map[string]string{c: st.RemovingClusters[c]}, false, now, acts)
 	}
 	if st.Removing = still; len(still) == 0 {
 		return false

@@ -32,6 +32,8 @@ type Observation struct {
 	// ArgoCDRetries: the last operation carries a retry strategy (the child's own
 	// syncPolicy.retry), so Argo CD retries a failed sync itself and its failure is final.
 	ArgoCDRetries bool
+	// Cluster is the cluster the child deploys to (its cmp-phase.io/cluster label).
+	Cluster string
 }
 
 // Verdict is where one admitted child stands.

@@ -184,6 +184,7 @@ func Step(p plan.Plan, cur *state.State, o Observed, now time.Time) (*state.Stat
 	}
 	followRollout(st.Rollout, now) // tracks.go
 	failureHooks(st, p, o, now, &acts)
+	driveAfterDelete(st, p.PostDeleteHooks, o, now, &acts)
 	acts = liveRetries(st.Rollout, acts)
 	stampTimes(cur, st, now)
 	if state.Equal(cur, st) {

@@ -67,7 +67,7 @@ func seqOf(n *yaml.Node) []*yaml.Node {
 // maxFailures from whichever of the two strategies sets them; set in both, it is an error
 // (one rollout, one setting).
 func (d *dec) composeOptions(s, steps *Spec, st, gen *yaml.Node, genPath string) {
-	for _, key := range []string{"lateJoiners", "pinCommits", "confirmRemoval", "maxFailures", "onFailure"} {
+	for _, key := range []string{"lateJoiners", "pinCommits", "confirmRemoval", "maxFailures", "onFailure", "postDeleteHooks"} {
 		if !hasKey(st, key) {
 			continue
 		}
@@ -85,6 +85,8 @@ func (d *dec) composeOptions(s, steps *Spec, st, gen *yaml.Node, genPath string)
 			s.MaxFailures = steps.MaxFailures
 		case "onFailure":
 			s.OnFailure = steps.OnFailure
+		case "postDeleteHooks":
+			s.PostDeleteHooks = steps.PostDeleteHooks
 		default:
 			s.ConfirmRemoval = steps.ConfirmRemoval
 		}

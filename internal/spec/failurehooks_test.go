@@ -57,6 +57,13 @@ func TestFailureHooksAreReadAndCarriedByThePlan(t *testing.T) {
 	if back.OnFailure.Stop[0].Name != "page" || back.OnFailure.RolledBack[0].Name != "done" || back.Phases[0].FailureHooks[0].Name != "incident" {
 		t.Fatalf("the plan carries them: %s", b)
 	}
+	withPost, err := spec.Parse("spec.yaml", failureSpec("", "      postDeleteHooks:\n      - {name: deregister, type: http, http: {url: 'https://dns.example.com/{{name}}'}}\n"), targets.NewCache(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := json.Marshal(plan.New(withPost, "r1", nil)); !strings.Contains(string(b), `"postDeleteHooks":[{"name":"deregister"`) || !withPost.PostDeleteHooks[0].PerCluster() {
+		t.Fatalf("post-delete hooks are read, per cluster when templated so, and carried: %s", b)
+	}
 	plain, err := spec.Parse("spec.yaml", failureSpec("", ""), targets.NewCache(8))
 	if err != nil {
 		t.Fatal(err)
@@ -79,6 +86,8 @@ func TestFailureHooksThatCannotMeanAnythingAreRefused(t *testing.T) {
 			[]string{"deploymentStrategy.onFailure", "is empty", "fix: list stopHooks, rollbackHooks or rolledBackHooks"}},
 		"an unknown list": {"", "      onFailure:\n        failHooks: []\n",
 			[]string{"onFailure.failHooks", "unknown field", "stopHooks, rollbackHooks, rolledBackHooks"}},
+		"abort on a post-delete hook": {"", "      postDeleteHooks:\n      - {name: d, type: http, failurePolicy: abort, http: {url: 'https://x.example.com'}}\n",
+			[]string{"postDeleteHooks[0].failurePolicy", "abort has nothing to stop"}},
 		"a hook without a name": {"", "      onFailure:\n        stopHooks:\n        - {type: http, http: {url: 'https://x.example.com'}}\n",
 			[]string{"onFailure.stopHooks[0].name", "name the hook"}},
 	} {

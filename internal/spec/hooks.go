@@ -143,8 +143,9 @@ func (f FailureHooks) Empty() bool {
 	return len(f.Stop) == 0 && len(f.Rollback) == 0 && len(f.RolledBack) == 0
 }
 
-// failureList reads a list of failure hooks: hooks as any other, but failurePolicy abort
-// is refused (a rollout that failed has nothing left to abort; its hooks decide nothing).
+// failureList reads a list of failure or post-delete hooks: hooks as any other, but
+// failurePolicy abort is refused (a rollout that failed, or whose children are gone, has
+// nothing left to abort; these hooks decide nothing).
 func (d *dec) failureList(n *yaml.Node, path string) []Hook {
 	hs := d.hooks(n, path, false)
 	items := d.seq(n, path)

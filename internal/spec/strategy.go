@@ -32,8 +32,9 @@ func (d *dec) strategy(s *Spec, st *yaml.Node, gen *yaml.Node, genPath string, e
 }
 
 func (d *dec) phaseDeployment(s *Spec, n *yaml.Node, path string, exprs *targets.Cache) {
-	f := d.fields(n, path, "type", "phases", "lateJoiners", "pinCommits", "confirmRemoval", "maxFailures", "windows", "onFailure")
+	f := d.fields(n, path, "type", "phases", "lateJoiners", "pinCommits", "confirmRemoval", "maxFailures", "windows", "onFailure", "postDeleteHooks")
 	s.MaxFailures = d.budget(f["maxFailures"], path+".maxFailures")
+	s.PostDeleteHooks = d.failureList(f["postDeleteHooks"], path+".postDeleteHooks")
 	s.OnFailure = d.failureHooks(f["onFailure"], path+".onFailure")
 	s.Windows = d.windows(f["windows"], path+".windows")
 	s.LateJoiners = d.lateJoiners(f["lateJoiners"], path+".lateJoiners")
@@ -203,8 +204,9 @@ func (d *dec) requirements(n *yaml.Node, path string) []targets.Requirement {
 
 // rolling parses spec.strategy: RollingSync (seed 003), RollingUpdate (seed 001), AllAtOnce.
 func (d *dec) rolling(s *Spec, n *yaml.Node, exprs *targets.Cache) {
-	f := d.fields(n, "spec.strategy", "type", "rollingSync", "rollingUpdate", "deletionOrder", "lateJoiners", "pinCommits", "confirmRemoval", "maxFailures", "windows", "onFailure")
+	f := d.fields(n, "spec.strategy", "type", "rollingSync", "rollingUpdate", "deletionOrder", "lateJoiners", "pinCommits", "confirmRemoval", "maxFailures", "windows", "onFailure", "postDeleteHooks")
 	s.MaxFailures = d.budget(f["maxFailures"], "spec.strategy.maxFailures")
+	s.PostDeleteHooks = d.failureList(f["postDeleteHooks"], "spec.strategy.postDeleteHooks")
 	s.OnFailure = d.failureHooks(f["onFailure"], "spec.strategy.onFailure")
 	s.Windows = d.windows(f["windows"], "spec.strategy.windows")
 	s.LateJoiners = d.lateJoiners(f["lateJoiners"], "spec.strategy.lateJoiners")

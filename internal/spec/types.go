@@ -56,6 +56,12 @@ type Spec struct {
 	// OnFailure (extension `onFailure`, next to phases or in spec.strategy) are the
 	// rollout's failure hooks: they run once per rollout and cause.
 	OnFailure FailureHooks
+	// PostDeleteHooks (extension `postDeleteHooks`, next to phases or in spec.strategy;
+	// seed 002's PostDelete) run after children are gone, once Argo CD confirmed the
+	// deletion: a per-cluster hook once for each child gone (a leaving cluster's, or every
+	// child of a removed rollout), the others once when every child of the rollout is gone
+	// (its parent deleted, or its spec removed).
+	PostDeleteHooks []Hook
 
 	// Notes say how a value written in another spelling was read (a failurePolicy of seed
 	// 004's Abort is abort); `validate` prints them. Not problems.

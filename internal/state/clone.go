@@ -20,6 +20,8 @@ func (s *State) Clone() *State {
 	out.Leaving = slices.Clone(s.Leaving)
 	out.Confirmed = slices.Clone(s.Confirmed)
 	out.Rejected = maps.Clone(s.Rejected)
+	out.AfterDelete = cloneHooks(s.AfterDelete)
+	out.RemovingClusters = maps.Clone(s.RemovingClusters)
 	if s.Paused != nil {
 		p := *s.Paused
 		p.Until = clonePtr(p.Until)

@@ -46,7 +46,18 @@ type State struct {
 	// a change of nothing but waiting clusters' reasons is written at most every
 	// ReasonEvery after it.
 	WrittenAt time.Time `json:"writtenAt,omitzero"`
+	// AfterDelete is the ledger of post-delete hooks, by key (postdelete/name[/child]):
+	// they run after children are gone, outside any phase. At most MaxAfterDelete entries;
+	// the oldest ended ones go first.
+	AfterDelete map[string]HookRun `json:"afterDelete,omitempty"`
+	// RemovingClusters names the cluster of each child in Removing, read from the live
+	// child when its removal started: a per-cluster post-delete hook runs for the cluster
+	// once the child is gone.
+	RemovingClusters map[string]string `json:"removingClusters,omitempty"`
 }
+
+// MaxAfterDelete bounds the post-delete ledger.
+const MaxAfterDelete = 200
 
 // Pause is a person's pause.
 type Pause struct {
