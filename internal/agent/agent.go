@@ -19,11 +19,11 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/argoapi"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/failure"
+	"github.com/cmp-phase/cmp-phase/internal/hookrun"
 	"github.com/cmp-phase/cmp-phase/internal/hooks"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/render"
-	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
 	"github.com/cmp-phase/cmp-phase/internal/telemetry"
@@ -133,8 +133,7 @@ type Agent struct {
 	cascading cascadeMemory
 	parents   parentIndex
 	now       func() time.Time
-	hooks     *hooks.Runner
-	runs      hookRuns
+	runs      *hookrun.Runs // the hook runs of this process
 	metrics   *telemetry.AgentMetrics
 	warm      *warm.Warmer // nil without Options.ArgoCD
 
@@ -162,12 +161,13 @@ func New(kube kubernetes.Interface, argo argoclient.Interface, opts Options, log
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "cmp-phase-agent"}),
 		asked: map[string]named{}, memories: map[string]*memory{},
-		hooks: hooks.New(opts.Hooks), metrics: telemetry.NewAgentMetrics(opts.Metrics),
-		runs: hookRuns{inFlight: map[string]bool{}, results: map[string]map[string]rollout.HookResult{}, cleanups: map[string]hooks.Cleanup{}, hosts: map[string]chan struct{}{}},
+		metrics: telemetry.NewAgentMetrics(opts.Metrics),
 	}
 	a.warm = warm.New(opts.ArgoCD, opts.Metrics)
-	a.hooks.WithClusters(hooks.Clusters{Kube: kube, Namespace: opts.Namespace, Argo: argo, SecretName: a.clusterSecretName,
+	runner := hooks.New(opts.Hooks).WithClusters(hooks.Clusters{Kube: kube, Namespace: opts.Namespace, Argo: argo, SecretName: a.clusterSecretName,
 		OwnName: a.clusterOwnName, ProjectClusters: a.projectClusters, Log: log})
+	a.runs = hookrun.New(runner, hookrun.Options{Backoff: opts.Backoff, PerHost: opts.HooksPerHost, Kube: kube,
+		SecretNamespace: opts.SecretNamespace, Metrics: a.metrics, Log: log})
 	return a
 }
 

@@ -237,9 +237,9 @@ func (a *Agent) observe(p *pass, cur *state.State, c *control.Controls, inv *inv
 	if err != nil {
 		return rollout.Observed{}, err
 	}
-	obs := rollout.Observed{Subjects: subjects, Changed: changed, ChangedOf: changedOf, Children: p.observed, Hooks: a.hookResults(p.plan.Rollout, cur), Controls: c,
+	obs := rollout.Observed{Subjects: subjects, Changed: changed, ChangedOf: changedOf, Children: p.observed, Hooks: a.runs.Results(p.plan.Rollout, cur), Controls: c,
 		SpecGone: specGone(p.parent), SpecBack: specBack(p.parent), PlanFresh: cur != nil && p.plan.Generation >= cur.ViewGeneration}
 	obs.FleetWindows, obs.ProjectWindows = a.fleetWindows(), a.projectWindows(p.children)
-	obs.TrackHooks = a.trackHookResults(p.plan.Rollout, cur)
+	obs.TrackHooks = a.runs.TrackResults(p.plan.Rollout, cur)
 	return obs, nil
 }
