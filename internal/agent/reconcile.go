@@ -169,7 +169,7 @@ func (a *Agent) read(name string) (*pass, error) {
 	for _, app := range apps {
 		p.children[app.Name] = app
 	}
-	p.observed = a.memoryOf(name).observe(apps)
+	p.observed = a.memoryOf(name).Observe(apps)
 	return p, nil
 }
 
