@@ -195,6 +195,7 @@ func (a *Agent) decide(p *pass, cur *state.State, c *control.Controls, dismantle
 		return rollout.Decision{}, failure.Closed(err)
 	}
 	obs.ShardHold, obs.Limits, obs.PhaseGen = hold, a.opts.Limits, p.phaseGen
+	obs.Warmed, obs.NoWarm = a.warmSeen(p)
 	d, err := rollout.Decide(*p.plan, cur, obs, now)
 	if err != nil {
 		return rollout.Decision{}, failure.Closed(err)
