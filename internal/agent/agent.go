@@ -19,11 +19,12 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/argoapi"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/failure"
+	"github.com/cmp-phase/cmp-phase/internal/hookrun"
 	"github.com/cmp-phase/cmp-phase/internal/hooks"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
+	"github.com/cmp-phase/cmp-phase/internal/passmemo"
 	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/render"
-	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
 	"github.com/cmp-phase/cmp-phase/internal/telemetry"
@@ -132,9 +133,9 @@ type Agent struct {
 	// cascading: parents the watch saw deleted with the resources finalizer on.
 	cascading cascadeMemory
 	parents   parentIndex
+	memories  passmemo.Set // what each rollout's last pass read and did
 	now       func() time.Time
-	hooks     *hooks.Runner
-	runs      hookRuns
+	runs      *hookrun.Runs // the hook runs of this process
 	metrics   *telemetry.AgentMetrics
 	warm      *warm.Warmer // nil without Options.ArgoCD
 
@@ -142,13 +143,21 @@ type Agent struct {
 	inv      *inventory.Inventory // last published
 	invBytes []byte               // its encoding, to tell a change
 	asked    map[string]named     // rollout → the re-render it last asked for
-	memories map[string]*memory   // rollout → what its last pass read (memory.go)
 }
 
 // utcNow is the agent's clock: wall time in UTC, without the monotonic reading, exactly as
 // a decoded state holds it — the state a Store remembers (statestore.Memo) and one decoded from
 // its bytes compare and measure time alike.
 func utcNow() time.Time { return time.Now().UTC() }
+
+// memoryOf is the rollout's memory (passmemo), made on first use.
+func (a *Agent) memoryOf(name string) *passmemo.Memory { return a.memories.Of(name) }
+
+// forget drops what the agent remembers of a rollout (its plan is gone).
+func (a *Agent) forget(name string) {
+	a.memories.Forget(name)
+	a.warm.Forget(name)
+}
 
 // New makes an agent. events may be nil (no Kubernetes Events).
 func New(kube kubernetes.Interface, argo argoclient.Interface, opts Options, log *slog.Logger, events record.EventRecorder, faults Faults) *Agent {
@@ -161,13 +170,14 @@ func New(kube kubernetes.Interface, argo argoclient.Interface, opts Options, log
 		renderer: render.New(64), exprs: targets.NewCache(1024), now: utcNow,
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "cmp-phase-agent"}),
-		asked: map[string]named{}, memories: map[string]*memory{},
-		hooks: hooks.New(opts.Hooks), metrics: telemetry.NewAgentMetrics(opts.Metrics),
-		runs: hookRuns{inFlight: map[string]bool{}, results: map[string]map[string]rollout.HookResult{}, cleanups: map[string]hooks.Cleanup{}, hosts: map[string]chan struct{}{}},
+		asked:   map[string]named{},
+		metrics: telemetry.NewAgentMetrics(opts.Metrics),
 	}
 	a.warm = warm.New(opts.ArgoCD, opts.Metrics)
-	a.hooks.WithClusters(hooks.Clusters{Kube: kube, Namespace: opts.Namespace, Argo: argo, SecretName: a.clusterSecretName,
+	runner := hooks.New(opts.Hooks).WithClusters(hooks.Clusters{Kube: kube, Namespace: opts.Namespace, Argo: argo, SecretName: a.clusterSecretName,
 		OwnName: a.clusterOwnName, ProjectClusters: a.projectClusters, Log: log})
+	a.runs = hookrun.New(runner, hookrun.Options{Backoff: opts.Backoff, PerHost: opts.HooksPerHost, Kube: kube,
+		SecretNamespace: opts.SecretNamespace, Metrics: a.metrics, Log: log})
 	return a
 }
 

@@ -2,11 +2,9 @@ package agent
 
 import (
 	"encoding/json"
-	"errors"
 	"strings"
 	"testing"
 
-	"github.com/cmp-phase/cmp-phase/internal/hooks"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/render"
@@ -86,7 +84,7 @@ func TestChildDestIsTheChildsAtTheRolloutsRevision(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := a.childOf(p, st, tc.act)
-			if d == nil || d.project != tc.project || d.namespace != tc.ns || (d.err == nil) != (tc.err == "") || (d.err != nil && !strings.Contains(d.err.Error(), tc.err)) {
+			if d == nil || d.Project != tc.project || d.Namespace != tc.ns || (d.Err == nil) != (tc.err == "") || (d.Err != nil && !strings.Contains(d.Err.Error(), tc.err)) {
 				t.Fatalf("got %+v", d)
 			}
 		})
@@ -97,23 +95,5 @@ func TestChildDestIsTheChildsAtTheRolloutsRevision(t *testing.T) {
 		if d := a.childOf(p, st, act); d != nil {
 			t.Fatalf("%+v: %+v, want none", act, d)
 		}
-	}
-}
-
-// TestChildDestTarget: the run's target is the inventory's cluster (the run's template
-// variables) with the child's project and namespace; a cluster gone from the inventory, or
-// a child that could not be read, is an error.
-func TestChildDestTarget(t *testing.T) {
-	d := &childDest{project: "apps", namespace: "guestbook"}
-	got, err := d.target("web-prod-1", map[string]string{"name": "prod-1", "server": "https://prod-1"})
-	if err != nil || *got != (hooks.Target{Cluster: "prod-1", Server: "https://prod-1", Project: "apps", Namespace: "guestbook"}) {
-		t.Fatalf("got %+v %v", got, err)
-	}
-	if _, err := d.target("web-gone", map[string]string{}); err == nil || !strings.Contains(err.Error(), "the cluster of child web-gone is not in the inventory") {
-		t.Fatalf("gone: %v", err)
-	}
-	errTest := errors.New("unread")
-	if _, err := (&childDest{err: errTest}).target("web-prod-1", map[string]string{"name": "prod-1", "server": "s"}); err != errTest {
-		t.Fatalf("unread: %v", err)
 	}
 }

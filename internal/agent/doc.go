@@ -9,8 +9,9 @@
 // CD's API, and the cluster Secrets' names from its trimmed cache, clustersecrets.go),
 // which a kind reaching managed clusters (internal/hooks/jobhook) builds its clients from;
 // it renders the child of a per-cluster run whose kind reads it (hooks.ReadsChild: its
-// project and namespace at the rollout's revision, child.go); and it removes what a run
-// left (hooks.Cleanup) once the ledger has its outcome (cleanup.go).
+// project and namespace at the rollout's revision, child.go). The runs of this process —
+// in flight, ended until the ledger has them, what they left (hooks.Cleanup) removed once
+// it has — are one internal/hookrun.Runs the agent holds (hookruns.go).
 //
 // A failed reconcile has a kind (internal/failure): transient, conflict, invalid input, or
 // fail closed. One mapper, failure.PolicyOf, turns it into when the rollout comes back, the

@@ -41,7 +41,7 @@ func (a *Agent) enactOnly(ctx context.Context, p *pass, st *state.State, keep fu
 	if keep != nil {
 		moves = slices.DeleteFunc(moves, func(m rollout.Move) bool { return !keep(m.Child) })
 	}
-	moves = a.memoryOf(p.plan.Rollout).unmoved(moves, p.children)
+	moves = a.memoryOf(p.plan.Rollout).Unmoved(moves, p.children)
 	if left := movesPerPass - p.moves; len(moves) > left {
 		moves, p.moreMoves = moves[:max(left, 0)], true
 	}
@@ -74,7 +74,7 @@ func (a *Agent) enactOnly(ctx context.Context, p *pass, st *state.State, keep fu
 			if err == nil || errors.Is(err, errMoved) {
 				// a conflict proves the server is past the cached version: moving it again
 				// from that version can only conflict again, until the cache catches up
-				mem.moved(live)
+				mem.Moved(live)
 			}
 			if errors.Is(err, errMoved) {
 				return nil

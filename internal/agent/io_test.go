@@ -6,8 +6,11 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
+	synccommon "github.com/argoproj/argo-cd/gitops-engine/pkg/sync/common"
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -18,6 +21,7 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/observe"
 	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/rerender"
+	"github.com/cmp-phase/cmp-phase/internal/rollout"
 )
 
 func parentApp(env ...*v1alpha1.EnvEntry) *v1alpha1.Application {
@@ -118,28 +122,35 @@ func TestMoveGivesTheChildItsRenderAndKeepsTracking(t *testing.T) {
 	}
 }
 
-// TestSyncStartsOnlyWhenNoOperationIsPresent.
-func TestSyncStartsOnlyWhenNoOperationIsPresent(t *testing.T) {
-	ctx := context.Background()
-	child := &v1alpha1.Application{ObjectMeta: metav1.ObjectMeta{Name: "web-dev-1", Namespace: testNS},
-		Spec: v1alpha1.ApplicationSpec{SyncPolicy: &v1alpha1.SyncPolicy{SyncOptions: v1alpha1.SyncOptions{"CreateNamespace=true"}}}}
+// TestSyncAgainRetriesOnTheAgentsClockAndCountsIt: the agent's retries of transient sync
+// failures (childsync.RetryAll) are judged at the agent's clock, and each started is
+// counted for the rollout.
+func TestSyncAgainRetriesOnTheAgentsClockAndCountsIt(t *testing.T) {
+	admitted := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	child := liveChild()
+	child.Namespace = testNS
+	child.Status.Sync.Status = v1alpha1.SyncStatusCodeOutOfSync
+	op := child.Status.OperationState
+	op.Phase, op.Message = synccommon.OperationFailed, `one or more objects failed to apply, reason: Patch "https://127.0.0.2:6443/api/v1/namespaces/dev-1/configmaps/x": EOF`
+	op.Operation.Info = []*v1alpha1.Info{{Name: contract.OperationInfoAdmission, Value: rollout.Marker("r2", admitted)}}
+	due, _, ok := rollout.Retry(observe.Child(child), "r2", admitted)
+	if !ok {
+		t.Fatal("not a retry")
+	}
 	f := newFakeAgent(t, []runtime.Object{child})
-	if err := f.sync(ctx, f.log, "web-dev-1"); err != nil {
-		t.Fatal(err)
-	}
-	op := getApp(t, f, "web-dev-1").Operation
-	if op == nil || op.Sync == nil || len(op.Sync.SyncOptions) != 1 || op.InitiatedBy.Username != "cmp-phase-agent" {
-		t.Fatalf("operation %+v", op)
-	}
-
-	pending := child.DeepCopy()
-	pending.Operation = &v1alpha1.Operation{Sync: &v1alpha1.SyncOperation{Revision: "by-a-person"}}
-	f = newFakeAgent(t, []runtime.Object{pending})
-	if err := f.sync(ctx, f.log, "web-dev-1"); err != nil {
-		t.Fatal(err)
-	}
-	if n := writes(f.argo.Actions(), "applications"); n != 0 || getApp(t, f, "web-dev-1").Operation.Sync.Revision != "by-a-person" {
-		t.Fatalf("a pending operation is never replaced: %d writes", n)
+	p := &pass{plan: &plan.Plan{Rollout: "x"}, log: f.log}
+	acts := []rollout.Action{{Kind: rollout.ActSyncAgain, Cluster: child.Name, Revision: "r2", Since: admitted}}
+	for _, tc := range []struct {
+		now  time.Time
+		want float64
+	}{{due.Add(-time.Second), 0}, {due, 1}} {
+		f.now = func() time.Time { return tc.now }
+		if err := f.syncAgain(context.Background(), p, acts); err != nil {
+			t.Fatal(err)
+		}
+		if got := testutil.ToFloat64(f.metrics.Retries.WithLabelValues("x")); got != tc.want {
+			t.Fatalf("at %s: %v retries counted, want %v", tc.now, got, tc.want)
+		}
 	}
 }
 

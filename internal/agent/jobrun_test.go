@@ -18,6 +18,7 @@ import (
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/cmp-phase/cmp-phase/internal/hookrun"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
@@ -65,7 +66,7 @@ func TestAPerClusterJobRunsThroughTheAgent(t *testing.T) {
 				Rollout: &state.Rollout{Revision: id, Status: state.RolloutProgressing, Phases: []state.PhaseState{{Name: "dev", Members: []string{"web-local"}, Admitted: []string{"web-local"}}}}}
 			p := &pass{plan: &plan.Plan{Rollout: "web", Namespace: "argocd", Revision: id, Body: body, Phases: s.Phases, Children: &plan.ChildEnv{Namespace: "argocd"}}}
 			act := rollout.Action{Kind: rollout.ActRunHook, Key: "check/smoke/web-local", Hook: s.Phases[0].Checks[0], Cluster: "web-local", ClusterName: "local"}
-			res, _ := a.hookAttempts(context.Background(), p, id, act, idempotencyKey("web", st.Rollout, 0, act.Key), time.Unix(100, 0), a.childOf(p, st, act))
+			res, _ := a.runs.Attempts(context.Background(), a.hookRun(p, id, act, hookrun.Key("web", st.Rollout, 0, act.Key), time.Unix(100, 0), a.childOf(p, st, act)))
 			if res.Status != tc.want || !strings.Contains(res.Message, tc.message) {
 				t.Fatalf("got %+v", res)
 			}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cmp-phase/cmp-phase/internal/hookrun"
 	"github.com/cmp-phase/cmp-phase/internal/hooks"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/plan"
@@ -143,7 +144,7 @@ func runProbe(t *testing.T, answer string) string {
 	o.Hooks = map[string]rollout.HookResult{}
 	for _, act := range acts {
 		if act.Kind == rollout.ActRunHook {
-			o.Hooks[act.Key], _ = a.hookAttempts(context.Background(), p, id, act, idempotencyKey("web", st.Rollout, 0, act.Key), t0, nil)
+			o.Hooks[act.Key], _ = a.runs.Attempts(context.Background(), a.hookRun(p, id, act, hookrun.Key("web", st.Rollout, 0, act.Key), t0, nil))
 		}
 	}
 	if len(o.Hooks) != 1 {

@@ -21,10 +21,7 @@ func (a *Agent) annotateParent(ctx context.Context, p *pass, st *state.State, wa
 		return
 	}
 	mem := a.memoryOf(p.plan.Rollout)
-	mem.mu.Lock()
-	last := mem.parent
-	mem.mu.Unlock()
-	if maps.Equal(want, last) || carries(p.parent.Annotations, want) {
+	if maps.Equal(want, mem.Parent()) || carries(p.parent.Annotations, want) {
 		return
 	}
 	patch, err := annotationPatch(want)
@@ -35,9 +32,7 @@ func (a *Agent) annotateParent(ctx context.Context, p *pass, st *state.State, wa
 		p.log.Warn("parent annotations not written", "parent", p.plan.Parent, "error", err)
 		return
 	}
-	mem.mu.Lock()
-	mem.parent = want
-	mem.mu.Unlock()
+	mem.SetParent(want)
 }
 
 // carries reports whether annotations hold want ("" values: absent).

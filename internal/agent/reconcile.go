@@ -169,7 +169,7 @@ func (a *Agent) read(name string) (*pass, error) {
 	for _, app := range apps {
 		p.children[app.Name] = app
 	}
-	p.observed = a.memoryOf(name).observe(apps)
+	p.observed = a.memoryOf(name).Observe(apps)
 	return p, nil
 }
 
@@ -195,6 +195,7 @@ func (a *Agent) decide(p *pass, cur *state.State, c *control.Controls, dismantle
 		return rollout.Decision{}, failure.Closed(err)
 	}
 	obs.ShardHold, obs.Limits, obs.PhaseGen = hold, a.opts.Limits, p.phaseGen
+	obs.Warmed, obs.NoWarm = a.warmSeen(p)
 	d, err := rollout.Decide(*p.plan, cur, obs, now)
 	if err != nil {
 		return rollout.Decision{}, failure.Closed(err)
@@ -237,9 +238,9 @@ func (a *Agent) observe(p *pass, cur *state.State, c *control.Controls, inv *inv
 	if err != nil {
 		return rollout.Observed{}, err
 	}
-	obs := rollout.Observed{Subjects: subjects, Changed: changed, ChangedOf: changedOf, Children: p.observed, Hooks: a.hookResults(p.plan.Rollout, cur), Controls: c,
+	obs := rollout.Observed{Subjects: subjects, Changed: changed, ChangedOf: changedOf, Children: p.observed, Hooks: a.runs.Results(p.plan.Rollout, cur), Controls: c,
 		SpecGone: specGone(p.parent), SpecBack: specBack(p.parent), PlanFresh: cur != nil && p.plan.Generation >= cur.ViewGeneration}
 	obs.FleetWindows, obs.ProjectWindows = a.fleetWindows(), a.projectWindows(p.children)
-	obs.TrackHooks = a.trackHookResults(p.plan.Rollout, cur)
+	obs.TrackHooks = a.runs.TrackResults(p.plan.Rollout, cur)
 	return obs, nil
 }

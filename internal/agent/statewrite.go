@@ -37,7 +37,7 @@ type stateTrace struct {
 func (a *Agent) stateStore(name string) (*statestore.Store, *stateTrace) {
 	t := &stateTrace{cms: a.kube.CoreV1()}
 	return &statestore.Store{ConfigMaps: t, Namespace: a.opts.Namespace, Name: contract.StateConfigMap(name),
-		OnConflict: func() { a.metrics.Conflicts.WithLabelValues(name).Inc() }, Memo: a.memoryOf(name).state}, t
+		OnConflict: func() { a.metrics.Conflicts.WithLabelValues(name).Inc() }, Memo: a.memoryOf(name).State}, t
 }
 
 // decide wraps a decision: it marks the steps before and after it.

@@ -2,59 +2,24 @@ package agent
 
 import (
 	"context"
-	"fmt"
-	"log/slog"
 
-	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/cmp-phase/cmp-phase/internal/observe"
+	"github.com/cmp-phase/cmp-phase/internal/childsync"
+	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
 // startSyncs starts the sync of every admitted, waiting child that has no automated sync
-// of its own, once per admission.
+// of its own, once per admission (childsync.StartWaiting).
 func (a *Agent) startSyncs(ctx context.Context, p *pass, st *state.State) error {
-	r := st.Rollout
-	if !r.Active() || r.Status.IsTerminal() {
-		return nil
-	}
-	for _, ph := range r.Phases {
-		for _, c := range ph.Admitted {
-			cs := ph.Clusters[c]
-			if app := p.children[c]; cs.Status == state.ClusterWaiting && app != nil && observe.NeedsSync(app, r.Revision, cs.AdmittedAt) {
-				if err := a.sync(ctx, p.log, c); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	return nil
+	return childsync.StartWaiting(ctx, a.argo.ArgoprojV1alpha1().Applications(a.opts.Namespace), p.log, st, p.children)
 }
 
-// sync sets the child's operation, like argocd app sync: only when none is present, with
-// the resourceVersion read.
-func (a *Agent) sync(ctx context.Context, log *slog.Logger, child string) error {
-	apps := a.argo.ArgoprojV1alpha1().Applications(a.opts.Namespace)
-	app, err := apps.Get(ctx, child, metav1.GetOptions{})
-	if err != nil {
-		return fmt.Errorf("start sync of %s: %w", child, err)
+// syncAgain carries out the engine's ActSyncAgain (childsync.RetryAll: each judged again
+// on the live child; one refused is logged and asked again on the next pass) and counts
+// the syncs started again.
+func (a *Agent) syncAgain(ctx context.Context, p *pass, acts []rollout.Action) error {
+	if n := childsync.RetryAll(ctx, a.argo.ArgoprojV1alpha1().Applications(a.opts.Namespace), a.now, p.log, acts); n > 0 {
+		a.metrics.Retries.WithLabelValues(p.plan.Rollout).Add(float64(n))
 	}
-	if app.Operation != nil {
-		return nil
-	}
-	var opts v1alpha1.SyncOptions
-	if app.Spec.SyncPolicy != nil {
-		opts = app.Spec.SyncPolicy.SyncOptions
-	}
-	app.Operation = &v1alpha1.Operation{
-		Sync:        &v1alpha1.SyncOperation{SyncOptions: opts},
-		InitiatedBy: v1alpha1.OperationInitiator{Username: "cmp-phase-agent", Automated: true},
-	}
-	if _, err := apps.Update(ctx, app, metav1.UpdateOptions{}); err != nil && !apierrors.IsConflict(err) {
-		return fmt.Errorf("start sync of %s: %w", child, err)
-	}
-	log.Info("sync started", "child", child)
 	return nil
 }

@@ -31,3 +31,11 @@ func (a *Agent) warmNext(p *pass, st *state.State) {
 		}
 	}
 }
+
+// warmSeen is what the engine needs to know of this rollout's warms (rollout.Observed's
+// Warmed and NoWarm): the generation warmNext last looked at, and whether a pass reaches
+// warmNext at all (a warmer, one parent, children in the agent's namespace).
+func (a *Agent) warmSeen(p *pass) (int64, bool) {
+	env := p.plan.Children
+	return a.warm.Looked(p.plan.Rollout), a.warm == nil || p.plan.Parent == "" || p.shards != nil || env == nil || env.Namespace != a.opts.Namespace
+}

@@ -31,6 +31,8 @@ type Decision struct {
 	Moves []Move
 	// Warm are the children the rollout admits next, in the order they will move, at most
 	// WarmAhead; WarmState is the state that admits them, the one to render them with.
+	// Both are named only for a generation of Next the agent has not warmed
+	// (Observed.Warmed, NoWarm).
 	Warm      []string
 	WarmState *state.State
 	// Delete are the live children to delete now, in the deletion order (a deleted
@@ -48,7 +50,8 @@ type Decision struct {
 }
 
 // Decide is the engine's one door: rebuild a lost state when the live children prove
-// there was one, step it, and say which children move and which to warm.
+// there was one, step it, and say which children move and, once per state generation,
+// which to warm.
 func Decide(p plan.Plan, cur *state.State, o Observed, now time.Time) (Decision, error) {
 	var d Decision
 	live := make(map[string]string, len(o.Children))
@@ -90,7 +93,7 @@ func Decide(p plan.Plan, cur *state.State, o Observed, now time.Time) (Decision,
 			Message: fmt.Sprintf("state ConfigMap %s/%s was missing: rebuilt at generation %d from the live children's revision annotations", p.Namespace, contract.StateConfigMap(p.Rollout), next.Generation)})
 	}
 	d.Moves = Moving(next, live)
-	if next.Rollout.Active() {
+	if next.Rollout.Active() && !o.NoWarm && next.Generation != o.Warmed {
 		d.WarmState = PreviewNext(next, p.Phases)
 		d.Warm = newlyAdmitted(next, d.WarmState, WarmAhead)
 	}

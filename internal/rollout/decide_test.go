@@ -53,20 +53,22 @@ func TestDecideRebuildsALostStateThenSteps(t *testing.T) {
 
 // TestDecideNamesTheMovesAndTheWarms: the children a step admits and that do not run the
 // revision yet are the Decision's moves; the next ones the rollout admits are its warms,
-// in the order they will move.
+// in the order they will move — once per state generation: one the agent has warmed
+// already (Observed.Warmed), or an agent that warms nothing, gets no preview.
 func TestDecideNamesTheMovesAndTheWarms(t *testing.T) {
 	w := newWorld(threePhases()...)
 	var d Decision
+	var before *state.State
 	for s := 0; s < 3; s++ {
 		var err error
-		if d, err = Decide(w.plan, w.st, w.obs, at(s)); err != nil {
+		before = w.st
+		if d, err = Decide(w.plan, before, w.obs, at(s)); err != nil {
 			t.Fatal(err)
 		}
 		w.st = d.Next
 	}
-	var moved []string
+	moved := movesOf(d)
 	for _, m := range d.Moves {
-		moved = append(moved, m.Child)
 		if m.Revision != "r2" {
 			t.Fatalf("move %+v", m)
 		}
@@ -77,6 +79,38 @@ func TestDecideNamesTheMovesAndTheWarms(t *testing.T) {
 	if len(d.Warm) == 0 || d.WarmState == nil || slices.ContainsFunc(d.Warm, func(c string) bool { return slices.Contains(moved, c) }) {
 		t.Fatalf("warms %v of %+v", d.Warm, d.WarmState)
 	}
+	for name, c := range map[string]struct {
+		warmed  int64
+		noWarm  bool
+		preview bool
+	}{
+		"this generation warmed":    {d.Next.Generation, false, false},
+		"an earlier one warmed":     {d.Next.Generation - 1, false, true},
+		"an agent that never warms": {0, true, false},
+	} {
+		seen := w.obs
+		seen.Warmed, seen.NoWarm = c.warmed, c.noWarm
+		again, err := Decide(w.plan, before, seen, at(2))
+		if err != nil || again.Next.Generation != d.Next.Generation || !slices.Equal(movesOf(again), moved) {
+			t.Fatalf("%s: not the same decision: %+v %v", name, again, err)
+		}
+		var want []string // the same warms when previewed, none otherwise
+		if c.preview {
+			want = d.Warm
+		}
+		if previewed := again.WarmState != nil; previewed != c.preview || !slices.Equal(again.Warm, want) {
+			t.Fatalf("%s: warms %v, previewed %v", name, again.Warm, previewed)
+		}
+	}
+}
+
+// movesOf are the children d moves.
+func movesOf(d Decision) []string {
+	var out []string
+	for _, m := range d.Moves {
+		out = append(out, m.Child)
+	}
+	return out
 }
 
 // TestAnUnselectedChildProvesNoLostState: a child the parent renders because no step

@@ -89,6 +89,13 @@ type Observed struct {
 	// ChangedOf is Changed judged against another state (a pure function: the renderer's
 	// comparison): Decide asks it for the state it rebuilt, Changed being against none.
 	ChangedOf func(*state.State) (map[string]bool, error)
+	// Warmed is the state generation whose next admissions the agent has already looked at
+	// for warming (0: none): Decide previews them (Decision.Warm, WarmState: a clone of the
+	// state) only for a state of another generation, not on every pass over the same one.
+	// NoWarm: the agent warms nothing of this rollout (no argocd-server API, say): Decide
+	// never previews.
+	Warmed int64
+	NoWarm bool
 
 	openings openings // the next openings this pass searched (Step makes it)
 }

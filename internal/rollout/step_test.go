@@ -245,33 +245,66 @@ func TestNothingToDoWritesNothing(t *testing.T) {
 	}
 }
 
+// benchWorld is a rollout of n children mid-phase: its canary admitted and synced at
+// +5s; next is its state.
+func benchWorld(b *testing.B, n int) (w *world, next *state.State) {
+	b.Helper()
+	w = &world{
+		plan: plan.Plan{Revision: "r2", Body: json.RawMessage(`{"v":2}`), Phases: []spec.Phase{
+			envPhase("canary", "prod", pct(10), false), envPhase("prod", "prod", spec.Size{}, false)}},
+		st:  &state.State{Schema: state.Schema, Generation: 1, Deployed: "r1", Revisions: map[string]json.RawMessage{"r1": json.RawMessage(`{}`)}},
+		obs: Observed{Changed: map[string]bool{}, Children: map[string]Observation{}},
+	}
+	for i := range n {
+		key := fmt.Sprintf("prod-%05d", i)
+		w.obs.Subjects = append(w.obs.Subjects, subject(key, "prod"))
+		w.obs.Changed[key] = true
+		w.st.Children = append(w.st.Children, key)
+	}
+	next, _, err := Step(w.plan, w.st, w.obs, t0) // canary admitted
+	if err != nil {
+		b.Fatal(err)
+	}
+	w.syncs(5, "r2", next.Rollout.Phases[0].Admitted...)
+	return w, next
+}
+
 // BenchmarkStep is one full decision over a 10,000-child rollout mid-phase.
 func BenchmarkStep(b *testing.B) {
 	for _, n := range []int{10000} {
 		b.Run(fmt.Sprintf("clusters=%d", n), func(b *testing.B) {
-			w := &world{
-				plan: plan.Plan{Revision: "r2", Body: json.RawMessage(`{"v":2}`), Phases: []spec.Phase{
-					envPhase("canary", "prod", pct(10), false), envPhase("prod", "prod", spec.Size{}, false)}},
-				st:  &state.State{Schema: state.Schema, Generation: 1, Deployed: "r1", Revisions: map[string]json.RawMessage{"r1": json.RawMessage(`{}`)}},
-				obs: Observed{Changed: map[string]bool{}, Children: map[string]Observation{}},
-			}
-			for i := range n {
-				key := fmt.Sprintf("prod-%05d", i)
-				w.obs.Subjects = append(w.obs.Subjects, subject(key, "prod"))
-				w.obs.Changed[key] = true
-				w.st.Children = append(w.st.Children, key)
-			}
-			next, _, err := Step(w.plan, w.st, w.obs, t0) // canary admitted
-			if err != nil {
-				b.Fatal(err)
-			}
-			w.syncs(5, "r2", next.Rollout.Phases[0].Admitted...)
+			w, next := benchWorld(b, n)
 			for b.Loop() {
 				if _, _, err := Step(w.plan, next, w.obs, at(10)); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkDecide is the agent's pass over the same rollout through Decide: Step, the
+// moves, and the warms — previewed for a generation the agent has not warmed ("preview"),
+// not for one it has ("warmed", every later pass over the same state).
+func BenchmarkDecide(b *testing.B) {
+	for _, n := range []int{10000} {
+		for _, warmed := range []bool{false, true} {
+			b.Run(fmt.Sprintf("clusters=%d/warmed=%v", n, warmed), func(b *testing.B) {
+				w, next := benchWorld(b, n)
+				d, err := Decide(w.plan, next, w.obs, at(10))
+				if err != nil || d.WarmState == nil {
+					b.Fatalf("no preview to measure: %v", err)
+				}
+				if warmed {
+					w.obs.Warmed = d.Next.Generation
+				}
+				for b.Loop() {
+					if _, err := Decide(w.plan, next, w.obs, at(10)); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }
 

@@ -558,8 +558,13 @@ func TestEachTrackIsPreviewedAndWarmed(t *testing.T) {
 	if want := "[dev@[dev-1] prod@eu[eu-1] final@eu[eu-2] prod@us[us-1] final@us[us-2]]"; fmt.Sprint(got) != want {
 		t.Fatalf("preview %v, want %s", got, want)
 	}
+	w.obs.Warmed = w.st.Generation - 1 // the agent warmed the state before this one
 	d, err := Decide(w.plan, w.st, w.obs, at(30))
-	if err != nil || len(d.Warm) == 0 {
+	if err != nil || d.Next.Generation == w.obs.Warmed || !slices.Equal(d.Warm, []string{"eu-2", "us-2"}) {
 		t.Fatalf("the tracks' next batches are warmed: %v %v", d.Warm, err)
+	}
+	w.obs.Warmed = d.Next.Generation
+	if d, err := Decide(w.plan, w.st, w.obs, at(30)); err != nil || d.Warm != nil || d.WarmState != nil {
+		t.Fatalf("a generation warmed is not previewed again: %v %v", d.Warm, err)
 	}
 }

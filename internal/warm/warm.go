@@ -87,6 +87,18 @@ func (w *Warmer) FirstLook(rollout string, gen int64) bool {
 	return true
 }
 
+// Looked is the state generation of the rollout FirstLook last saw (0: none, or no
+// warmer): the engine previews a rollout's next batch only for another generation
+// (rollout.Observed.Warmed).
+func (w *Warmer) Looked(rollout string) int64 {
+	if w == nil {
+		return 0
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.gens[rollout]
+}
+
 // Forget drops what the warmer remembers of a rollout (its plan is gone).
 func (w *Warmer) Forget(rollout string) {
 	if w == nil {

@@ -101,8 +101,15 @@ func TestWarmerWarmsEachChildAndRevisionOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := New(api, nil)
-	if !w.FirstLook("web", 3) || w.FirstLook("web", 3) || !w.FirstLook("web", 4) {
+	if w.Looked("web") != 0 || !w.FirstLook("web", 3) || w.FirstLook("web", 3) || !w.FirstLook("web", 4) {
 		t.Fatal("each state generation is looked at once")
+	}
+	if w.Looked("web") != 4 || w.Looked("api") != 0 || (*Warmer)(nil).Looked("web") != 0 {
+		t.Fatal("the generation looked at last is the one the engine is told")
+	}
+	w.Forget("web")
+	if w.Looked("web") != 0 {
+		t.Fatal("a forgotten rollout has looked at nothing")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -1,8 +1,7 @@
-package agent
+package hookrun
 
 import (
 	"context"
-	"log/slog"
 	"testing"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -11,15 +10,14 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/hooks"
 	"github.com/cmp-phase/cmp-phase/internal/hooks/jobhook"
-	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
 // TestHookJobsAreDeletedOnceTheLedgerHasTheOutcome: what a run left to remove (here a job
-// hook's Job, hooks.Cleanup) stays
-// while the written ledger still says Running, goes once the ledger has the outcome (with
-// its UID as precondition), and stays when the result is forgotten unrecorded.
+// hook's Job, hooks.Cleanup) stays while the written ledger still says Running, goes once
+// the ledger has the outcome (with its UID as precondition), and stays when the result is
+// forgotten unrecorded.
 func TestHookJobsAreDeletedOnceTheLedgerHasTheOutcome(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
@@ -35,20 +33,21 @@ func TestHookJobsAreDeletedOnceTheLedgerHasTheOutcome(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "web-migrate-1", Namespace: "argocd", UID: "u1"}}
 			kube := fake.NewSimpleClientset(job)
-			a := &Agent{log: slog.New(slog.DiscardHandler), hooks: hooks.New(hooks.Limits{}).WithClusters(hooks.Clusters{Kube: kube, Namespace: "argocd"}),
-				runs: hookRuns{inFlight: map[string]bool{}, results: map[string]map[string]rollout.HookResult{}, cleanups: map[string]hooks.Cleanup{}}}
+			l := New(hooks.New(hooks.Limits{}).WithClusters(hooks.Clusters{Kube: kube, Namespace: "argocd"}), Options{})
 			r := &state.Rollout{Revision: tc.revision, Phases: []state.PhaseState{{Name: "canary", Hooks: map[string]state.HookRun{"pre/migrate": {Status: tc.status}}}}}
 			id := "web/r1/canary/pre/migrate"
-			a.runs.results["web"] = map[string]rollout.HookResult{id: {Status: state.HookSucceeded}}
-			a.runs.cleanups[id] = &jobhook.JobRef{Namespace: "argocd", Name: job.Name, UID: job.UID}
-			a.startHooks(context.Background(), &pass{plan: &plan.Plan{Rollout: "web"}}, &state.State{Rollout: r}, nil)
+			l.end("web", id, rollout.HookResult{Status: state.HookSucceeded}, &jobhook.JobRef{Namespace: "argocd", Name: job.Name, UID: job.UID})
+			l.Settle(context.Background(), "web", r)
 			_, err := kube.BatchV1().Jobs("argocd").Get(context.Background(), job.Name, metav1.GetOptions{})
 			if (err != nil) != tc.deleted {
 				t.Fatalf("deleted: %v, want %v", err != nil, tc.deleted)
 			}
-			_, kept := a.runs.cleanups[id]
+			_, kept := l.cleanups[id]
 			if kept != (tc.status == state.HookRunning && tc.revision == "r1") {
 				t.Fatalf("the Job is still remembered: %v", kept)
+			}
+			if _, waits := l.results["web"][id]; waits != kept {
+				t.Fatalf("the result is kept (%v) exactly while it waits for the ledger", waits)
 			}
 		})
 	}

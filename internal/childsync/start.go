@@ -1,0 +1,60 @@
+package childsync
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	argov1alpha1 "github.com/argoproj/argo-cd/v3/pkg/client/clientset/versioned/typed/application/v1alpha1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/cmp-phase/cmp-phase/internal/observe"
+	"github.com/cmp-phase/cmp-phase/internal/state"
+)
+
+// StartWaiting starts the sync of every admitted, waiting child of st that has no
+// automated sync of its own, once per admission; children are the live ones.
+func StartWaiting(ctx context.Context, apps argov1alpha1.ApplicationInterface, log *slog.Logger, st *state.State, children map[string]*v1alpha1.Application) error {
+	r := st.Rollout
+	if !r.Active() || r.Status.IsTerminal() {
+		return nil
+	}
+	for _, ph := range r.Phases {
+		for _, c := range ph.Admitted {
+			cs := ph.Clusters[c]
+			if app := children[c]; cs.Status == state.ClusterWaiting && app != nil && observe.NeedsSync(app, r.Revision, cs.AdmittedAt) {
+				if err := Start(ctx, apps, log, c); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// Start sets the child's operation, like argocd app sync: only when none is present, with
+// the resourceVersion read.
+func Start(ctx context.Context, apps argov1alpha1.ApplicationInterface, log *slog.Logger, child string) error {
+	app, err := apps.Get(ctx, child, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("start sync of %s: %w", child, err)
+	}
+	if app.Operation != nil {
+		return nil
+	}
+	var opts v1alpha1.SyncOptions
+	if app.Spec.SyncPolicy != nil {
+		opts = app.Spec.SyncPolicy.SyncOptions
+	}
+	app.Operation = &v1alpha1.Operation{
+		Sync:        &v1alpha1.SyncOperation{SyncOptions: opts},
+		InitiatedBy: v1alpha1.OperationInitiator{Username: "cmp-phase-agent", Automated: true},
+	}
+	if _, err := apps.Update(ctx, app, metav1.UpdateOptions{}); err != nil && !apierrors.IsConflict(err) {
+		return fmt.Errorf("start sync of %s: %w", child, err)
+	}
+	log.Info("sync started", "child", child)
+	return nil
+}
