@@ -27,8 +27,8 @@ func (a *Agent) act(ctx context.Context, p *pass, st *state.State, acts []rollou
 	if st == nil {
 		return requeue, nil
 	}
+	a.startHooks(ctx, p, st, acts) // hooks need no re-render: they gate what comes next
 	if st.Rollout != nil {
-		a.startHooks(ctx, p, st, acts) // hooks need no re-render: they gate what comes next
 		if !st.Rollout.Status.IsTerminal() {
 			_ = a.syncAgain(ctx, p, acts) // a retried sync needs none either: the child runs its revision
 		}

@@ -15,14 +15,14 @@ import (
 // that this process is not running yet.
 func (a *Agent) startHooks(ctx context.Context, p *pass, st *state.State, acts []rollout.Action) {
 	name, r := p.plan.Rollout, st.Rollout
-	a.runs.Settle(ctx, name, r)
+	a.runs.Settle(ctx, name, st)
 	for _, act := range acts {
-		if act.Kind != rollout.ActRunHook {
+		if act.Kind != rollout.ActRunHook || (r == nil && act.Phase != rollout.NoPhase) {
 			continue
 		}
-		if id := hookrun.Key(name, r, act.Phase, act.Key); a.runs.Begin(name, id) {
+		if id := hookrun.KeyOf(name, st, act); a.runs.Begin(name, id) {
 			pa := hookrun.InPlan(p.plan.Phases, r, act) // a track's phase → the plan's
-			go a.runs.Go(ctx, a.hookRun(p, r.Revision, pa, id, hookrun.Started(r, act), a.childOf(p, st, pa)))
+			go a.runs.Go(ctx, a.hookRun(p, revisionOf(st), pa, id, hookrun.Started(st, act), a.childOf(p, st, pa)))
 		}
 	}
 }
@@ -44,8 +44,16 @@ func (a *Agent) hookCall(p *pass, revision string, act rollout.Action, id string
 		Started: started, Until: act.At}
 }
 
+// revisionOf is the revision a run of st belongs to: its rollout's, else the deployed one.
+func revisionOf(st *state.State) string {
+	if st.Rollout != nil {
+		return st.Rollout.Revision
+	}
+	return st.Deployed
+}
+
 func phaseName(p *pass, i int) string {
-	if i < len(p.plan.Phases) {
+	if i >= 0 && i < len(p.plan.Phases) {
 		return p.plan.Phases[i].Name
 	}
 	return ""

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"time"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
@@ -242,5 +243,6 @@ func (a *Agent) observe(p *pass, cur *state.State, c *control.Controls, inv *inv
 		SpecGone: specGone(p.parent), SpecBack: specBack(p.parent), PlanFresh: cur != nil && p.plan.Generation >= cur.ViewGeneration}
 	obs.FleetWindows, obs.ProjectWindows = a.fleetWindows(), a.projectWindows(p.children)
 	obs.TrackHooks = a.runs.TrackResults(p.plan.Rollout, cur)
+	maps.Copy(obs.Hooks, a.runs.AfterDeleteResults(p.plan.Rollout, cur)) // postdelete/… keys: apart from every phase's
 	return obs, nil
 }

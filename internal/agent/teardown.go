@@ -124,6 +124,9 @@ func (a *Agent) actDismantle(ctx context.Context, p *pass, st *state.State) (tim
 	if err := a.deleteGroup(ctx, p, d.Delete, d.DeleteWhy); err != nil {
 		return requeue, err
 	}
+	if st != nil {
+		a.startHooks(ctx, p, st, d.Actions) // post-delete hooks, once every child is gone
+	}
 	switch {
 	case d.Release && p.parent != nil:
 		if err := a.setFinalizers(ctx, p.parent, withFinalizer(p.parent.Finalizers, false)); err != nil {

@@ -67,8 +67,12 @@ func (d *Dest) Target(child string, vars map[string]string) (*hooks.Target, erro
 }
 
 // Started is when the ledger started act's run (zero when it has no entry).
-func Started(r *state.Rollout, act rollout.Action) time.Time {
-	if act.Phase < 0 || act.Phase >= len(r.Phases) {
+func Started(st *state.State, act rollout.Action) time.Time {
+	if act.Phase == rollout.NoPhase {
+		return st.AfterDelete[act.Key].StartedAt
+	}
+	r := st.Rollout
+	if r == nil || act.Phase < 0 || act.Phase >= len(r.Phases) {
 		return time.Time{}
 	}
 	return r.Phases[act.Phase].Hooks[act.Key].StartedAt

@@ -94,7 +94,7 @@ func TestRunStartedIsTheLedgers(t *testing.T) {
 		{rollout.Action{Key: "pre/migrate", Phase: 3}, time.Time{}},
 		{rollout.Action{Key: "pre/migrate", Phase: -1}, time.Time{}},
 	} {
-		if got := Started(r, tc.act); !got.Equal(tc.want) {
+		if got := Started(&state.State{Rollout: r}, tc.act); !got.Equal(tc.want) {
 			t.Errorf("%+v: %v, want %v", tc.act, got, tc.want)
 		}
 	}

@@ -7,20 +7,23 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
-// Settle forgets the rollout's kept results that the written ledger r (not nil) no longer
-// waits for, and removes what those runs left for removal (hooks.Cleanup: a Job its
-// hookDeletePolicy deletes) when the ledger has their outcome.
-func (l *Runs) Settle(ctx context.Context, name string, r *state.Rollout) {
+// Settle forgets the rollout's kept results that the written ledgers of st (not nil: its
+// phases', and its post-delete ledger) no longer wait for, and removes what those runs
+// left for removal (hooks.Cleanup: a Job its hookDeletePolicy deletes) when the ledger
+// has their outcome.
+func (l *Runs) Settle(ctx context.Context, name string, st *state.State) {
+	r := st.Rollout
+	after := afterDeleteIDs(name, st)
 	l.mu.Lock()
 	var left []hooks.Cleanup
 	for id := range l.results[name] {
-		if pendingResult(r, name, id) {
+		if pendingResult(r, name, id) || after[id] == state.HookRunning {
 			continue
 		}
 		delete(l.results[name], id)
 		if c, ok := l.cleanups[id]; ok {
 			delete(l.cleanups, id)
-			if ledgerRecorded(r, name, id) {
+			if ledgerRecorded(r, name, id) || after[id] != "" {
 				left = append(left, c)
 			}
 		}
@@ -32,6 +35,9 @@ func (l *Runs) Settle(ctx context.Context, name string, r *state.Rollout) {
 // pendingResult reports whether a kept result is still waiting for the ledger: its run is
 // recorded Running in the current phase.
 func pendingResult(r *state.Rollout, name, id string) bool {
+	if r == nil {
+		return false
+	}
 	for _, i := range r.Current() { // the phase, or each track's
 		for key, run := range r.Phases[i].Hooks {
 			if run.Status == state.HookRunning && Key(name, r, i, key) == id {

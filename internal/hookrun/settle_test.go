@@ -37,7 +37,7 @@ func TestHookJobsAreDeletedOnceTheLedgerHasTheOutcome(t *testing.T) {
 			r := &state.Rollout{Revision: tc.revision, Phases: []state.PhaseState{{Name: "canary", Hooks: map[string]state.HookRun{"pre/migrate": {Status: tc.status}}}}}
 			id := "web/r1/canary/pre/migrate"
 			l.end("web", id, rollout.HookResult{Status: state.HookSucceeded}, &jobhook.JobRef{Namespace: "argocd", Name: job.Name, UID: job.UID})
-			l.Settle(context.Background(), "web", r)
+			l.Settle(context.Background(), "web", &state.State{Rollout: r})
 			_, err := kube.BatchV1().Jobs("argocd").Get(context.Background(), job.Name, metav1.GetOptions{})
 			if (err != nil) != tc.deleted {
 				t.Fatalf("deleted: %v, want %v", err != nil, tc.deleted)
