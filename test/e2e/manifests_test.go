@@ -175,6 +175,9 @@ func TestManifestsGrantEachIdentityOnlyWhatItNeeds(t *testing.T) {
 			{"watch", "batch", "jobs", ns, false}, {"list", "batch", "jobs", ns, false}, {"list", "", "pods", ns, true},
 			{"get", "", "pods/log", ns, true}, {"get", "", "pods", ns, false}, {"create", "", "pods/exec", ns, false},
 			{"list", "", "pods", "default", false}, {"get", "", "pods/log", "default", false}, {"create", "batch", "jobs", "default", false}, {"update", "batch", "jobs", ns, false},
+			{"get", "apps", "deployments", ns, true}, {"get", "apps", "statefulsets", ns, true}, {"get", "apps", "daemonsets", ns, true},
+			{"list", "apps", "deployments", ns, false}, {"watch", "apps", "deployments", ns, false}, {"update", "apps", "deployments", ns, false},
+			{"get", "apps", "replicasets", ns, false}, {"get", "apps", "deployments", "default", false},
 		},
 	} {
 		for _, a := range asks {

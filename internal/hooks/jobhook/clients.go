@@ -51,9 +51,10 @@ func newClients(c hooks.Clusters) clusterClients {
 func (j clusterClients) Control() (kubernetes.Interface, string) { return j.kube, j.namespace }
 
 // Cluster is a client of t's cluster for one call: the child's AppProject (read now) must
-// permit a batch/Job at t's server and namespace; the in-cluster server is the agent's own
-// client; any other is built from its cluster Secret, read now.
-func (j clusterClients) Cluster(ctx context.Context, t hooks.Target) (kubernetes.Interface, error) {
+// permit a batch/Job at t's server and namespace, and each object of reads there; the
+// in-cluster server is the agent's own client; any other is built from its cluster
+// Secret, read now.
+func (j clusterClients) Cluster(ctx context.Context, t hooks.Target, reads ...objectRef) (kubernetes.Interface, error) {
 	if j.argo == nil || j.secretName == nil {
 		return nil, errors.New("per-cluster job hooks are not enabled in this agent")
 	}
@@ -64,7 +65,7 @@ func (j clusterClients) Cluster(ctx context.Context, t hooks.Target) (kubernetes
 	if err != nil {
 		return nil, fmt.Errorf("read AppProject %s for the hook's Job in %s: %w", t.Project, t, err)
 	}
-	if err := jobPermitted(proj, t, j.destName(t), j.projectClusters); err != nil {
+	if err := jobPermitted(proj, t, j.destName(t), j.projectClusters, reads...); err != nil {
 		return nil, err
 	}
 	if t.Server == v1alpha1.KubernetesInternalAPIServerAddr {

@@ -24,9 +24,9 @@ type clients interface {
 	// namespace.
 	Control() (kubernetes.Interface, string)
 	// Cluster is a client of t's cluster, made for this call only, once t.Project permits a
-	// Job in t's server and namespace; an error names the cluster, the field and the fix,
-	// never a credential.
-	Cluster(ctx context.Context, t hooks.Target) (kubernetes.Interface, error)
+	// Job in t's server and namespace, and the objects of reads there; an error names the
+	// cluster, the field and the fix, never a credential.
+	Cluster(ctx context.Context, t hooks.Target, reads ...objectRef) (kubernetes.Interface, error)
 }
 
 // JobRef is a Job a run made, to delete once the ledger has recorded the run's outcome
@@ -73,6 +73,9 @@ func (kind) Run(ctx context.Context, r *hooks.Runner, c hooks.Call) hooks.Result
 	kube, ns, target, err := jobCluster(ctx, o.clients, c, h)
 	if err != nil {
 		return hooks.Result{Outcome: hooks.Errored, Message: err.Error()}
+	}
+	if h, err = withWorkloadPod(ctx, kube, ns, target, h); err != nil {
+		return hooks.Result{Outcome: hooks.Errored, Message: inCluster(target, err)}
 	}
 	if err := checkSecretRefs(ctx, kube, ns, &h.Spec.Template.Spec); err != nil {
 		return hooks.Result{Outcome: hooks.Errored, Message: inCluster(target, err)}

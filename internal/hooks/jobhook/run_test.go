@@ -30,13 +30,15 @@ type fakeClusters struct {
 	control *fake.Clientset
 	remote  map[string]*fake.Clientset
 	asked   []hooks.Target // every Cluster call
+	reads   [][]objectRef  // what each Cluster call was asked to permit besides the Job
 	refuse  error          // what Cluster answers, when set
 }
 
 func (f *fakeClusters) Control() (kubernetes.Interface, string) { return f.control, "argocd" }
 
-func (f *fakeClusters) Cluster(_ context.Context, t hooks.Target) (kubernetes.Interface, error) {
+func (f *fakeClusters) Cluster(_ context.Context, t hooks.Target, reads ...objectRef) (kubernetes.Interface, error) {
 	f.asked = append(f.asked, t)
+	f.reads = append(f.reads, reads)
 	if f.refuse != nil {
 		return nil, f.refuse
 	}

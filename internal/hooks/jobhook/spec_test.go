@@ -2,6 +2,7 @@ package jobhook
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -75,7 +76,7 @@ func TestJobHookErrorsNameTheField(t *testing.T) {
 		`job: {spec: {template: {spec: {restartPolicy: Always, containers: [{name: c, image: x}]}}}}`:                               `job.spec.template.spec.restartPolicy: a Job's pod cannot restart Always (fix: use Never or OnFailure)`,
 		`job: {hookDeletePolicy: OnSuccess, spec: {` + ok + `}}`:                                                                    `job.hookDeletePolicy: unknown policy "OnSuccess" (fix: use one or more of HookSucceeded, HookFailed, BeforeHookCreation`,
 		`job: {namespace: Bad_NS, spec: {` + ok + `}}`:                                                                              `job.namespace: invalid namespace "Bad_NS"`,
-		`job: {ttl: 3, spec: {` + ok + `}}`:                                                                                         `job.ttl: unknown field "ttl" (fix: use one of: namespace, hookDeletePolicy, spec)`,
+		`job: {ttl: 3, spec: {` + ok + `}}`:                                                                                         `job.ttl: unknown field "ttl" (fix: use one of: namespace, hookDeletePolicy, execNewPod, spec)`,
 		`job: {spec: {template: {spec: {containers: [{name: c, image: x, env: [{name: T, value: '{{.secrets.db.password}}'}]}]}}}}`: `would write the secret's value into the Job (fix: reference the Secret from the pod: env[].valueFrom.secretKeyRef`,
 	} {
 		hook := "{name: j, type: job"
@@ -124,13 +125,17 @@ func TestJobHookTimeoutLimit(t *testing.T) {
 }
 
 // FuzzJobBlock: whatever a job block holds, parsing neither panics nor accepts a Job the
-// Job controller would refuse, or a pod with more privileges.
+// Job controller would refuse, or a pod with more privileges; an execNewPod one is
+// accepted only alone (no template), per cluster, with a kind it can read and a command.
 func FuzzJobBlock(f *testing.F) {
 	for _, s := range []string{
 		`{spec: {template: {spec: {containers: [{name: c, image: x}]}}}}`,
 		`{hookDeletePolicy: 'HookFailed,BeforeHookCreation', namespace: n, spec: {backoffLimit: 1, activeDeadlineSeconds: 30, template: {metadata: {annotations: {a: b}}, spec: {restartPolicy: OnFailure, containers: [{name: c, image: '{{name}}'}]}}}}`,
 		`{spec: {template: {spec: {containers: [{name: c, image: x, resources: {limits: {cpu: 100m}}}]}}}}`,
 		`{spec: null}`, `[]`, `{spec: {template: 3}}`,
+		`{execNewPod: {workload: {kind: Deployment, name: web}, containerName: web, command: [rake, db:migrate], env: [{name: E, value: '{{name}}'}]}}`,
+		`{spec: {backoffLimit: 0}, execNewPod: {workload: {kind: StatefulSet, name: '{{name}}'}, containerName: c, command: [x]}}`,
+		`{execNewPod: {workload: {kind: Deployment, name: web}, containerName: web, command: [x]}}`,
 	} {
 		f.Add(s)
 	}
@@ -147,6 +152,12 @@ func FuzzJobBlock(f *testing.F) {
 			t.Fatalf("accepted without a job block: %q", block)
 		}
 		pod := j.Spec.Template.Spec
+		if e := j.ExecNewPod; e != nil {
+			if len(pod.Containers) != 0 || !s.Phases[0].Checks[0].PerCluster() || !slices.Contains(workloadKinds, e.Workload.Kind) || len(e.Command) == 0 || e.ContainerName == "" {
+				t.Fatalf("accepted an execNewPod block it cannot run: %q → %+v", block, j)
+			}
+			return
+		}
 		if pod.ServiceAccountName != "" || pod.HostNetwork || pod.NodeName != "" {
 			t.Fatalf("accepted a privileged Job: %q", block)
 		}

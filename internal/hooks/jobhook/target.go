@@ -14,7 +14,8 @@ import (
 // jobCluster is the client and namespace a job run's Job goes to: the control cluster and
 // job.namespace or the agent's for a per-phase run; for a per-cluster run (c.Cluster set)
 // the run's cluster and job.namespace or the child's destination namespace, through
-// clients.Cluster, which checks the child's AppProject. The target is nil for the control
+// clients.Cluster, which checks the child's AppProject (for the Job, and for what the run
+// reads there: execNewPod's workload). The target is nil for the control
 // cluster.
 func jobCluster(ctx context.Context, cl clients, c hooks.Call, h *Block) (kubernetes.Interface, string, *hooks.Target, error) {
 	if c.Cluster == "" {
@@ -32,7 +33,7 @@ func jobCluster(ctx context.Context, cl clients, c hooks.Call, h *Block) (kubern
 	if len(validation.IsDNS1123Label(t.Namespace)) > 0 {
 		return nil, "", nil, fmt.Errorf("job.namespace %q for cluster %s is not a namespace name (fix: template it to a DNS label)", t.Namespace, t.Cluster)
 	}
-	kube, err := cl.Cluster(ctx, t)
+	kube, err := cl.Cluster(ctx, t, h.reads()...)
 	if err != nil {
 		return nil, "", nil, err
 	}
