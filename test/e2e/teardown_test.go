@@ -7,7 +7,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net/http"
+	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -71,11 +74,23 @@ func (d *deletions) snapshot() (started, gone map[string]time.Time) {
 // finalizer gets the agent's finalizer; deleted, its children go in reverse phase order —
 // no child's delete starts before every child of a later phase is gone (from a watch) — and
 // then the parent goes, with the state deploying nothing.
+//
+// Its post-delete hooks (seed 002's PostDelete) run only once every child is gone, each
+// once: the per-cluster one for each child, naming its cluster, the other once; the parent
+// goes only after they ended.
 func TestDeletingTheParentRemovesItsChildrenLatestPhaseFirst(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
+	calls := &timedCalls{at: map[string][]time.Time{}}
+	srv := httptest.NewServer(calls)
+	defer srv.Close()
 	r := newPhased(t, "teardown", "rollback")
-	defer r.agent("agent-teardown", nil).Stop(5 * time.Second)
+	r.edit = func(s string) string {
+		return strings.Replace(s, "      type: phaseDeployment\n", "      type: phaseDeployment\n      postDeleteHooks:\n"+
+			"      - {name: deregister, type: http, http: {url: '"+srv.URL+"/deregister/{{name}}'}}\n"+
+			"      - {name: archive, type: http, http: {url: '"+srv.URL+"/archive'}}\n", 1)
+	}
+	defer r.agent("agent-teardown", nil, "--hook-allow-private").Stop(5 * time.Second)
 	r.firstDeployment(ctx, framework.Workload(r.name, "v2"))
 	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"finalizers": []string{contract.FinalizerResources}}})
 	if _, err := env.Argo.ArgoprojV1alpha1().Applications(framework.ArgoNamespace).Patch(ctx, r.name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
@@ -120,6 +135,43 @@ func TestDeletingTheParentRemovesItsChildrenLatestPhaseFirst(t *testing.T) {
 	}
 	if st, err := r.state(ctx); err != nil || len(st.Children) != 0 {
 		t.Fatalf("the state deploys nothing any more: %v %v", st, err)
+	}
+	calls.afterAll(t, gone, len(env.Clusters))
+}
+
+// timedCalls records when each path was called.
+type timedCalls struct {
+	mu sync.Mutex
+	at map[string][]time.Time
+}
+
+func (c *timedCalls) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.at[r.URL.Path] = append(c.at[r.URL.Path], time.Now())
+}
+
+// afterAll checks the post-delete hooks were called once each (deregister once per
+// cluster, archive once), every call after the last child was gone.
+func (c *timedCalls) afterAll(t *testing.T, gone map[string]time.Time, clusters int) {
+	t.Helper()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	last := slices.MaxFunc(slices.Collect(maps.Values(gone)), time.Time.Compare)
+	perCluster := 0
+	for path, at := range c.at {
+		if len(at) != 1 {
+			t.Errorf("%s called %d times, want once", path, len(at))
+		}
+		if strings.HasPrefix(path, "/deregister/") {
+			perCluster++
+		}
+		if at[0].Before(last) {
+			t.Errorf("%s called at %s, before the last child was gone at %s", path, at[0].Format(time.StampMilli), last.Format(time.StampMilli))
+		}
+	}
+	if perCluster != clusters || len(c.at["/archive"]) != 1 {
+		t.Errorf("deregister once per cluster (%d), archive once: %v", clusters, c.at)
 	}
 }
 
