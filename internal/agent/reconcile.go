@@ -178,7 +178,7 @@ func (a *Agent) read(name string) (*pass, error) {
 // ask the engine (rollout.Decide).
 func (a *Agent) decide(p *pass, cur *state.State, c *control.Controls, dismantle *rollout.Dismantle, now time.Time) (rollout.Decision, error) {
 	if dismantle != nil {
-		return rollout.Decide(*p.plan, cur, a.observeDismantle(p, c, dismantle), now)
+		return rollout.Decide(*p.plan, cur, a.observeDismantle(p, cur, c, dismantle), now)
 	}
 	inv := a.inventory()
 	if inv == nil {
@@ -206,9 +206,10 @@ func (a *Agent) decide(p *pass, cur *state.State, c *control.Controls, dismantle
 
 // observeDismantle is the engine's view of a rollout whose children all go: which live,
 // where the plan places them (SubjectsMissing when it cannot), whether the parent runs an
-// operation.
-func (a *Agent) observeDismantle(p *pass, c *control.Controls, dismantle *rollout.Dismantle) rollout.Observed {
-	obs := rollout.Observed{Dismantle: dismantle, Controls: c, Children: make(map[string]rollout.Observation, len(p.children))}
+// operation, and how the post-delete hooks it started ended.
+func (a *Agent) observeDismantle(p *pass, cur *state.State, c *control.Controls, dismantle *rollout.Dismantle) rollout.Observed {
+	obs := rollout.Observed{Dismantle: dismantle, Controls: c, Children: make(map[string]rollout.Observation, len(p.children)),
+		Hooks: a.runs.AfterDeleteResults(p.plan.Rollout, cur)}
 	for name := range p.children {
 		obs.Children[name] = p.observed[name]
 	}
