@@ -69,12 +69,12 @@ func (r rollouts) validate() error {
 type hookFlags struct{ o *agent.Options }
 
 // BindFlags registers --hook-command-dir, --hook-allow-private, --hook-pass-env,
-// --secret-namespace, --hooks-per-host, --job-service-account and --prometheus-address.
+// --secret-namespace, --hooks-per-host, --job-service-account, --job-namespace and --prometheus-address.
 func (h hookFlags) BindFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&h.o.Hooks.AllowPrivate, "hook-allow-private", false, "let http hooks reach loopback and private addresses (link-local and metadata stay refused)")
 	fs.StringVar(&h.o.SecretNamespace, "secret-namespace", "", "where hook secret references are read (default: --namespace)")
 	fs.IntVar(&h.o.HooksPerHost, "hooks-per-host", 4, "http hooks running at once against one host")
-	h.o.Hooks.Kinds = all.BindFlags(fs) // each kind's own: --hook-command-dir, --hook-pass-env, --job-service-account, --prometheus-address
+	h.o.Hooks.Kinds = all.BindFlags(fs) // each kind's own: --hook-command-dir, --hook-pass-env, --job-service-account, --job-namespace, --prometheus-address
 }
 
 // limitFlags are the installation's limits on hooks (spec.Limits), seed 000's by default;

@@ -25,7 +25,7 @@ func init() {
 }
 
 // BindFlags registers every kind's own options on fs (--hook-command-dir,
-// --hook-pass-env, --job-service-account, --prometheus-address) and returns them, to be
+// --hook-pass-env, --job-service-account, --job-namespace, --prometheus-address) and returns them, to be
 // handed to the runner as hooks.Limits.Kinds once fs is parsed.
 func BindFlags(fs *flag.FlagSet) []any {
 	command, job, metric := &commandhook.Options{}, &jobhook.Options{}, &metrichook.Options{}

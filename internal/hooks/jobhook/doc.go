@@ -14,7 +14,8 @@
 // containers, for a per-cluster hook only.
 //
 // Its run half (run.go, object.go, wait.go, secrets.go, target.go, workload.go) creates
-// the Job on the control cluster for a per-phase run, in the run's cluster for a
+// the Job on the control cluster for a per-phase run (in job.namespace, else
+// Options.Namespace: --job-namespace, else the agent's), in the run's cluster for a
 // per-cluster one (the
 // kind reads the child: hooks.ChildReader, so the agent hands the run the child's
 // hooks.Target), named from the rollout, revision and ledger key and annotated with the

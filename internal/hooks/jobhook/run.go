@@ -70,7 +70,7 @@ func (kind) Run(ctx context.Context, r *hooks.Runner, c hooks.Call) hooks.Result
 	if o.clients == nil {
 		return hooks.Result{Outcome: hooks.Errored, Message: "job hooks are not enabled in this runner (no cluster client)"}
 	}
-	kube, ns, target, err := jobCluster(ctx, o.clients, c, h)
+	kube, ns, target, err := jobCluster(ctx, o, c, h)
 	if err != nil {
 		return hooks.Result{Outcome: hooks.Errored, Message: err.Error()}
 	}

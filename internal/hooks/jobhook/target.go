@@ -12,15 +12,16 @@ import (
 )
 
 // jobCluster is the client and namespace a job run's Job goes to: the control cluster and
-// job.namespace or the agent's for a per-phase run; for a per-cluster run (c.Cluster set)
+// job.namespace, else --job-namespace (o.Namespace), else the agent's for a per-phase run; for a per-cluster run (c.Cluster set)
 // the run's cluster and job.namespace or the child's destination namespace, through
 // clients.Cluster, which checks the child's AppProject (for the Job, and for what the run
 // reads there: execNewPod's workload). The target is nil for the control
 // cluster.
-func jobCluster(ctx context.Context, cl clients, c hooks.Call, h *Block) (kubernetes.Interface, string, *hooks.Target, error) {
+func jobCluster(ctx context.Context, o Options, c hooks.Call, h *Block) (kubernetes.Interface, string, *hooks.Target, error) {
+	cl := o.clients
 	if c.Cluster == "" {
 		kube, ns := cl.Control()
-		return kube, cmpOr(h.Namespace, ns), nil, nil
+		return kube, cmpOr(h.Namespace, cmpOr(o.Namespace, ns)), nil, nil
 	}
 	if c.Target == nil {
 		return nil, "", nil, errors.New("a per-cluster job run without its child's destination (the agent names it; fix: upgrade the agent)")

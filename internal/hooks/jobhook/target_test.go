@@ -133,3 +133,45 @@ func TestJobPerClusterNamesDiffer(t *testing.T) {
 		t.Fatalf("names %s %s", JobName(a), JobName(b))
 	}
 }
+
+// TestJobNamespaceFlag: --job-namespace is where a per-phase run's Job goes when its
+// job.namespace is empty (job.namespace still wins; unset: the agent's namespace), and the
+// Secrets it references are looked up there; a per-cluster run keeps the child's
+// destination namespace.
+func TestJobNamespaceFlag(t *testing.T) {
+	for _, tc := range []struct{ name, flag, jobNS, wantNS string }{
+		{"unset: the agent's", "", "", "argocd"},
+		{"--job-namespace", "cmp-phase-jobs", "", "cmp-phase-jobs"},
+		{"job.namespace wins", "cmp-phase-jobs", "migrations", "migrations"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFakeClusters()
+			s := hookSecret("db", "true")
+			s.Namespace = tc.wantNS
+			_ = f.control.Tracker().Add(s)
+			ending(f.control, batchv1.JobComplete, "")
+			c := jobCall(BeforeHookCreation)
+			c.Hook.Block.(*Block).Namespace = tc.jobNS
+			o := testOptions(f)
+			o.Namespace = tc.flag
+			res := hooks.New(hooks.Limits{Kinds: []any{o}}).Run(context.Background(), c)
+			if res.Outcome != hooks.Succeeded || !strings.Contains(res.Message, "Job "+tc.wantNS+"/") {
+				t.Fatalf("got %+v", res)
+			}
+			if _, err := f.control.BatchV1().Jobs(tc.wantNS).Get(context.Background(), JobName(c), metav1.GetOptions{}); err != nil {
+				t.Fatalf("no Job in %s: %v", tc.wantNS, err)
+			}
+		})
+	}
+	t.Run("per cluster", func(t *testing.T) {
+		f := newFakeClusters()
+		remote := withRemote(f, "guestbook")
+		ending(remote, batchv1.JobComplete, "")
+		o := testOptions(f)
+		o.Namespace = "cmp-phase-jobs"
+		res := hooks.New(hooks.Limits{Kinds: []any{o}}).Run(context.Background(), clusterCall(HookSucceeded))
+		if res.Outcome != hooks.Succeeded || !strings.Contains(res.Message, "Job guestbook/") || len(f.control.Actions()) != 0 {
+			t.Fatalf("got %+v, control actions %v", res, f.control.Actions())
+		}
+	})
+}
