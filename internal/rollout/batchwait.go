@@ -1,8 +1,10 @@
 package rollout
 
 import (
+	"fmt"
 	"time"
 
+	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
@@ -34,4 +36,43 @@ func betweenBatches(ph *state.PhaseState, sp spec.Phase, inFlight int, now time.
 	}
 	*acts = append(*acts, Action{Kind: ActRequeue, At: until, Message: "batchWait of phase " + ph.Name})
 	return true
+}
+
+// batchChecked is the gate of a step with batchChecks between its batches: once the last
+// wave has settled and another waits to be admitted, the phase's own checks (not per
+// cluster, not measured through the soak) run on it, keyed by the batch (name@batch-N), and
+// the next wave waits for them; a failure applies onFailure as any check's. It reports
+// whether admission may go on.
+func batchChecked(st *state.State, p plan.Plan, ph *state.PhaseState, sp spec.Phase, o Observed, now time.Time, acts *[]Action) bool {
+	if !sp.BatchChecks || len(ph.Admitted) == 0 || inFlight(ph) > 0 {
+		return true
+	}
+	b := batchOf(st.Rollout, ph, sp)
+	if len(nextAdmission(b).Next) == 0 {
+		return true // nothing waits: the phase's own checks follow as always
+	}
+	n := batchesAdmitted(ph)
+	var checks []spec.Hook
+	for _, h := range beforeSoak(sp).Checks {
+		if !h.PerCluster() {
+			h.Name = fmt.Sprintf("%s@batch-%d", h.Name, n)
+			checks = append(checks, h)
+		}
+	}
+	if len(checks) == 0 {
+		return true
+	}
+	between := sp
+	between.Checks = checks
+	return hookGate(st, p, ph, between, KindCheck, o, now, acts)
+}
+
+// batchesAdmitted is how many batches the phase admitted: its members' distinct admission
+// times.
+func batchesAdmitted(ph *state.PhaseState) int {
+	seen := map[time.Time]bool{}
+	for _, c := range ph.Admitted {
+		seen[ph.Clusters[c].AdmittedAt] = true
+	}
+	return len(seen)
 }

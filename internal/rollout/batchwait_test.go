@@ -1,11 +1,14 @@
 package rollout
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/cmp-phase/cmp-phase/internal/spec"
+	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
 // TestAStepWithABatchWaitAdmitsInWaves: a RollingSync step of maxUpdate 1 with a batchWait
@@ -41,5 +44,60 @@ func TestAStepWithABatchWaitAdmitsInWaves(t *testing.T) {
 		if got := w.st.Rollout.Phases[0].Admitted; !slices.Equal(got, []string{"dev-1", "dev-2"}) {
 			t.Fatalf("after the batchWait: %v", got)
 		}
+	}
+}
+
+// batchChecksWorld is a composed phase of the prod children, one at a time (its step's
+// maxUpdate 1), with batchChecks and a phase check slo, after dev and staging.
+func batchChecksWorld(t *testing.T) *world {
+	t.Helper()
+	prod := envPhase("prod", "prod", spec.Size{}, false)
+	prod.Throttle, prod.BatchChecks = count(1), true
+	prod.Checks = []spec.Hook{httpHook("slo", "https://slo.example.com", "fail"), httpHook("each", "https://{{name}}.example.com", "fail")}
+	phases := threePhases()
+	phases[1].WaitDuration = 0
+	phases[2] = prod
+	w := newWorld(phases...)
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1", "dev-2")
+	w.step(t, 10)
+	w.syncs(15, "r2", "staging-1", "staging-2")
+	w.step(t, 20)
+	if fmt.Sprint(w.st.Rollout.Phases[2].Admitted) != "[prod-1]" {
+		t.Fatalf("one at a time: %v", w.st.Rollout.Phases[2].Admitted)
+	}
+	w.syncs(25, "r2", "prod-1")
+	return w
+}
+
+// TestBatchChecksRunBetweenBatches: issue 35 item 3, "run its checks between batches":
+// once the first wave settled, the phase's own check runs on it (the per-cluster one waits
+// for the phase's end), and the second wave starts only once it passed.
+func TestBatchChecksRunBetweenBatches(t *testing.T) {
+	w := batchChecksWorld(t)
+	acts := w.step(t, 30)
+	if got := fmt.Sprint(runs(acts)); got != "[check/slo@batch-1]" || fmt.Sprint(w.st.Rollout.Phases[2].Admitted) != "[prod-1]" {
+		t.Fatalf("the check runs on the first wave, the next waits: %s %v", got, w.st.Rollout.Phases[2].Admitted)
+	}
+	w.ends(31, state.HookSucceeded, "check/slo@batch-1")
+	w.step(t, 32)
+	if fmt.Sprint(w.st.Rollout.Phases[2].Admitted) != "[prod-1 prod-2]" {
+		t.Fatalf("passed: the next wave starts: %v", w.st.Rollout.Phases[2].Admitted)
+	}
+	w.syncs(35, "r2", "prod-2")
+	acts = w.step(t, 40)
+	if got := fmt.Sprint(runs(acts)); got != "[check/each/prod-1 check/each/prod-2 check/slo]" {
+		t.Fatalf("the last wave has no batch after it: the phase's checks run as always: %s", got)
+	}
+}
+
+func TestAFailedBatchCheckFailsThePhaseBeforeTheNextWave(t *testing.T) {
+	w := batchChecksWorld(t)
+	w.step(t, 30)
+	w.ends(31, state.HookFailed, "check/slo@batch-1")
+	w.step(t, 32)
+	r := w.st.Rollout
+	if r.Status != StatusStopped || fmt.Sprint(r.Phases[2].Admitted) != "[prod-1]" || !strings.Contains(r.Reason, "slo@batch-1") {
+		t.Fatalf("onFailure applies; prod-2 never starts: %s %q %v", r.Status, r.Reason, r.Phases[2].Admitted)
 	}
 }

@@ -52,6 +52,9 @@ func walkPhase(st *state.State, p plan.Plan, o Observed, prevHold *state.WindowH
 	if budgetSpent(st, p, ph, sp, o, now, acts) {
 		return false // the phases' tolerated failures add up to more than the rollout's budget
 	}
+	if !batchChecked(st, p, ph, sp, o, now, acts) {
+		return false // batchChecks: the phase's checks on the last wave before the next
+	}
 	if !admitNext(r, prevHold, ph, sp, o, held, done, now, acts) {
 		return false // waiting on children or a gate; the agent's watches bring it back
 	}

@@ -35,3 +35,28 @@ func TestAStepsBatchWaitIsReadAndComposed(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// TestBatchChecksNeedPhasesWithChecks: a step's batchChecks carries over to the phases
+// composed within it, and the plan keeps it; on a step with no phases composed in (seed
+// 003 alone) it is refused, naming the field and the fix.
+func TestBatchChecksNeedPhasesWithChecks(t *testing.T) {
+	b, err := os.ReadFile("testdata/seeds/003-guestbook-rolling-sync.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := []byte(strings.Replace(string(b), "          maxUpdate: 10%", "          maxUpdate: 10%\n          batchChecks: true", 1))
+	_, err = Parse("spec.yaml", doc, targets.NewCache(8))
+	if err == nil || !strings.Contains(err.Error(), "spec.strategy.rollingSync.steps[2].batchChecks: a step has no checks of its own") ||
+		!strings.Contains(err.Error(), "fix: compose the steps with a generator's phases") {
+		t.Fatalf("got %v", err)
+	}
+	p := pair(Phase{Name: "s", BatchChecks: true}, Phase{Name: "p"}, 0, true)
+	if !p.BatchChecks {
+		t.Fatal("composed: the step's batchChecks is the pair's")
+	}
+	js, err := p.MarshalJSON()
+	var back Phase
+	if err != nil || back.UnmarshalJSON(js) != nil || !back.BatchChecks {
+		t.Fatalf("the plan keeps it: %s %v", js, err)
+	}
+}

@@ -148,6 +148,7 @@ func pair(step, ph Phase, k int, first bool) Phase {
 	}
 	p.ProgressDeadline = shorter(ph.ProgressDeadline, step.ProgressDeadline)
 	p.BatchWait = step.BatchWait // the step's waves, over its phases' members
+	p.BatchChecks = step.BatchChecks
 	p.MaxFailures = min(ph.MaxFailures, step.MaxFailures)
 	if p.Ordering.IsZero() {
 		p.Ordering = step.Ordering // the phase's order and spread, else its step's

@@ -25,6 +25,12 @@ func (d *dec) strategy(s *Spec, st *yaml.Node, gen *yaml.Node, genPath string, e
 		d.phaseDeployment(s, gen, genPath, exprs)
 	case st != nil:
 		d.rolling(s, st, exprs)
+		for i, p := range s.Phases {
+			if p.BatchChecks {
+				d.fail(st, fmt.Sprintf("spec.strategy.%s.steps[%d].batchChecks", strings.ToLower(string(s.Dialect[:1]))+string(s.Dialect[1:]), i),
+					"compose the steps with a generator's phases that have checks, or remove it", "a step has no checks of its own to run between its batches")
+			}
+		}
 	default:
 		s.Dialect, s.LateJoiners, s.PinCommits = DialectAllAtOnce, LateJoinersDefer, true
 		s.Phases = []Phase{{Name: "all", Size: Size{Kind: SizeAll}, OnFailure: "stop"}}
@@ -238,7 +244,7 @@ func (d *dec) rolling(s *Spec, n *yaml.Node, exprs *targets.Cache) {
 	}
 	for i, sn := range steps {
 		p := fmt.Sprintf("%s.steps[%d]", path, i)
-		sf := d.fields(sn, p, "matchExpressions", "maxUpdate", "progressDeadline", "maxFailures", "order", "spread", "batchWait")
+		sf := d.fields(sn, p, "matchExpressions", "maxUpdate", "progressDeadline", "maxFailures", "order", "spread", "batchWait", "batchChecks")
 		ph := Phase{Name: fmt.Sprintf("step-%d", i+1), MatchAppLabels: true, OnFailure: "stop", Size: Size{Kind: SizeAll}}
 		reqs := d.requirements(sf["matchExpressions"], p+".matchExpressions")
 		if len(reqs) > 0 {
@@ -252,6 +258,7 @@ func (d *dec) rolling(s *Spec, n *yaml.Node, exprs *targets.Cache) {
 		}
 		d.limits(&ph, sf, p)
 		ph.BatchWait = d.batchWait(sf["batchWait"], p+".batchWait")
+		ph.BatchChecks = d.boolean(sf["batchChecks"], p+".batchChecks")
 		ph.Ordering = d.ordering(sf, p, exprs)
 		s.Phases = append(s.Phases, ph)
 	}

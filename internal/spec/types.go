@@ -128,6 +128,10 @@ type Phase struct {
 	// delay) makes the step admit in waves: the next batch only once the last has settled
 	// and been settled this long; 0: a member's slot opens as soon as it settles.
 	BatchWait time.Duration `json:"-"` // batchWait, a Go duration string
+	// BatchChecks (extension `batchChecks` of a step composed with a generator's phases)
+	// runs the phase's own checks (not per cluster, not measured through the soak) between
+	// its step's batches too: the next batch only once they passed on the last one.
+	BatchChecks bool `json:"batchChecks,omitempty"`
 	// Throttle (a spec.strategy step's maxUpdate composed with a generator's phases) bounds
 	// how many of the phase's admitted members may be updating at once; SizeAll, the zero
 	// value, does not throttle.
