@@ -3,6 +3,7 @@
 // the target makes; on a page missing from mkdocs.yml's nav, or a nav entry without its
 // page; on a spec example that `cmp-phase validate` would reject (a YAML block meant to be
 // rejected is marked by an `<!-- invalid -->` line right before it, and must then be
-// rejected); and on a README over 150 lines. It has no code besides the test, and no build
-// tags: go test ./... runs it.
+// rejected); on a README over 150 lines; and on a security page whose table of adversarial
+// and fault tests differs from what the tests say (hack/securitytable). It has no code
+// besides the test, and no build tags: go test ./... runs it.
 package docs

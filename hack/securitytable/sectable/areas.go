@@ -72,7 +72,7 @@ var areas = []area{
 			"internal/hooks/commandhook:TestCommandEnvInjectionRefused",
 		}},
 	{"Job hook blocks, labels, pod fields and cluster credentials",
-		"refused naming the field and the fix, or left out of the pod (an allowlist); what only the run can see Errored",
+		"refused naming the field and the fix (the pod spec is an allowlist); what only the run can see (the project, the workload, the cluster's credentials) Errored",
 		[]string{
 			"internal/hooks/jobhook:TestAJobPodIsAnAllowlist",
 			"internal/hooks/jobhook:TestAJobIsBuiltRestricted",
