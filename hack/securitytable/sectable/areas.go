@@ -88,7 +88,7 @@ var areas = []area{
 			"internal/hooks/jobhook:TestClusterRESTConfigRefuses",
 		}},
 	{"SSRF addresses (http hooks, metric checks)",
-		"Errored before any byte is sent: the resolved address is checked and dialled, redirects re-checked",
+		"Errored before a byte reaches the refused address: the resolved address is checked and dialled, redirects re-checked; a redirect to another host carries none of the spec's headers",
 		[]string{
 			"internal/hooks/httphook:TestSSRFTable",
 			"internal/hooks/httphook:TestAURLFromAnAnnotationMustStillBeHTTP",
@@ -140,7 +140,7 @@ var areas = []area{
 			"internal/content:TestDigestLimits +wantErr",
 		}},
 	{"CLI and agent flags",
-		"refused with the fix before anything is read or written",
+		"refused before anything is read or written, most naming the fix",
 		[]string{
 			"cmd/cmp-phase:TestSteeringCommandsRefuseBadFlagsBeforeTouchingAnything",
 			"cmd/cmp-phase:TestAnswersRefuseBy",
