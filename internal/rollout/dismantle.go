@@ -106,17 +106,24 @@ func allAdmitted(st *state.State, children []string) bool {
 // with their ledger (cur itself when nothing changed; a change has the next generation)
 // and whether some still run: the teardown (and a deleted parent's release) waits for them.
 func afterDismantle(p plan.Plan, cur *state.State, o Observed, now time.Time, acts *[]Action) (*state.State, bool) {
-	if cur == nil || len(p.PostDeleteHooks) == 0 {
+	if cur == nil || (len(p.PostDeleteHooks) == 0 && len(cur.AfterDelete) == 0) {
 		return cur, false
 	}
 	next := cur.Clone()
-	children := slices.Concat(cur.Children, slices.Collect(maps.Keys(cur.Rollout.AdmittedPhases())))
-	names := clusterNames(o.Subjects, children)
-	gone := map[string]string{}
-	for _, c := range children {
-		gone[c] = cmp.Or(names[c], cur.RemovingClusters[c])
+	if tearing := len(cur.Children) > 0 || len(cur.Removing) > 0 || len(cur.Leaving) > 0 || cur.Rollout.Active(); tearing {
+		// only a teardown still to record starts them: once torn down, a removal's later
+		// passes only record the runs still going (their ledger may be trimmed meanwhile)
+		children := slices.Concat(cur.Children, cur.Removing, cur.Leaving)
+		if cur.Rollout.Active() {
+			children = slices.Concat(children, slices.Collect(maps.Keys(cur.Rollout.AdmittedPhases())))
+		}
+		names := clusterNames(o.Subjects, children)
+		gone := map[string]string{}
+		for _, c := range children {
+			gone[c] = cmp.Or(names[c], cur.RemovingClusters[c])
+		}
+		startAfterDelete(next, p.PostDeleteHooks, gone, true, false, now, acts)
 	}
-	startAfterDelete(next, p.PostDeleteHooks, gone, true, now, acts)
 	running := driveAfterDelete(next, p.PostDeleteHooks, o, now, acts)
 	if state.Equal(cur, next) {
 		return cur, running

@@ -41,16 +41,24 @@ func failureHooks(st *state.State, p plan.Plan, o Observed, now time.Time, acts 
 	if r == nil || st.Paused != nil {
 		return
 	}
-	for i := range r.Phases {
-		if ph := &r.Phases[i]; i < len(p.Phases) && p.Phases[i].Name == ph.Name && (!ph.FailedAt.IsZero() || runsOf(ph, KindFail)) {
-			runFailureList(r, i, KindFail, p.Phases[i].FailureHooks, failedOf(ph, r.Skipped), !ph.FailedAt.IsZero(), o, now, acts)
-		}
-	}
 	cur := r.Current()
 	if len(cur) == 0 {
 		return // a rollout past its phases is over: nothing failed
 	}
 	at := cur[0] // the ledger the agent reads results for
+	for i := range r.Phases {
+		ph := &r.Phases[i]
+		if ph.FailedAt.IsZero() || i >= len(p.Phases) || p.Phases[i].Name != ph.Name {
+			continue
+		}
+		loc, hooks := i, p.Phases[i].FailureHooks
+		if !slices.Contains(cur, i) {
+			// a phase that failed behind the current one (its children did not return in
+			// time): its runs go in a current ledger, named after it, where results are read
+			loc, hooks = at, renamed(hooks, "@"+ph.Name)
+		}
+		runFailureList(r, loc, KindFail, hooks, failedOf(ph, r.Skipped), true, o, now, acts)
+	}
 	ph, fails := &r.Phases[at], r.Failures()
 	for _, l := range []struct {
 		kind  string
@@ -87,6 +95,9 @@ func runFailureList(r *state.Rollout, i int, kind string, hooks []spec.Hook, clu
 	view.Phase = i // gate asks for runs of the current phase: this one's
 	gate(&view, ph, kind, hooks, clusters, orDefault(o.Limits.HooksAtOnce, MaxHooksAtOnce), o, now, acts)
 	r.History = view.History // gate's Events are the rollout's
+	if len(ph.Hooks) == 0 {
+		ph.Hooks = nil // gate made the ledger; nothing ran (a per-cluster hook, no cluster failed)
+	}
 	for j := from; j < len(*acts); j++ {
 		if a := &(*acts)[j]; a.Kind == ActRunHook {
 			a.Phase, a.Track = i, ph.Track
@@ -101,9 +112,12 @@ func heldFailureHooks(r *state.Rollout, ph *state.PhaseState, kind string, hooks
 	var keep []spec.Hook
 	for _, h := range hooks {
 		over := l.Violations(h)
-		if len(over) == 0 || ranAny(ph, kind, h.Name) {
-			keep = append(keep, h)
+		if len(over) == 0 || runsOfHook(ph, kind, h.Name) {
+			keep = append(keep, h) // within the limits, or started before they changed: recorded
 			continue
+		}
+		if ranAny(ph, kind, h.Name) {
+			continue // held already: recorded once
 		}
 		if ph.Hooks == nil {
 			ph.Hooks = map[string]state.HookRun{}
@@ -114,6 +128,26 @@ func heldFailureHooks(r *state.Rollout, ph *state.PhaseState, kind string, hooks
 		emit(r, acts, now, EvHookHeld, why)
 	}
 	return keep
+}
+
+// renamed is hooks, each name with suffix.
+func renamed(hooks []spec.Hook, suffix string) []spec.Hook {
+	out := slices.Clone(hooks)
+	for i := range out {
+		out[i].Name += suffix
+	}
+	return out
+}
+
+// runsOfHook reports whether phase ph's ledger has a run of hook name in list kind still
+// Running.
+func runsOfHook(ph *state.PhaseState, kind, name string) bool {
+	for _, run := range ph.Hooks {
+		if run.Kind == kind && run.Name == name && run.Status == state.HookRunning {
+			return true
+		}
+	}
+	return false
 }
 
 // runsOf reports whether phase ph's ledger has a run of list kind still Running.

@@ -173,7 +173,7 @@ func removing(st *state.State, p plan.Plan, o Observed, now time.Time, acts *[]A
 		}
 		forget(st, c)
 		emit(st.Rollout, acts, now, EvClusterRemoved, c+" removed")
-		startAfterDelete(st, p.PostDeleteHooks, map[string]string{c: st.RemovingClusters[c]}, false, now, acts)
+		startAfterDelete(st, p.PostDeleteHooks, map[string]string{c: st.RemovingClusters[c]}, false, true, now, acts)
 	}
 	if st.Removing = still; len(still) == 0 {
 		return false

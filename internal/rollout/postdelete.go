@@ -18,12 +18,14 @@ const KindPostDelete = "postdelete"
 // NoPhase is the phase of a run outside every phase (a post-delete hook's).
 const NoPhase = -1
 
-// startAfterDelete starts, once, the post-delete hooks the children gone call for: each
+// startAfterDelete starts the post-delete hooks the children gone call for: each
 // per-cluster hook for each of gone (child → its cluster's name, "" when unknown), and,
-// when whole (every child of the rollout is gone), each other hook once. Runs go through
+// when whole (every child of the rollout is gone), each other hook once. A run the ledger
+// has is not started again, unless again (a child gone once more, which left, came back
+// and left again) and that run has ended. Runs go through
 // the AfterDelete ledger as every hook does: driveAfterDelete asks for them, this pass
 // included, until they end.
-func startAfterDelete(st *state.State, hooks []spec.Hook, gone map[string]string, whole bool, now time.Time, acts *[]Action) {
+func startAfterDelete(st *state.State, hooks []spec.Hook, gone map[string]string, whole, again bool, now time.Time, acts *[]Action) {
 	for _, h := range hooks {
 		targets := []string{""}
 		if h.PerCluster() {
@@ -33,7 +35,7 @@ func startAfterDelete(st *state.State, hooks []spec.Hook, gone map[string]string
 		}
 		for _, c := range targets {
 			key := HookKey(KindPostDelete, h.Name, c)
-			if _, seen := st.AfterDelete[key]; seen {
+			if run, seen := st.AfterDelete[key]; seen && (!again || run.Status == state.HookRunning) {
 				continue // once per cause: a child gone, the rollout's children gone
 			}
 			if st.AfterDelete == nil {
@@ -132,5 +134,13 @@ func trimAfterDelete(st *state.State) {
 		if st.AfterDelete[k].Status != state.HookRunning {
 			delete(st.AfterDelete, k)
 		}
+	}
+}
+
+// forgetEndedAfterDelete drops the post-delete runs that ended (a running one is kept).
+func forgetEndedAfterDelete(st *state.State) {
+	maps.DeleteFunc(st.AfterDelete, func(_ string, run state.HookRun) bool { return run.Status != state.HookRunning })
+	if len(st.AfterDelete) == 0 {
+		st.AfterDelete = nil
 	}
 }

@@ -62,12 +62,51 @@ func replan(st *state.State, p plan.Plan, o Observed, now time.Time, acts *[]Act
 		failed = append(failed, f...)
 	}
 	if len(failed) > 0 {
+		for _, i := range r.Current() {
+			markFailed(&r.Phases[i], PhaseFailed, now) // its failure hooks run
+		}
 		r.Status = StatusStopped
 		r.Reason = fmt.Sprintf("the phases changed mid-rollout and phase %s finished with %s failed; nobody else moves (fix: repair them and commit, or write rollback)", currentNames(r), describe(failed))
 		emit(r, acts, now, EvRolloutStopped, "rollout stopped: "+r.Reason)
 		return nil
 	}
-	return start(st, p, o, nil, now, acts)
+	old := r
+	if err := start(st, p, o, nil, now, acts); err != nil {
+		return err
+	}
+	carry(st, old)
+	return nil
+}
+
+// carry makes the children the replaced rollout admitted admitted members of the new
+// rollout's first phase, Done, instead of pinned at the revision both share: a rollback of
+// the new rollout then returns them too, and its completion unpins them as its own.
+func carry(st *state.State, old *state.Rollout) {
+	r := st.Rollout
+	if r == nil || len(r.Phases) == 0 || r.Revision != old.Revision {
+		return
+	}
+	first := &r.Phases[0]
+	for _, ph := range old.Phases {
+		for _, c := range ph.Admitted {
+			if st.Pinned[c] != old.Revision || slices.Contains(first.Admitted, c) {
+				continue
+			}
+			delete(st.Pinned, c)
+			cs := ph.Clusters[c]
+			first.Members = append(first.Members, c)
+			first.Admitted = append(first.Admitted, c)
+			if first.Clusters == nil {
+				first.Clusters = map[string]state.ClusterState{}
+			}
+			first.Clusters[c] = state.ClusterState{Status: ClusterDone, Reason: "carried over from the phases it replaced (" + ph.Name + ")", AdmittedAt: cs.AdmittedAt, SettledAt: cs.SettledAt}
+		}
+	}
+	slices.Sort(first.Members)
+	slices.Sort(first.Admitted)
+	if len(st.Pinned) == 0 {
+		st.Pinned = nil
+	}
 }
 
 // currentNames names the rollout's current phases (each track's), for a message.

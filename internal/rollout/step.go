@@ -252,6 +252,7 @@ func start(st *state.State, p plan.Plan, o Observed, only map[string]bool, now t
 		taking = slices.DeleteFunc(taking, func(s targets.Child) bool { return !only[s.Key] })
 	}
 	r := &state.Rollout{Revision: p.Revision, Status: StatusProgressing, StartedAt: now}
+	forgetEndedAfterDelete(st) // a new rollout: a later removal runs its post-delete hooks again
 	members, err := lineup(r, p, taking)
 	if err != nil {
 		return err
