@@ -2,6 +2,7 @@ package rollout
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
 	"time"
@@ -194,5 +195,34 @@ func TestARemovedSpecsPostDeleteHooksRunAgainOnceTrimmed(t *testing.T) {
 	}
 	if total != 0 {
 		t.Fatalf("after the teardown, %d post-delete runs were started again", total)
+	}
+}
+
+// A person's resume of the engine's pause runs the Inconclusive check again, never a
+// failure hook that ended Inconclusive: it ran once for its cause.
+func TestAResumeRerunsInconclusiveChecksOnly(t *testing.T) {
+	st := &state.State{Rollout: &state.Rollout{Status: StatusProgressing, Phases: []state.PhaseState{{Name: "prod", Hooks: map[string]state.HookRun{
+		"check/latency":  {Kind: KindCheck, Name: "latency", Status: state.HookInconclusive},
+		"fail/incident":  {Kind: KindFail, Name: "incident", Status: state.HookInconclusive},
+		"stop/page":      {Kind: KindStop, Name: "page", Status: state.HookInconclusive},
+		"check/error-rt": {Kind: KindCheck, Name: "error-rt", Status: state.HookSucceeded},
+	}}}}}
+	rerunInconclusive(st, &state.Pause{Check: "check/latency"})
+	got := slices.Sorted(maps.Keys(st.Rollout.Phases[0].Hooks))
+	if fmt.Sprint(got) != "[check/error-rt fail/incident stop/page]" {
+		t.Fatalf("kept %v", got)
+	}
+}
+
+// A phase added to the plan of a split rollout is not silently ignored: the phases no
+// longer line up, and the rollout replans as an unsplit one does.
+func TestAPhaseAddedAfterTheSplitReplans(t *testing.T) {
+	w := trackWorld(t, "stop")
+	w.pastTheSplit(t)
+	extra := envPhase("soak", "prod", spec.Size{}, false)
+	w.plan.Phases = append(w.plan.Phases, extra)
+	acts := w.step(t, 21)
+	if !slices.ContainsFunc(acts, func(a Action) bool { return a.Reason == EvRolloutReplanned }) {
+		t.Fatalf("the added phase is seen: %v", acts)
 	}
 }

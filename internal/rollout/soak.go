@@ -124,6 +124,8 @@ func rerunInconclusive(st *state.State, p *state.Pause) {
 		return
 	}
 	for _, i := range r.Current() {
-		maps.DeleteFunc(r.Phases[i].Hooks, func(_ string, run state.HookRun) bool { return run.Status == state.HookInconclusive })
+		maps.DeleteFunc(r.Phases[i].Hooks, func(_ string, run state.HookRun) bool {
+			return run.Status == state.HookInconclusive && run.Kind == KindCheck // a failure hook's outcome stands: it ran once
+		})
 	}
 }

@@ -82,6 +82,9 @@ func withTracks(r *state.Rollout, p plan.Plan) plan.Plan {
 	if !r.Active() || r.Revision != p.Revision || len(r.Tracks) == 0 {
 		return p
 	}
+	if distinctNames(r.Phases) != len(p.Phases) {
+		return p // a phase added or removed: not lined up (replan)
+	}
 	phases := make([]spec.Phase, 0, len(r.Phases))
 	for _, ph := range r.Phases {
 		i := slices.IndexFunc(p.Phases, func(sp spec.Phase) bool { return sp.Name == ph.Name })
@@ -248,4 +251,13 @@ func followRollout(r *state.Rollout, now time.Time) {
 			t.EndedAt = now
 		}
 	}
+}
+
+// distinctNames is how many phases phases are copies of (a split rollout has one per track).
+func distinctNames(phases []state.PhaseState) int {
+	seen := map[string]bool{}
+	for _, ph := range phases {
+		seen[ph.Name] = true
+	}
+	return len(seen)
 }
