@@ -10,32 +10,8 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/hooks"
 	_ "github.com/cmp-phase/cmp-phase/internal/hooks/all"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
-	"github.com/cmp-phase/cmp-phase/internal/targets"
+	"github.com/cmp-phase/cmp-phase/internal/spec/spectest"
 )
-
-const base = `apiVersion: argoproj.io/v1alpha1
-kind: ApplicationSet
-metadata:
-  name: demo
-spec:
-  generators:
-  - clusters: {}
-    deploymentStrategy:
-      type: phaseDeployment
-      phases:
-      - name: canary
-        targets:
-        - expr: 'true'
-        checks:
-        - CHECK
-  template:
-    metadata:
-      name: '{{name}}-demo'
-    spec:
-      project: default
-      source: {repoURL: https://example.com/x.git, path: p}
-      destination: {server: '{{server}}', namespace: demo}
-`
 
 // TestAnUnknownOrMissingTypeListsEveryKindAsBefore: the kinds registered here are told in
 // the order they always were.
@@ -44,7 +20,7 @@ func TestAnUnknownOrMissingTypeListsEveryKindAsBefore(t *testing.T) {
 		"{name: a, type: ftp, http: {url: 'https://x'}}": `type: unknown value "ftp" (fix: use one of: http, command, job, metric)`,
 		"{name: a, http: {url: 'https://x'}}":            `type: is required (fix: write type: http or type: command or type: job or type: metric)`,
 	} {
-		_, err := spec.Parse("spec.yaml", []byte(strings.Replace(base, "CHECK", hook, 1)), targets.NewCache(8))
+		_, err := spectest.ParseWithCheck(hook)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: got %v, want %q", hook, err, want)
 		}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/hooks"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
-	"github.com/cmp-phase/cmp-phase/internal/targets"
+	"github.com/cmp-phase/cmp-phase/internal/spec/spectest"
 )
 
 // hostile are cluster values an inventory may hold: each would move, rewrite or split
@@ -67,7 +67,7 @@ func TestAClusterValueIsOnePathSegmentOrOneQueryValue(t *testing.T) {
 func TestAClusterValueNeverSetsTheHost(t *testing.T) {
 	for _, u := range []string{"{{metadata.annotations.url}}", "https://{{server}}/x", "https://{{name}}/x", "https://x.example.com:{{metadata.labels.port}}/",
 		"https://{{name}}.example.com@evil.example/", "http{{metadata.labels.s}}://x.example.com/", "https://hooks.{{name}}/", "https://{{name}}.{{project}}/"} {
-		if _, err := parseWithCheck("{name: h, type: http, http: {url: '" + u + "'}}"); err == nil || !strings.Contains(err.Error(), "would set the URL's") ||
+		if _, err := spectest.ParseWithCheck("{name: h, type: http, http: {url: '" + u + "'}}"); err == nil || !strings.Contains(err.Error(), "would set the URL's") ||
 			!strings.Contains(err.Error(), "http.url") || !strings.Contains(err.Error(), "fix: write the host literally; put cluster values in the path or query") {
 			t.Errorf("validate %s: %v", u, err)
 		}
@@ -76,7 +76,7 @@ func TestAClusterValueNeverSetsTheHost(t *testing.T) {
 		}
 	}
 	label := &Block{URL: "https://{{name}}.dev.example.com/health"}
-	if _, err := parseWithCheck("{name: h, type: http, http: {url: '" + label.URL + "'}}"); err != nil {
+	if _, err := spectest.ParseWithCheck("{name: h, type: http, http: {url: '" + label.URL + "'}}"); err != nil {
 		t.Errorf("seed 000's leading label: %v", err)
 	}
 	if b, err := fill(t, label, clusterOf("prod-1")); err != nil || b.URL != "https://prod-1.dev.example.com/health" {
@@ -88,7 +88,7 @@ func TestAClusterValueNeverSetsTheHost(t *testing.T) {
 		}
 	}
 	secret := "{name: h, type: http, http: {url: 'https://{{name}}.example.com/', headers: {Authorization: 'Bearer {{.secrets.hook.token}}'}}}"
-	if _, err := parseWithCheck(secret); err == nil || !strings.Contains(err.Error(), "may not send a secret") {
+	if _, err := spectest.ParseWithCheck(secret); err == nil || !strings.Contains(err.Error(), "may not send a secret") {
 		t.Errorf("validate, a secret to a cluster's host: %v", err)
 	}
 	if _, err := fill(t, &Block{URL: "https://{{name}}.example.com/", Headers: map[string]string{"Authorization": "Bearer {{.secrets.hook.token}}"}}, clusterOf("prod-1")); err == nil || !strings.Contains(err.Error(), "may not send a secret") {
@@ -133,33 +133,4 @@ func TestPhaseVariablesAndSecretsAreFilledAsWritten(t *testing.T) {
 	if err != nil || b.URL != "https://h.example.com/guest/book?t=s3cr3t" || b.Body != `{"a": "p"1"}` {
 		t.Errorf("%+v %v", b, err)
 	}
-}
-
-// parseWithCheck parses a spec whose first phase has the check hook (YAML flow style).
-func parseWithCheck(hook string) (*spec.Spec, error) {
-	src := `apiVersion: argoproj.io/v1alpha1
-kind: ApplicationSet
-metadata:
-  name: demo
-spec:
-  generators:
-  - clusters: {}
-    deploymentStrategy:
-      type: phaseDeployment
-      phases:
-      - name: canary
-        percentage: 10
-        targets:
-        - expr: 'true'
-        checks:
-        - ` + hook + `
-  template:
-    metadata:
-      name: '{{name}}-demo'
-    spec:
-      project: default
-      source: {repoURL: https://example.com/x.git, path: p}
-      destination: {server: '{{server}}', namespace: demo}
-`
-	return spec.Parse("spec.yaml", []byte(src), targets.NewCache(8))
 }
