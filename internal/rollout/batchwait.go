@@ -2,6 +2,7 @@ package rollout
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/cmp-phase/cmp-phase/internal/plan"
@@ -51,19 +52,12 @@ func batchChecked(st *state.State, p plan.Plan, ph *state.PhaseState, sp spec.Ph
 	if len(nextAdmission(b).Next) == 0 {
 		return true // nothing waits: the phase's own checks follow as always
 	}
-	n := batchesAdmitted(ph)
-	var checks []spec.Hook
-	for _, h := range beforeSoak(sp).Checks {
-		if !h.PerCluster() {
-			h.Name = fmt.Sprintf("%s@batch-%d", h.Name, n)
-			checks = append(checks, h)
-		}
-	}
+	checks := slices.DeleteFunc(beforeSoak(sp).Checks, spec.Hook.PerCluster)
 	if len(checks) == 0 {
 		return true
 	}
 	between := sp
-	between.Checks = checks
+	between.Checks = renamed(checks, fmt.Sprintf("@batch-%d", batchesAdmitted(ph)))
 	return hookGate(st, p, ph, between, KindCheck, o, now, acts)
 }
 

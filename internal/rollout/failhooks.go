@@ -69,7 +69,7 @@ func failureHooks(st *state.State, p plan.Plan, o Observed, now time.Time, acts 
 		{KindRollback, p.OnFailure.Rollback, r.Status == StatusRollingBack || r.Status == StatusRolledBack},
 		{KindRolledBack, p.OnFailure.RolledBack, r.Status == StatusRolledBack},
 	} {
-		if l.cause || runsOf(ph, l.kind) {
+		if l.cause || runsOf(ph, l.kind, "") {
 			runFailureList(r, at, l.kind, l.hooks, fails, l.cause, o, now, acts)
 		}
 	}
@@ -87,20 +87,17 @@ func runFailureList(r *state.Rollout, i int, kind string, hooks []spec.Hook, clu
 		hooks = slices.DeleteFunc(slices.Clone(hooks), func(h spec.Hook) bool { return !ranAny(ph, kind, h.Name) })
 	}
 	hooks = heldFailureHooks(r, ph, kind, hooks, o.Limits, now, acts)
-	if len(hooks) == 0 && !runsOf(ph, kind) {
+	if len(hooks) == 0 && !runsOf(ph, kind, "") {
 		return
 	}
 	from := len(*acts)
-	view := *r
-	view.Phase = i // gate asks for runs of the current phase: this one's
-	gate(&view, ph, kind, hooks, clusters, orDefault(o.Limits.HooksAtOnce, MaxHooksAtOnce), o, now, acts)
-	r.History = view.History // gate's Events are the rollout's
+	gate(r, ph, kind, hooks, clusters, orDefault(o.Limits.HooksAtOnce, MaxHooksAtOnce), o, now, acts)
 	if len(ph.Hooks) == 0 {
 		ph.Hooks = nil // gate made the ledger; nothing ran (a per-cluster hook, no cluster failed)
 	}
 	for j := from; j < len(*acts); j++ {
 		if a := &(*acts)[j]; a.Kind == ActRunHook {
-			a.Phase, a.Track = i, ph.Track
+			a.Phase, a.Track = i, ph.Track // gate names the rollout's phase; the ledger is this one
 		}
 	}
 }
@@ -112,7 +109,7 @@ func heldFailureHooks(r *state.Rollout, ph *state.PhaseState, kind string, hooks
 	var keep []spec.Hook
 	for _, h := range hooks {
 		over := l.Violations(h)
-		if len(over) == 0 || runsOfHook(ph, kind, h.Name) {
+		if len(over) == 0 || runsOf(ph, kind, h.Name) {
 			keep = append(keep, h) // within the limits, or started before they changed: recorded
 			continue
 		}
@@ -139,21 +136,11 @@ func renamed(hooks []spec.Hook, suffix string) []spec.Hook {
 	return out
 }
 
-// runsOfHook reports whether phase ph's ledger has a run of hook name in list kind still
-// Running.
-func runsOfHook(ph *state.PhaseState, kind, name string) bool {
+// runsOf reports whether phase ph's ledger has a run of list kind still Running, of the
+// hook named name ("": any).
+func runsOf(ph *state.PhaseState, kind, name string) bool {
 	for _, run := range ph.Hooks {
-		if run.Kind == kind && run.Name == name && run.Status == state.HookRunning {
-			return true
-		}
-	}
-	return false
-}
-
-// runsOf reports whether phase ph's ledger has a run of list kind still Running.
-func runsOf(ph *state.PhaseState, kind string) bool {
-	for _, run := range ph.Hooks {
-		if run.Kind == kind && run.Status == state.HookRunning {
+		if run.Kind == kind && (name == "" || run.Name == name) && run.Status == state.HookRunning {
 			return true
 		}
 	}

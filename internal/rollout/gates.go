@@ -174,14 +174,19 @@ func record(r *state.Rollout, ph *state.PhaseState, run state.HookRun, res HookR
 	if res.Status == "" || res.Status == state.HookRunning {
 		return run
 	}
-	finished := res.FinishedAt
-	run.Status, run.Attempts, run.FinishedAt, run.Duration, run.Message = res.Status, res.Attempts, &finished, res.Duration, res.Message
-	ev := EvHookSucceeded
-	if res.Status != state.HookSucceeded {
-		ev = EvHookFailed
-	}
+	run, ev := withResult(run, res)
 	emit(r, acts, now, ev, fmt.Sprintf("phase %s: %s %s %s after %d attempt(s): %s", ph.Name, run.Kind, target(run.Name, run.Cluster), res.Status, res.Attempts, res.Message))
 	return run
+}
+
+// withResult is run ended as res says, and the Event that tells it.
+func withResult(run state.HookRun, res HookResult) (state.HookRun, string) {
+	finished := res.FinishedAt
+	run.Status, run.Attempts, run.FinishedAt, run.Duration, run.Message = res.Status, res.Attempts, &finished, res.Duration, res.Message
+	if res.Status != state.HookSucceeded {
+		return run, EvHookFailed
+	}
+	return run, EvHookSucceeded
 }
 
 // recordLate records, in a rollout that stopped, how the runs of its phase that were still

@@ -65,13 +65,8 @@ func driveAfterDelete(st *state.State, hooks []spec.Hook, o Observed, now time.T
 			continue
 		}
 		if res := o.Hooks[key]; res.Status != "" && res.Status != state.HookRunning {
-			finished := res.FinishedAt
-			run.Status, run.Attempts, run.FinishedAt, run.Duration, run.Message = res.Status, res.Attempts, &finished, res.Duration, res.Message
+			run, ev := withResult(run, res)
 			st.AfterDelete[key] = run
-			ev := EvHookSucceeded
-			if res.Status != state.HookSucceeded {
-				ev = EvHookFailed
-			}
 			emit(st.Rollout, acts, now, ev, fmt.Sprintf("post-delete hook %s %s after %d attempt(s): %s", target(run.Name, run.Cluster), res.Status, res.Attempts, res.Message))
 			continue
 		}
@@ -105,11 +100,12 @@ func noteClusters(st *state.State, children []string, o Observed) {
 // forgetClusters drops the clusters of children neither being removed nor with a
 // post-delete run still running.
 func forgetClusters(st *state.State) {
+	running := map[string]bool{}
+	for _, run := range st.AfterDelete {
+		running[run.Cluster] = running[run.Cluster] || run.Status == state.HookRunning
+	}
 	for c := range st.RemovingClusters {
-		if slices.Contains(st.Removing, c) {
-			continue
-		}
-		if !slices.ContainsFunc(slices.Collect(maps.Values(st.AfterDelete)), func(r state.HookRun) bool { return r.Cluster == c && r.Status == state.HookRunning }) {
+		if !running[c] && !slices.Contains(st.Removing, c) {
 			delete(st.RemovingClusters, c)
 		}
 	}
