@@ -39,6 +39,8 @@ type Doc struct {
 	EndedAt   time.Time `json:"endedAt,omitzero"`
 	// History is what happened in the rollout, oldest first (the state keeps the latest 100).
 	History []Entry `json:"history,omitempty"`
+	// AfterDelete are the post-delete hooks' runs (the state's own ledger, outside any phase).
+	AfterDelete []Hook `json:"afterDelete,omitempty"`
 	// FailureBudget is the rollout-wide maxFailures and its failures so far (absent: none).
 	FailureBudget *Budget `json:"failureBudget,omitempty"`
 	// Window is the change window holding the running rollout, with its next opening.
@@ -128,6 +130,7 @@ func Of(rollout string, st *state.State) Doc {
 		}
 		d.History = history(r.History)
 	}
+	d.AfterDelete = hookRuns(state.PhaseState{Hooks: st.AfterDelete})
 	return d
 }
 
@@ -270,6 +273,9 @@ func Table(w io.Writer, d Doc, now time.Time) error {
 			line("  %-*s %-10s %-9s %s", nameW, "hook", h.Status, hookTime(h, now), h.Key+"  "+h.Message)
 		}
 		approvalLines(line, p, nameW, now)
+	}
+	for _, h := range d.AfterDelete {
+		line("%-*s %-10s %-9s %s", phaseW, "post-delete", h.Status, hookTime(h, now), h.Key+"  "+h.Message)
 	}
 	historyLines(line, d.History)
 	for _, r := range d.Rejected {

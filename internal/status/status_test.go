@@ -80,3 +80,21 @@ refused jump="qa": no phase "qa" (fix: one of dev, prod)
 		t.Fatalf("%q", got)
 	}
 }
+
+// TestPostDeleteRunsAreShown: the post-delete hooks' ledger, outside every phase, is in the
+// table and the JSON, so a leaving cluster's hook can be followed like any other.
+func TestPostDeleteRunsAreShown(t *testing.T) {
+	st := sample()
+	st.AfterDelete = map[string]state.HookRun{"postdelete/deregister/guestbook-prod-2": {Kind: "postdelete", Name: "deregister", Status: state.HookFailed, Attempts: 1, Message: "status 503"}}
+	d := Of("guestbook", st)
+	var b bytes.Buffer
+	if err := Table(&b, d, time.Date(2026, 11, 22, 3, 0, 30, 0, time.UTC)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "post-delete") || !strings.Contains(b.String(), "postdelete/deregister/guestbook-prod-2  status 503") {
+		t.Fatalf("table:\n%s", b.String())
+	}
+	if js, _ := json.Marshal(d); !strings.Contains(string(js), `"afterDelete":[{"key":"postdelete/deregister/guestbook-prod-2","status":"Failed"`) {
+		t.Fatalf("json: %s", js)
+	}
+}
