@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 )
 
 // Config says where argocd-server is and how to authenticate to it.
@@ -104,4 +107,43 @@ func (c *Client) WarmManifests(ctx context.Context, app, appNamespace, revision 
 		return fmt.Errorf("warm manifests of %s: argocd-server answered %s", app, resp.Status)
 	}
 	return nil
+}
+
+// maxClusterList bounds, in bytes, the cluster list read from argocd-server (≈ 1 KB a
+// cluster: 10,000 clusters are ≈ 10 MB).
+const maxClusterList = 64 << 20
+
+// Clusters lists the clusters argocd-server knows (GET /api/v1/clusters), as its API gives
+// them: without credentials, and only those the token's account may get (RBAC: p, <role>,
+// clusters, get, *, allow — a cluster the account may not get is silently not listed).
+func (c *Client) Clusters(ctx context.Context) ([]v1alpha1.Cluster, error) {
+	tok, err := readToken(c.tokenFile)
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base.JoinPath("api/v1/clusters").String(), nil)
+	if err != nil {
+		return nil, fmt.Errorf("list Argo CD's clusters: %w", err)
+	}
+	req.Header.Set("Authorization", "Bearer "+tok)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("list Argo CD's clusters: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("list Argo CD's clusters: argocd-server answered %s (fix: give the token's account clusters, get in argocd-rbac-cm)", resp.Status)
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxClusterList+1))
+	if err != nil {
+		return nil, fmt.Errorf("list Argo CD's clusters: %w", err)
+	}
+	if len(b) > maxClusterList {
+		return nil, fmt.Errorf("list Argo CD's clusters: the answer is over %d MiB", maxClusterList>>20)
+	}
+	var list v1alpha1.ClusterList
+	if err := json.Unmarshal(b, &list); err != nil {
+		return nil, fmt.Errorf("list Argo CD's clusters: the answer is not a cluster list: %w", err)
+	}
+	return list.Items, nil
 }

@@ -100,3 +100,42 @@ func TestTheTokenIsReadOnEveryCall(t *testing.T) {
 		t.Fatalf("%v", auth)
 	}
 }
+
+// TestClustersListsArgoCDsClusters: the list comes from GET /api/v1/clusters with the
+// token; an answer that is not 200, not a list or over the bound is an error that names
+// the fix and never the token.
+func TestClustersListsArgoCDsClusters(t *testing.T) {
+	answer, status := `{"metadata":{},"items":[{"server":"https://prod-1","name":"prod-1","config":{"tlsClientConfig":{"insecure":false}},"labels":{"env":"prod"}}]}`, http.StatusOK
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/api/v1/clusters" || r.Header.Get("Authorization") != "Bearer s3cret" {
+			http.Error(w, "no", http.StatusNotFound)
+			return
+		}
+		w.WriteHeader(status)
+		_, _ = w.Write([]byte(answer))
+	}))
+	defer srv.Close()
+	c, err := New(Config{Server: srv.URL, TokenFile: tokenFile(t, "s3cret")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Clusters(context.Background())
+	if err != nil || len(got) != 1 || got[0].Name != "prod-1" || got[0].Labels["env"] != "prod" {
+		t.Fatalf("%+v %v", got, err)
+	}
+	for _, bad := range []struct {
+		answer string
+		status int
+		want   string
+	}{
+		{`permission denied`, http.StatusForbidden, "clusters, get"},
+		{`<html>`, http.StatusOK, "not a cluster list"},
+		{`{"items":"` + strings.Repeat("x", maxClusterList) + `"}`, http.StatusOK, "over 64 MiB"},
+	} {
+		answer, status = bad.answer, bad.status
+		_, err := c.Clusters(context.Background())
+		if err == nil || !strings.Contains(err.Error(), bad.want) || strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("%d %.20s: %v", bad.status, bad.answer, err)
+		}
+	}
+}

@@ -72,61 +72,86 @@ func Inventory(secrets []*corev1.Secret) *inventory.Inventory {
 // value (every render of a rollout selecting it would fail: its child cannot carry the
 // cluster label), and withheld annotations (keys only).
 func Read(secrets []*corev1.Secret) (*inventory.Inventory, []Omission) {
-	inv := &inventory.Inventory{Clusters: []inventory.Cluster{}}
-	var left []Omission
 	secrets = slices.Clone(secrets)
 	slices.SortFunc(secrets, func(a, b *corev1.Secret) int {
 		return cmp.Or(a.CreationTimestamp.Time.Compare(b.CreationTimestamp.Time),
 			strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
 	})
-	owner := map[string]*corev1.Secret{}
+	var entries []entry
 	for _, s := range secrets {
 		if s.Labels[contract.LabelSecretType] != contract.SecretTypeCluster || len(s.Data["server"]) == 0 {
 			continue
 		}
-		name := string(s.Data["name"])
-		if name == "" {
-			name = string(s.Data["server"])
-		}
+		entries = append(entries, entry{
+			what: fmt.Sprintf("cluster Secret %s/%s", s.Namespace, s.Name), field: "the Secret's data.name",
+			name: string(s.Data["name"]), server: string(s.Data["server"]), project: string(s.Data["project"]),
+			labels: s.Labels, annotations: s.Annotations,
+		})
+	}
+	return build(entries)
+}
+
+// entry is one cluster as its source gives it, in the order the first of a name wins.
+type entry struct {
+	what                  string // how messages name where it comes from ("cluster Secret argocd/prod-1")
+	field                 string // where its name is set, for a fix
+	name, server, project string
+	labels, annotations   map[string]string
+}
+
+// build is the inventory of entries, in order (the first with a name keeps it), and what
+// it left out.
+func build(entries []entry) (*inventory.Inventory, []Omission) {
+	inv := &inventory.Inventory{Clusters: []inventory.Cluster{}}
+	var left []Omission
+	owner := map[string]entry{}
+	for _, e := range entries {
+		name := cmp.Or(e.name, e.server)
 		if !contract.IsLabelValue(name) {
 			left = append(left, Omission{Reason: "ClusterNameNotALabel", Msg: fmt.Sprintf(
-				"cluster Secret %s/%s names cluster %q, which is not a Kubernetes label value (63 characters at most, letters, digits, '-', '_', '.', beginning and ending with a letter or digit): cmp-phase labels each child with its cluster's name, so the cluster is left out of the inventory and gets no child (fix: set the Secret's data.name to a short name such as %q)",
-				s.Namespace, s.Name, name, contract.LabelValueHint(name))})
+				"%s names cluster %q, which is not a Kubernetes label value (63 characters at most, letters, digits, '-', '_', '.', beginning and ending with a letter or digit): cmp-phase labels each child with its cluster's name, so the cluster is left out of the inventory and gets no child (fix: set %s to a short name such as %q)",
+				e.what, name, e.field, contract.LabelValueHint(name))})
 			continue
 		}
-		if first := owner[name]; first != nil {
+		if first, taken := owner[name]; taken {
 			left = append(left, Omission{Reason: "ClusterNameDuplicate", Msg: fmt.Sprintf(
-				"cluster Secrets %s/%s and %s/%s both name cluster %q: only %s/%s (the older) is published (fix: give %s/%s another data.name, or delete the Secret that should not be there)",
-				first.Namespace, first.Name, s.Namespace, s.Name, name, first.Namespace, first.Name, s.Namespace, s.Name)})
+				"%s and %s both name cluster %q: only %s is published (fix: give %s another data.name, or delete the one that should not be there)",
+				first.what, e.what, name, first.what, e.what)})
 			continue
 		}
-		owner[name] = s
-		var ann map[string]string
-		var dropped []string
-		for _, k := range slices.Sorted(maps.Keys(s.Annotations)) {
-			v := s.Annotations[k]
-			if why := withheld(k, v); why != "" {
-				if !slices.Contains(excludedAnnotations, k) {
-					dropped = append(dropped, fmt.Sprintf("%s (%s)", k, why))
-				}
-				continue
-			}
-			if ann == nil {
-				ann = map[string]string{}
-			}
-			ann[k] = v
-		}
+		owner[name] = e
+		ann, dropped := published(e.annotations)
 		if len(dropped) > 0 {
-			left = append(left, Omission{Msg: fmt.Sprintf("cluster Secret %s/%s: annotations not published: %s (fix: keep templated annotations to short plain values)",
-				s.Namespace, s.Name, strings.Join(dropped, ", "))})
+			left = append(left, Omission{Msg: fmt.Sprintf("%s: annotations not published: %s (fix: keep templated annotations to short plain values)",
+				e.what, strings.Join(dropped, ", "))})
 		}
 		inv.Clusters = append(inv.Clusters, inventory.Cluster{
-			Name: name, Server: string(s.Data["server"]), Project: string(s.Data["project"]),
-			Labels: maps.Clone(s.Labels), Annotations: ann,
+			Name: name, Server: e.server, Project: e.project, Labels: maps.Clone(e.labels), Annotations: ann,
 		})
 	}
 	slices.SortFunc(inv.Clusters, func(a, b inventory.Cluster) int { return strings.Compare(a.Name, b.Name) })
 	return inv, left
+}
+
+// published are the annotations the inventory publishes (nil: none), and the withheld
+// ones' keys with why (not Argo CD's and kubectl's own bookkeeping, withheld unsaid).
+func published(all map[string]string) (map[string]string, []string) {
+	var ann map[string]string
+	var dropped []string
+	for _, k := range slices.Sorted(maps.Keys(all)) {
+		v := all[k]
+		if why := withheld(k, v); why != "" {
+			if !slices.Contains(excludedAnnotations, k) {
+				dropped = append(dropped, fmt.Sprintf("%s (%s)", k, why))
+			}
+			continue
+		}
+		if ann == nil {
+			ann = map[string]string{}
+		}
+		ann[k] = v
+	}
+	return ann, dropped
 }
 
 // Omission is something of the cluster Secrets the inventory leaves out.
