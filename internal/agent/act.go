@@ -149,19 +149,10 @@ func (a *Agent) deleteChild(ctx context.Context, p *pass, child string) error {
 	return nil
 }
 
-// clusterRegistered re-checks, against the live cluster Secrets (not the cache), whether a
-// cluster is registered: the last proof asked for before a child is deleted.
+// clusterRegistered re-checks, live (not from a cache), whether a cluster is registered:
+// the last proof asked for before a child is deleted.
 func (a *Agent) clusterRegistered(ctx context.Context, cluster string) (bool, error) {
-	list, err := a.kube.CoreV1().Secrets(a.opts.Namespace).List(ctx, metav1.ListOptions{LabelSelector: contract.ClusterSecretSelector})
-	if err != nil {
-		return false, fmt.Errorf("re-check cluster secrets before a removal: %w", err)
-	}
-	for _, s := range list.Items {
-		if cluster != "" && (string(s.Data["name"]) == cluster || (len(s.Data["name"]) == 0 && string(s.Data["server"]) == cluster)) {
-			return true, nil
-		}
-	}
-	return false, nil
+	return a.clusters().Registered(ctx, cluster)
 }
 
 func earliest(a, b time.Time) time.Time {

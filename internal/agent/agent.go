@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 
 	"github.com/cmp-phase/cmp-phase/internal/argoapi"
+	"github.com/cmp-phase/cmp-phase/internal/clustersource"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/failure"
 	"github.com/cmp-phase/cmp-phase/internal/hookrun"
@@ -75,6 +76,12 @@ type Options struct {
 	// ArgoCD, when set, is argocd-server's API: the agent asks it for the manifests of the
 	// children a rollout admits next, so they are cached when they move (warm.go).
 	ArgoCD *argoapi.Client
+	// InventoryFrom is where the clusters are read from: clustersource.FromSecrets (the
+	// default: the cluster Secrets, watched) or clustersource.FromArgoCD (argocd-server's
+	// cluster API through ArgoCD, every InventoryPoll: no list or watch on Secrets).
+	InventoryFrom string
+	// InventoryPoll is how often argocd-server's clusters are read (default 30 s).
+	InventoryPoll time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -98,6 +105,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.HooksPerHost <= 0 {
 		o.HooksPerHost = 4
+	}
+	if o.InventoryFrom == "" {
+		o.InventoryFrom = clustersource.FromSecrets
+	}
+	if o.InventoryPoll <= 0 {
+		o.InventoryPoll = 30 * time.Second
 	}
 	if o.SecretNamespace == "" {
 		o.SecretNamespace = o.Namespace
@@ -186,6 +199,9 @@ func (a *Agent) Synced() bool { return a.synced.Load() }
 
 // Run watches, and works the queue until ctx ends; it returns after the workers stopped.
 func (a *Agent) Run(ctx context.Context) error {
+	if a.opts.InventoryFrom == clustersource.FromArgoCD && a.opts.ArgoCD == nil {
+		return fmt.Errorf("--inventory-from %s reads argocd-server's clusters (fix: set --argocd-server and --argocd-token-file)", clustersource.FromArgoCD)
+	}
 	c, err := a.newCaches(a.opts.Resync)
 	if err != nil {
 		return err

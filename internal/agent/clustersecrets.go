@@ -1,15 +1,47 @@
 package agent
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
-	"k8s.io/apimachinery/pkg/labels"
+	corev1 "k8s.io/api/core/v1"
 
+	"github.com/cmp-phase/cmp-phase/internal/clustersource"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 )
+
+// clusters is where the agent reads the clusters from (Options.InventoryFrom).
+func (a *Agent) clusters() clustersource.Source {
+	if a.opts.InventoryFrom == clustersource.FromArgoCD {
+		return clustersource.ArgoCD(a.opts.ArgoCD, a.kube, a.opts.Namespace, a.opts.InventoryPoll)
+	}
+	return clustersource.Secrets(a.caches.secrets, a.kube, a.opts.Namespace)
+}
+
+// clusterSecretsOf are the cluster Secrets whose server is server (for per-cluster job
+// hooks; the hooks' calls carry no context, so the read is bounded here).
+func (a *Agent) clusterSecretsOf(server string) ([]*corev1.Secret, error) {
+	if a.caches == nil || (a.caches.secrets == nil && a.opts.InventoryFrom != clustersource.FromArgoCD) {
+		return nil, errors.New("the agent has not read the cluster Secrets yet")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	secrets, err := a.clusters().Secrets(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []*corev1.Secret
+	for _, s := range secrets {
+		if s.Labels[contract.LabelSecretType] == contract.SecretTypeCluster && string(s.Data[contract.ClusterSecretServer]) == server {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
 
 // clusterOwnName is the name a server's cluster Secret itself gives the cluster (its data
 // key name; "" when it has none — the inventory then calls the cluster by its server, but
@@ -17,41 +49,24 @@ import (
 // cluster Secret of server was found (not: the in-cluster server without a Secret, or no
 // single Secret, which clusterSecretName refuses).
 func (a *Agent) clusterOwnName(server string) (string, bool) {
-	if a.caches == nil || a.caches.secrets == nil {
+	secrets, err := a.clusterSecretsOf(server)
+	if err != nil || len(secrets) != 1 {
 		return "", false
 	}
-	secrets, err := a.caches.secrets.List(labels.Everything())
-	if err != nil {
-		return "", false
-	}
-	var names []string
-	for _, s := range secrets {
-		if s.Labels[contract.LabelSecretType] == contract.SecretTypeCluster && string(s.Data[contract.ClusterSecretServer]) == server {
-			names = append(names, string(s.Data[contract.ClusterSecretName]))
-		}
-	}
-	if len(names) != 1 {
-		return "", false
-	}
-	return names[0], true
+	return string(secrets[0].Data[contract.ClusterSecretName]), true
 }
 
-// clusterSecretName is the name of the one cluster Secret whose server is server, from the
-// trimmed cache (which holds no credentials): the caller then reads that Secret directly.
-// None, or several (Argo CD would not know which to use either), is an error.
+// clusterSecretName is the name of the one cluster Secret whose server is server: the
+// caller then reads that Secret directly. None, or several (Argo CD would not know which
+// to use either), is an error.
 func (a *Agent) clusterSecretName(server string) (string, error) {
-	if a.caches == nil || a.caches.secrets == nil {
-		return "", errors.New("the agent has not read the cluster Secrets yet")
-	}
-	secrets, err := a.caches.secrets.List(labels.Everything())
+	secrets, err := a.clusterSecretsOf(server)
 	if err != nil {
-		return "", fmt.Errorf("list cluster Secrets: %w", err)
+		return "", err
 	}
 	var names []string
 	for _, s := range secrets {
-		if s.Labels[contract.LabelSecretType] == contract.SecretTypeCluster && string(s.Data[contract.ClusterSecretServer]) == server {
-			names = append(names, s.Name)
-		}
+		names = append(names, s.Name)
 	}
 	slices.Sort(names)
 	switch len(names) {

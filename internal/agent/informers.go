@@ -13,6 +13,7 @@ import (
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/cmp-phase/cmp-phase/internal/clustersource"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/observe"
 )
@@ -80,7 +81,12 @@ func (a *Agent) newCaches(resync time.Duration) (*caches, error) {
 	stateInf, secInf, fleetInf := sf.Core().V1().ConfigMaps(), cf.Core().V1().Secrets(), ff.Core().V1().ConfigMaps()
 	c := &caches{
 		apps: appInf.Lister().Applications(ns), plans: planInf.Lister().ConfigMaps(ns),
-		states: stateInf.Lister().ConfigMaps(ns), secrets: secInf.Lister().Secrets(ns), fleet: fleetInf.Lister().ConfigMaps(ns),
+		states: stateInf.Lister().ConfigMaps(ns), fleet: fleetInf.Lister().ConfigMaps(ns),
+	}
+	watched := []cache.SharedIndexInformer{appInf.Informer(), planInf.Informer(), stateInf.Informer(), fleetInf.Informer()}
+	if a.opts.InventoryFrom != clustersource.FromArgoCD { // else no list or watch on Secrets
+		c.secrets = secInf.Lister().Secrets(ns)
+		watched = append(watched, secInf.Informer())
 	}
 	projInf := af.Argoproj().V1alpha1().AppProjects()
 	c.projects = projInf.Lister().AppProjects(ns)
@@ -88,7 +94,7 @@ func (a *Agent) newCaches(resync time.Duration) (*caches, error) {
 		return nil, fmt.Errorf("index children: %w", err)
 	}
 	c.children = childrenOf(appInf.Informer().GetIndexer())
-	for _, inf := range []cache.SharedIndexInformer{appInf.Informer(), planInf.Informer(), stateInf.Informer(), secInf.Informer(), fleetInf.Informer(), projInf.Informer()} {
+	for _, inf := range append(watched, projInf.Informer()) {
 		if _, err := inf.AddEventHandler(a.handler()); err != nil {
 			return nil, fmt.Errorf("watch: %w", err)
 		}

@@ -34,8 +34,8 @@ func TestADuplicateClusterNameIsWarnedOnEveryParent(t *testing.T) {
 		t.Fatalf("the published inventory: %v %+v", err, inv)
 	}
 	ev := drain(f.events)
-	want := `Warning ClusterNameDuplicate cluster Secrets ` + testNS + `/cluster-prod-1 and ` + testNS + `/a-copy both name cluster "prod-1"`
-	if len(ev) != 1 || !strings.HasPrefix(ev[0], want) || !strings.Contains(ev[0], "(fix: give "+testNS+"/a-copy another data.name") {
+	want := `Warning ClusterNameDuplicate cluster Secret ` + testNS + `/cluster-prod-1 and cluster Secret ` + testNS + `/a-copy both name cluster "prod-1"`
+	if len(ev) != 1 || !strings.HasPrefix(ev[0], want) || !strings.Contains(ev[0], "(fix: give cluster Secret "+testNS+"/a-copy another data.name") {
 		t.Fatalf("events %q", ev)
 	}
 }

@@ -18,21 +18,29 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 )
 
-// publish writes the inventory ConfigMap from the cached cluster Secrets when it differs,
-// and when the inventory changed wakes every rollout (a cluster's labels decide its phases).
-// A cluster whose Secret is gone stays in it, marked, for the removal grace (kept in the
-// published ConfigMap, so across restarts): it returns when to publish again.
+// publish writes the inventory ConfigMap from the clusters read (the cached cluster Secrets,
+// or argocd-server's list) when it differs, and when the inventory changed wakes every
+// rollout (a cluster's labels decide its phases). A cluster whose Secret is gone stays in
+// it, marked, for the removal grace (kept in the published ConfigMap, so across restarts):
+// it returns when to publish again.
 func (a *Agent) publish(ctx context.Context) (time.Time, error) {
-	secrets, err := a.caches.secrets.List(labels.Everything())
-	if err != nil {
-		return time.Time{}, fmt.Errorf("list cluster secrets: %w", err)
-	}
 	cur, err := a.inventoryConfigMap(ctx)
 	if err != nil {
 		return time.Time{}, err
 	}
-	fresh, left := clustersecrets.Read(secrets)
-	inv, gone, next := inventory.Hold(a.published(cur), fresh, a.now(), a.opts.RemovalGrace)
+	before, had := a.published(cur), 0
+	if before != nil {
+		had = len(before.Clusters)
+	}
+	src := a.clusters()
+	fresh, left, err := src.Read(ctx, had)
+	if err != nil {
+		return time.Time{}, err
+	}
+	inv, gone, next := inventory.Hold(before, fresh, a.now(), a.opts.RemovalGrace)
+	if poll := src.Poll(); poll > 0 {
+		next = earliest(next, a.now().Add(poll))
+	}
 	b, err := inv.Encode()
 	if err != nil {
 		return time.Time{}, err
