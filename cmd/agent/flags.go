@@ -9,6 +9,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/cmp-phase/cmp-phase/internal/agent"
+	"github.com/cmp-phase/cmp-phase/internal/clustersource"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/hooks/all"
 	"github.com/cmp-phase/cmp-phase/internal/kubeclient"
@@ -42,7 +43,8 @@ func (c *connection) config() (*rest.Config, error) {
 type rollouts struct{ o *agent.Options }
 
 // BindFlags registers --namespace, --resync, --confirm-after, --removal-grace,
-// --hard-refresh-fallback, --poll-parents, --workers, --rollout-selector and --fleet-configmap.
+// --hard-refresh-fallback, --poll-parents, --workers, --rollout-selector, --fleet-configmap,
+// --inventory-from and --inventory-poll.
 func (r rollouts) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&r.o.Namespace, "namespace", contract.DefaultNamespace, "namespace of the Applications, cluster Secrets and cmp-phase ConfigMaps")
 	fs.DurationVar(&r.o.Resync, "resync", 5*time.Minute, "reconcile every rollout at least this often")
@@ -53,11 +55,19 @@ func (r rollouts) BindFlags(fs *flag.FlagSet) {
 	fs.IntVar(&r.o.Workers, "workers", 2, "rollouts reconciled at once")
 	fs.StringVar(&r.o.Selector, "rollout-selector", "", "label selector over plan ConfigMaps: drive only these rollouts (sharding)")
 	fs.StringVar(&r.o.FleetConfigMap, "fleet-configmap", contract.FleetConfigMap, "ConfigMap whose stop-all key pauses every rollout this agent drives (cmp-phase stop-all)")
+	fs.StringVar(&r.o.InventoryFrom, "inventory-from", clustersource.FromSecrets, "where the clusters are read from: secrets (Argo CD's cluster Secrets, watched: list and watch on Secrets) or argocd (argocd-server's cluster API with --argocd-token-file, whose account may get clusters: no list or watch on Secrets)")
+	fs.DurationVar(&r.o.InventoryPoll, "inventory-poll", 30*time.Second, "with --inventory-from argocd, how often the clusters are read")
 }
 
 func (r rollouts) validate() error {
 	if r.o.PollParents < 0 {
 		return fmt.Errorf("--poll-parents %s is negative (fix: a duration like 15s, or 0 to leave polling to Argo CD)", r.o.PollParents)
+	}
+	if r.o.InventoryFrom != clustersource.FromSecrets && r.o.InventoryFrom != clustersource.FromArgoCD {
+		return fmt.Errorf("--inventory-from %q is neither %s nor %s (fix: one of them)", r.o.InventoryFrom, clustersource.FromSecrets, clustersource.FromArgoCD)
+	}
+	if r.o.InventoryPoll <= 0 {
+		return fmt.Errorf("--inventory-poll %s is not positive (fix: a duration like 30s)", r.o.InventoryPoll)
 	}
 	if _, err := labels.Parse(r.o.Selector); err != nil {
 		return fmt.Errorf("--rollout-selector: %w (fix: e.g. %s)", err, contract.RolloutSelector("guestbook"))

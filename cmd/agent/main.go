@@ -19,6 +19,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/cmp-phase/cmp-phase/internal/agent"
+	"github.com/cmp-phase/cmp-phase/internal/clustersource"
 	"github.com/cmp-phase/cmp-phase/internal/logging"
 	"github.com/cmp-phase/cmp-phase/internal/telemetry"
 )
@@ -56,6 +57,9 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
+	if err := flagsFromEnv(fs); err != nil {
+		return o, err
+	}
 	if o.version {
 		return o, nil
 	}
@@ -74,6 +78,9 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	var err error
 	if o.agent.ArgoCD, err = o.argoAPI.client(); err != nil {
 		return o, err
+	}
+	if o.agent.InventoryFrom == clustersource.FromArgoCD && o.agent.ArgoCD == nil {
+		return o, fmt.Errorf("--inventory-from %s reads argocd-server's clusters (fix: set --argocd-server and --argocd-token-file, or --inventory-from %s)", clustersource.FromArgoCD, clustersource.FromSecrets)
 	}
 	return o, o.election.validate()
 }

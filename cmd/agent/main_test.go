@@ -40,6 +40,9 @@ func TestFlagsHaveDefaultsAndBadOnesSayWhatToDo(t *testing.T) {
 		"a token without a server":       {[]string{"--argocd-token-file", "/t"}, "need --argocd-server"},
 		"a server that is no URL":        {[]string{"--argocd-server", "argocd-server:443", "--argocd-token-file", "/t"}, "is not an http(s) URL"},
 		"a server without a token":       {[]string{"--argocd-server", "https://argocd-server"}, "--argocd-token-file is empty"},
+		"an unknown inventory source":    {[]string{"--inventory-from", "etcd"}, `--inventory-from "etcd" is neither secrets nor argocd`},
+		"argocd's clusters without it":   {[]string{"--inventory-from", "argocd"}, "fix: set --argocd-server and --argocd-token-file"},
+		"a zero inventory poll":          {[]string{"--inventory-poll", "0s"}, "--inventory-poll 0s is not positive"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var stderr bytes.Buffer
@@ -75,5 +78,30 @@ func TestLimitFlags(t *testing.T) {
 		ResponseBody: 4096, HooksAtOnce: 2, ChecksAtOnce: 3, AppsPerPhase: 2000, JobLabels: []string{"team", "example.com/tier"}}
 	if !reflect.DeepEqual(o.agent.Limits, want) {
 		t.Fatalf("got %+v, want %+v", o.agent.Limits, want)
+	}
+}
+
+// TestFlagsComeFromTheEnvironmentToo: CMP_PHASE_AGENT_<FLAG> sets a flag not on the
+// command line (what an installation's component adds without replacing the args); the
+// command line wins, and a bad value names the variable and the fix.
+func TestFlagsComeFromTheEnvironmentToo(t *testing.T) {
+	env := map[string]string{"CMP_PHASE_AGENT_INVENTORY_FROM": "argocd", "CMP_PHASE_AGENT_INVENTORY_POLL": "5s",
+		"CMP_PHASE_AGENT_ARGOCD_SERVER": "https://argocd-server.argocd.svc", "CMP_PHASE_AGENT_WORKERS": "3"}
+	lookupEnv = func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	t.Cleanup(func() { lookupEnv = os.LookupEnv })
+	env["CMP_PHASE_AGENT_ARGOCD_TOKEN_FILE"] = filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(env["CMP_PHASE_AGENT_ARGOCD_TOKEN_FILE"], []byte("t"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o, err := parse([]string{"--workers", "5"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.agent.InventoryFrom != "argocd" || o.agent.InventoryPoll != 5*time.Second || o.agent.ArgoCD == nil || o.agent.Workers != 5 {
+		t.Fatalf("%+v", o.agent)
+	}
+	env["CMP_PHASE_AGENT_INVENTORY_POLL"] = "soon"
+	if _, err := parse(nil, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), `CMP_PHASE_AGENT_INVENTORY_POLL="soon"`) || !strings.Contains(err.Error(), "fix: ") {
+		t.Fatalf("%v", err)
 	}
 }
