@@ -25,19 +25,15 @@ import (
 	"github.com/cmp-phase/cmp-phase/test/framework"
 )
 
-// build renders component over Argo CD v3.5.7's own install.yaml (from the Go module cache)
-// with kustomize, as an operator's kustomization would.
-func build(t *testing.T, component string) resmap.ResMap {
+// build renders components, in order, over Argo CD v3.5.7's own install.yaml (from the Go
+// module cache) with kustomize, as an operator's kustomization would.
+func build(t *testing.T, components ...string) resmap.ResMap {
 	t.Helper()
 	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/argoproj/argo-cd/v3").Output()
 	if err != nil {
 		t.Fatalf("locate argo-cd's module: %v", err)
 	}
 	install := filepath.Join(strings.TrimSpace(string(out)), "manifests", "install.yaml")
-	comp, err := filepath.Abs(filepath.Join("..", "..", "manifests", component))
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
 	b, err := os.ReadFile(install)
 	if err != nil {
@@ -46,11 +42,19 @@ func build(t *testing.T, component string) resmap.ResMap {
 	if err := os.WriteFile(filepath.Join(dir, "install.yaml"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rel, err := filepath.Rel(dir, comp) // kustomize takes components by relative path only
-	if err != nil {
-		t.Fatal(err)
+	var rels []string
+	for _, c := range components {
+		comp, err := filepath.Abs(filepath.Join("..", "..", "manifests", c))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, err := filepath.Rel(dir, comp) // kustomize takes components by relative path only
+		if err != nil {
+			t.Fatal(err)
+		}
+		rels = append(rels, rel)
 	}
-	k := "namespace: argocd\nresources: [install.yaml]\ncomponents: [" + rel + "]\n"
+	k := "namespace: argocd\nresources: [install.yaml]\ncomponents: [" + strings.Join(rels, ", ") + "]\n"
 	if err := os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte(k), 0o644); err != nil {
 		t.Fatal(err)
 	}

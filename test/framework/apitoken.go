@@ -28,6 +28,13 @@ func (e *Env) APITokenFile(ctx context.Context, account string) (string, error) 
 			return "", fmt.Errorf("account %s: patch %s: %w", account, name, err)
 		}
 	}
+	return e.GenerateAPIToken(ctx, account)
+}
+
+// GenerateAPIToken generates an API token for an Argo CD local account that argocd-cm
+// already names (accounts.<account>: apiKey) through the real CLI, logged in as admin,
+// and writes it to a file in the env's dir, whose path it returns.
+func (e *Env) GenerateAPIToken(ctx context.Context, account string) (string, error) {
 	if err := e.Login(ctx); err != nil {
 		return "", err
 	}
