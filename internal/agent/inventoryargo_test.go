@@ -21,6 +21,10 @@ import (
 func argoClusters(t *testing.T, body *atomic.Value) *argoapi.Client {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/v1/account/can-i/clusters/get/*" {
+			_, _ = w.Write([]byte(`{"value":"yes"}`))
+			return
+		}
 		if r.URL.Path != "/api/v1/clusters" {
 			http.NotFound(w, r)
 			return

@@ -147,3 +147,33 @@ func (c *Client) Clusters(ctx context.Context) ([]v1alpha1.Cluster, error) {
 	}
 	return list.Items, nil
 }
+
+// CanI asks argocd-server whether the token's account may do action on resource's object
+// (GET /api/v1/account/can-i/…; object may hold '/' and '*').
+func (c *Client) CanI(ctx context.Context, resource, action, object string) (bool, error) {
+	tok, err := readToken(c.tokenFile)
+	if err != nil {
+		return false, err
+	}
+	u := c.base.JoinPath("api/v1/account/can-i", resource, action, object)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return false, fmt.Errorf("ask argocd-server can-i %s %s: %w", resource, action, err)
+	}
+	req.Header.Set("Authorization", "Bearer "+tok)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return false, fmt.Errorf("ask argocd-server can-i %s %s: %w", resource, action, err)
+	}
+	defer resp.Body.Close()
+	var answer struct {
+		Value string `json:"value"`
+	}
+	if resp.StatusCode != http.StatusOK {
+		return false, fmt.Errorf("ask argocd-server can-i %s %s: argocd-server answered %s", resource, action, resp.Status)
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<10)).Decode(&answer); err != nil || (answer.Value != "yes" && answer.Value != "no") {
+		return false, fmt.Errorf("ask argocd-server can-i %s %s: the answer is neither yes nor no", resource, action)
+	}
+	return answer.Value == "yes", nil
+}

@@ -139,3 +139,30 @@ func TestClustersListsArgoCDsClusters(t *testing.T) {
 		}
 	}
 }
+
+// TestCanIAsksArgoCDForTheObject: the question goes to /api/v1/account/can-i with the
+// object's '/' and '*' as they are; yes and no are answers, anything else an error.
+func TestCanIAsksArgoCDForTheObject(t *testing.T) {
+	answer := `{"value":"yes"}`
+	var path string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		path = r.URL.Path
+		_, _ = w.Write([]byte(answer))
+	}))
+	defer srv.Close()
+	c, err := New(Config{Server: srv.URL, TokenFile: tokenFile(t, "s3cret")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		answer string
+		want   bool
+		fails  bool
+	}{{`{"value":"yes"}`, true, false}, {`{"value":"no"}`, false, false}, {`{"value":"maybe"}`, false, true}, {`<html>`, false, true}} {
+		answer = tc.answer
+		got, err := c.CanI(context.Background(), "clusters", "get", "*")
+		if got != tc.want || (err != nil) != tc.fails || path != "/api/v1/account/can-i/clusters/get/*" {
+			t.Errorf("%s: %v %v at %s", tc.answer, got, err, path)
+		}
+	}
+}

@@ -17,9 +17,10 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 )
 
-// Lister lists argocd-server's clusters (argoapi.Client).
+// Lister lists argocd-server's clusters and answers what its token may do (argoapi.Client).
 type Lister interface {
 	Clusters(ctx context.Context) ([]v1alpha1.Cluster, error)
+	CanI(ctx context.Context, resource, action, object string) (bool, error)
 }
 
 // argoSource reads argocd-server's cluster API.
@@ -40,8 +41,24 @@ func ArgoCD(api Lister, kube kubernetes.Interface, namespace string, poll time.D
 // entry) to an account not allowed to get any; it cannot tell that from none registered.
 var errNoneListed = errors.New("argocd-server listed no cluster, and the inventory had some: its token's account may not get them, and the inventory is kept as it was (fix: p, <the account's role>, clusters, get, *, allow in argocd-rbac-cm; to remove every cluster, delete them one by one)")
 
+// errNotEvery: argocd-server lists only the clusters the account may get, so one allowed
+// some but not all would see the others as deleted, and remove their children.
+var errNotEvery = errors.New("the Argo CD account of --argocd-token-file may not get every cluster: those it may not see would look deleted, and their children be removed, so the inventory is kept as it was (fix: p, <the account's role>, clusters, get, *, allow in argocd-rbac-cm)")
+
+// every lists argocd-server's clusters, once argocd-server said the account may get them all.
+func (s argoSource) every(ctx context.Context) ([]v1alpha1.Cluster, error) {
+	all, err := s.api.CanI(ctx, "clusters", "get", "*")
+	if err != nil {
+		return nil, err
+	}
+	if !all {
+		return nil, errNotEvery
+	}
+	return s.api.Clusters(ctx)
+}
+
 func (s argoSource) Read(ctx context.Context, had int) (*inventory.Inventory, []clustersecrets.Omission, error) {
-	clusters, err := s.api.Clusters(ctx)
+	clusters, err := s.every(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -53,7 +70,7 @@ func (s argoSource) Read(ctx context.Context, had int) (*inventory.Inventory, []
 }
 
 func (s argoSource) Registered(ctx context.Context, cluster string) (bool, error) {
-	clusters, err := s.api.Clusters(ctx)
+	clusters, err := s.every(ctx)
 	if err != nil {
 		return false, fmt.Errorf("re-check Argo CD's clusters before a removal: %w", err)
 	}

@@ -19,6 +19,29 @@ type clusters []v1alpha1.Cluster
 
 func (c clusters) Clusters(context.Context) ([]v1alpha1.Cluster, error) { return c, nil }
 
+func (c clusters) CanI(context.Context, string, string, string) (bool, error) { return true, nil }
+
+// some is an account allowed to get only some clusters (argocd-server lists those).
+type some struct{ clusters }
+
+func (some) CanI(_ context.Context, resource, action, object string) (bool, error) {
+	return resource != "clusters" || action != "get" || object != "*", nil
+}
+
+// TestAnAccountThatSeesSomeClustersReadsNone: argocd-server lists only the clusters the
+// account may get; one allowed only some would see the others as deleted, so nothing is
+// read and no removal is confirmed until it may get them all.
+func TestAnAccountThatSeesSomeClustersReadsNone(t *testing.T) {
+	ctx := context.Background()
+	src := ArgoCD(some{clusters{{Name: "prod-1", Server: "https://prod-1"}}}, kubefake.NewClientset(), "argocd", 0)
+	if _, _, err := src.Read(ctx, 0); err == nil || !strings.Contains(err.Error(), "clusters, get, *, allow") {
+		t.Fatalf("read: %v", err)
+	}
+	if back, err := src.Registered(ctx, "prod-2"); back || err == nil {
+		t.Fatalf("a removal's last check: %v %v", back, err)
+	}
+}
+
 // TestAPerClusterJobHookSaysWhichGrantItNeeds: without list on Secrets, the one read a
 // per-cluster job hook needs fails naming the grant, not a bare "forbidden".
 func TestAPerClusterJobHookSaysWhichGrantItNeeds(t *testing.T) {
