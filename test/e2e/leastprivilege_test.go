@@ -5,6 +5,8 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,14 +41,25 @@ func TestLeastPrivilegeAgent(t *testing.T) {
 	sameInventory(t, token)
 
 	r := newPhased(t, "leastpriv", "rollback")
-	defer r.agent("agent-leastpriv", nil, "--kubeconfig", kubeconfig, "--inventory-from", "argocd", "--inventory-poll", "2s",
-		"--argocd-server", "http://"+env.ArgoServer, "--argocd-token-file", token).Stop(5 * time.Second)
+	agent := r.agent("agent-leastpriv", nil, "--kubeconfig", kubeconfig, "--inventory-from", "argocd", "--inventory-poll", "2s",
+		"--argocd-server", "http://"+env.ArgoServer, "--argocd-token-file", token)
+	defer agent.Stop(5 * time.Second)
 	r.firstDeployment(ctx, framework.Workload(r.name, "v2"))
 	r2 := r.commit("v2", nil)
 	if err := env.Refresh(ctx, r.name, false); err != nil {
 		t.Fatal(err)
 	}
 	r.until("v2 completes under the least-privilege agent", r2, rollout.StatusCompleted, everywhere("v2"))
+	// the inventory ConfigMap is shared with the other tests' agents: this one's own log says
+	// it published from argocd-server, and never failed to, nor was refused anything
+	log, err := os.ReadFile(agent.LogPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(log), `"msg":"inventory published"`) || strings.Contains(string(log), `"work":"inventory"`) && strings.Contains(string(log), `"reconcile failed"`) ||
+		strings.Contains(string(log), "forbidden") {
+		t.Fatalf("the least-privilege agent's log:\n%s", agent.Tail(4000))
+	}
 }
 
 // leastPrivilegeIdentity applies manifests/base with manifests/least-privilege's agent Role
