@@ -179,6 +179,20 @@ func agentContainer(t *testing.T, objs []map[string]any) map[string]any {
 	return nil
 }
 
+// sameObjects fails unless a Helm values file's extraObjects are exactly the kustomize
+// build want.
+func sameObjects(t *testing.T, file string, extraObjects, want []map[string]any) {
+	t.Helper()
+	if len(extraObjects) != len(want) {
+		t.Fatalf("%s: extraObjects holds %d objects, the kustomize build %d (fix: copy them over)", file, len(extraObjects), len(want))
+	}
+	for _, w := range want {
+		if got := find(extraObjects, objKey(w)); !reflect.DeepEqual(got, w) {
+			t.Errorf("%s differs between the kustomize build and %s (fix: copy it over)\nkustomize: %v\nhelm: %v", objKey(w), file, w, got)
+		}
+	}
+}
+
 // TestTheHelmJobNamespaceValuesCarryTheSame: values-job-namespace.yaml's extraObjects are
 // exactly manifests/rbac (with manifests/job-namespace/agent's Role) and
 // manifests/job-namespace, and values.yaml tells the agent's flag.
@@ -190,14 +204,7 @@ func TestTheHelmJobNamespaceValuesCarryTheSame(t *testing.T) {
 	if err := yaml.Unmarshal([]byte(read(t, "manifests/helm/values-job-namespace.yaml")), &values); err != nil {
 		t.Fatal(err)
 	}
-	if len(values.ExtraObjects) != len(want) {
-		t.Fatalf("extraObjects holds %d objects, the kustomize build %d (fix: copy them over)", len(values.ExtraObjects), len(want))
-	}
-	for _, w := range want {
-		if got := find(values.ExtraObjects, objKey(w)); !reflect.DeepEqual(got, w) {
-			t.Errorf("%s differs between the kustomize build and values-job-namespace.yaml (fix: copy it over)\nkustomize: %v\nhelm: %v", objKey(w), w, got)
-		}
-	}
+	sameObjects(t, "values-job-namespace.yaml", values.ExtraObjects, want)
 	if !strings.Contains(read(t, "manifests/helm/values.yaml"), "--job-namespace, cmp-phase-jobs") {
 		t.Error("manifests/helm/values.yaml does not tell the agent's --job-namespace")
 	}

@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -83,14 +82,7 @@ func TestTheHelmLeastPrivilegeValuesCarryTheSame(t *testing.T) {
 	if err := yaml.Unmarshal([]byte(read(t, "manifests/helm/values-least-privilege.yaml")), &values); err != nil {
 		t.Fatal(err)
 	}
-	if len(values.ExtraObjects) != len(want) {
-		t.Fatalf("extraObjects holds %d objects, the kustomize build %d (fix: copy them over)", len(values.ExtraObjects), len(want))
-	}
-	for _, w := range want {
-		if got := find(values.ExtraObjects, objKey(w)); !reflect.DeepEqual(got, w) {
-			t.Errorf("%s differs between the kustomize build and values-least-privilege.yaml (fix: copy it over)\nkustomize: %v\nhelm: %v", objKey(w), w, got)
-		}
-	}
+	sameObjects(t, "values-least-privilege.yaml", values.ExtraObjects, want)
 	if !slices.Contains(ruleResources(find(values.ExtraObjects, "Role/argocd/cmp-phase-agent")), "[][secrets]:[get]") {
 		t.Error("the agent's Role in values-least-privilege.yaml may still list Secrets")
 	}
