@@ -107,23 +107,30 @@ build "$etcd_dir" etcd etcd go.etcd.io/etcd/server/v3 "-X go.etcd.io/etcd/api/v3
 kustomize_dir=$cache/kustomize-$KUSTOMIZE_VERSION
 build "$kustomize_dir" kustomize kustomize sigs.k8s.io/kustomize/kustomize/v5
 
-argo_dir=$cache/argocd-$ARGOCD_VERSION
-build "$argo_dir" argocd argocd github.com/argoproj/argo-cd/v3/cmd "-X github.com/argoproj/argo-cd/v3/common.version=${ARGOCD_VERSION#v} -X github.com/argoproj/argo-cd/v3/common.gitCommit=module-build"
-# The repo-server runs git through Argo CD's verify wrapper; it must be on PATH.
-if [ ! -x "$argo_dir/git-verify-wrapper.sh" ]; then
-  src=$(cd "$root/hack/tools/argocd" && go list -m -f '{{.Dir}}' github.com/argoproj/argo-cd/v3)
-  install -m 0755 "$src/hack/git-verify-wrapper.sh" "$argo_dir/git-verify-wrapper.sh"
-  mkdir -p "$argo_dir/crds"
-  install -m 0644 "$src"/manifests/crds/*-crd.yaml "$argo_dir/crds/"
-fi
-# The stock argocd-cm of this version (its defaults: ignoreResourceUpdates, exclusions): the
-# harness starts from it, as an install of Argo CD does.
-if [ ! -f "$argo_dir/argocd-cm.yaml" ]; then
-  src=$(cd "$root/hack/tools/argocd" && go list -m -f '{{.Dir}}' github.com/argoproj/argo-cd/v3)
-  install -m 0644 "$src/manifests/base/config/argocd-cm.yaml" "$argo_dir/argocd-cm.yaml"
-fi
-for name in argocd-application-controller argocd-repo-server argocd-server argocd-cmp-server argocd-applicationset-controller; do
-  ln -sf argocd "$argo_dir/$name"
-done
+# build_argocd <version> <wrapper-module>: Argo CD's multi-call binary at that version, with
+# the files of its module the harness reads, into argocd-<version>.
+build_argocd() {
+  local version=$1 mod=$2
+  local dir=$cache/argocd-$version src
+  build "$dir" "$mod" argocd github.com/argoproj/argo-cd/v3/cmd "-X github.com/argoproj/argo-cd/v3/common.version=${version#v} -X github.com/argoproj/argo-cd/v3/common.gitCommit=module-build"
+  # The repo-server runs git through Argo CD's verify wrapper; it must be on PATH. The stock
+  # argocd-cm of this version (its defaults: ignoreResourceUpdates, exclusions): the harness
+  # starts from it, as an install of Argo CD does.
+  if [ ! -x "$dir/git-verify-wrapper.sh" ] || [ ! -f "$dir/argocd-cm.yaml" ]; then
+    src=$(cd "$root/hack/tools/$mod" && go list -m -f '{{.Dir}}' github.com/argoproj/argo-cd/v3)
+    install -m 0755 "$src/hack/git-verify-wrapper.sh" "$dir/git-verify-wrapper.sh"
+    mkdir -p "$dir/crds"
+    install -m 0644 "$src"/manifests/crds/*-crd.yaml "$dir/crds/"
+    install -m 0644 "$src/manifests/base/config/argocd-cm.yaml" "$dir/argocd-cm.yaml"
+  fi
+  local name
+  for name in argocd-application-controller argocd-repo-server argocd-server argocd-cmp-server argocd-applicationset-controller; do
+    ln -sf argocd "$dir/$name"
+  done
+}
+
+build_argocd "$ARGOCD_VERSION" argocd
+# The oldest supported minor, for test/compat's smoke test (≈ 6 minutes once, then cached).
+build_argocd "$ARGOCD_OLDEST_VERSION" argocd-oldest
 
 echo "$cache"

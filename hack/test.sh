@@ -23,16 +23,19 @@ status=0
 unit=$(go list ./...)
 # shellcheck disable=SC2086
 CGO_ENABLED=1 go test -count=1 -json -race -timeout 30m $unit 2>&1 | $summary || status=$?
-# The end-to-end packages (those only -tags e2e builds, but the fault suite), without -race:
+# The end-to-end packages (those only -tags e2e builds, but the fault and compat suites), without -race:
 # on 2 cores they are CPU-bound. -parallel 6: the e2e rollouts mostly wait on Argo CD, so
 # they run side by side; with eight at once (33 rollouts, a real Prometheus and Job pods) one
 # application controller on two cores left some waiting past their 6-minute limits.
-e2e=$(comm -23 <(go list -tags e2e ./... | sort) <(echo "$unit" | sort) | grep -v '/test/faults$')
+e2e=$(comm -23 <(go list -tags e2e ./... | sort) <(echo "$unit" | sort) | grep -v -e '/test/faults$' -e '/test/compat$')
 # shellcheck disable=SC2086
 go test -tags e2e -count=1 -json -parallel 6 -timeout 60m $e2e 2>&1 | $summary || status=$?
 # The fault-injection suite, short form, on a stack of its own once the others are done
 # (CMP_PHASE_FAULTS=long go test -tags e2e -v ./test/faults runs the long form).
 go test -tags e2e -count=1 -json -timeout 25m ./test/faults 2>&1 | $summary || status=$?
+# The smoke test on the oldest supported Argo CD (hack/versions.sh ARGOCD_OLDEST_VERSION):
+# a render and one phased rollout on a stack of its own, alone on the 2 cores like the others.
+go test -tags e2e -count=1 -json -timeout 15m ./test/compat 2>&1 | $summary || status=$?
 
 # Nothing the tests started may outlive them.
 if left=$(pgrep -af "$cache/" | grep -v pgrep); then

@@ -16,7 +16,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/test/framework"
 )
@@ -119,19 +118,11 @@ func (s *supervisor) stop() {
 	s.ended.Wait()
 }
 
-func readState(ctx context.Context) (*state.State, error) {
-	cm, err := env.Kube.CoreV1().ConfigMaps(framework.ArgoNamespace).Get(ctx, contract.StateConfigMap(name), metav1.GetOptions{})
-	if err != nil {
-		return nil, err
-	}
-	return state.FromConfigMap(cm)
-}
-
 // waitRunning waits until the last rollout completed and every cluster runs version.
 func waitRunning(t *testing.T, version string) {
 	t.Helper()
 	env.WaitFor(t, 8*time.Minute, "every cluster runs "+version, func(ctx context.Context) (bool, string) {
-		st, err := readState(ctx)
+		st, err := env.State(ctx, name)
 		if err != nil || st.Rollout == nil {
 			return false, fmt.Sprint("no rollout yet: ", err)
 		}
@@ -149,7 +140,7 @@ func waitRunning(t *testing.T, version string) {
 func atPhase(t *testing.T, i int) {
 	t.Helper()
 	env.WaitFor(t, 5*time.Minute, fmt.Sprintf("phase %d admits", i), func(ctx context.Context) (bool, string) {
-		st, err := readState(ctx)
+		st, err := env.State(ctx, name)
 		if err != nil || st.Rollout == nil {
 			return false, fmt.Sprint(err)
 		}

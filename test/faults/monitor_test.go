@@ -43,7 +43,7 @@ func watchInvariants(ctx context.Context, t *testing.T, h *hookServer) *monitor 
 	wg.Go(func() {
 		for ctx.Err() == nil {
 			time.Sleep(500 * time.Millisecond)
-			before, err := readState(ctx)
+			before, err := env.State(ctx, name)
 			if err != nil {
 				continue
 			}
@@ -51,7 +51,7 @@ func watchInvariants(ctx context.Context, t *testing.T, h *hookServer) *monitor 
 			if err != nil {
 				continue
 			}
-			after, err := readState(ctx)
+			after, err := env.State(ctx, name)
 			if err != nil {
 				continue
 			}

@@ -72,6 +72,15 @@ func (e *Env) PutState(ctx context.Context, rollout string, st *state.State) err
 	return e.PutConfigMap(ctx, cm)
 }
 
+// State reads a rollout's state ConfigMap, as the agent wrote it.
+func (e *Env) State(ctx context.Context, rollout string) (*state.State, error) {
+	cm, err := e.Kube.CoreV1().ConfigMaps(ArgoNamespace).Get(ctx, contract.StateConfigMap(rollout), metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("read the state of %s: %w", rollout, err)
+	}
+	return state.FromConfigMap(cm)
+}
+
 // PutConfigMap creates or replaces a ConfigMap.
 func (e *Env) PutConfigMap(ctx context.Context, cm *corev1.ConfigMap) error {
 	cms := e.Kube.CoreV1().ConfigMaps(cm.Namespace)

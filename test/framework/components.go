@@ -4,7 +4,19 @@ import (
 	"context"
 	"os"
 	"strconv"
+
+	"golang.org/x/mod/semver"
 )
+
+// repoServerPlaintext are the repo-server's flags for plaintext gRPC. From v3.5 on it also
+// reads a client CA for mTLS from a default path unless --client-ca-path is empty (and
+// refuses a path with --disable-tls); v3.4 has no such flag.
+func (e *Env) repoServerPlaintext() []string {
+	if semver.Compare(e.Tools.ArgoCDVersion, "v3.5.0") < 0 {
+		return []string{"--disable-tls"}
+	}
+	return []string{"--disable-tls", "--client-ca-path", ""}
+}
 
 // startArgoCD starts argocd-repo-server, argocd-application-controller, argocd-server and,
 // when asked, argocd-applicationset-controller with progressive syncs.
@@ -25,12 +37,11 @@ func (e *Env) startArgoCD(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	repo, err := e.Start(ProcSpec{Name: "argocd-repo-server", Path: e.Tools.ArgoCD, Args: []string{
+	repo, err := e.Start(ProcSpec{Name: "argocd-repo-server", Path: e.Tools.ArgoCD, Args: append([]string{
 		"--port", strconv.Itoa(ports[0]), "--address", "127.0.0.1",
 		"--metrics-port", strconv.Itoa(ports[1]), "--metrics-address", "127.0.0.1",
-		"--disable-tls", "--client-ca-path", "",
 		"--redis", e.redisAddr, "--revision-cache-expiration", "5s", "--loglevel", "info",
-	}, Env: append(e.argoEnv("argocd-repo-server"), path, exclusions)})
+	}, e.repoServerPlaintext()...), Env: append(e.argoEnv("argocd-repo-server"), path, exclusions)})
 	if err != nil {
 		return err
 	}

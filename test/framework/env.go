@@ -51,6 +51,10 @@ type Options struct {
 	// ConfigMap) is processed once per cluster, which no real fleet does. Children must
 	// then deploy namespaced objects into the namespace named after their cluster.
 	ScopedClusters bool
+	// ArgoCDVersion is the Argo CD every component runs: a version hack/build-tools.sh
+	// builds (hack/versions.sh's ARGOCD_OLDEST_VERSION for test/compat). Empty:
+	// ARGOCD_VERSION, the one the product imports.
+	ArgoCDVersion string
 	// Plugins are CMP sidecars started before the repo-server.
 	Plugins []Plugin
 	// KubeOnly starts the API server with Argo CD's CRDs and config objects but no Argo CD
@@ -110,7 +114,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	if opts.AppResync == 0 {
 		opts.AppResync = 10 * time.Second
 	}
-	tools, err := LoadTools()
+	tools, err := LoadTools(opts.ArgoCDVersion)
 	if err != nil {
 		return nil, err
 	}

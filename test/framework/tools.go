@@ -16,6 +16,7 @@ type Tools struct {
 	Kwok                                                string // fake nodes and pods (sigs.k8s.io/kwok)
 	KwokStages                                          string // kwok's own node and pod stages
 	ArgoCD                                              string // multi-call binary
+	ArgoCDVersion                                       string // its version (Options.ArgoCDVersion)
 	ArgoDir                                             string // holds git-verify-wrapper.sh and crds/
 	KustomizeDir                                        string // holds kustomize (the repo-server runs it)
 	Versions                                            map[string]string
@@ -27,20 +28,30 @@ func RepoRoot() string {
 	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
 }
 
-// LoadTools finds the built programs in the version-keyed cache. It never builds: the test
-// command (hack/test.sh) runs hack/build-tools.sh first.
-func LoadTools() (Tools, error) {
+// PinnedVersions are hack/versions.sh's variables (KUBE_VERSION, ARGOCD_VERSION,
+// ARGOCD_OLDEST_VERSION, …), the versions hack/build-tools.sh builds.
+func PinnedVersions() (map[string]string, error) {
+	return readVersions(filepath.Join(RepoRoot(), "hack", "versions.sh"))
+}
+
+// LoadTools finds the built programs in the version-keyed cache, with Argo CD at argoVersion
+// (one hack/build-tools.sh builds; empty: ARGOCD_VERSION). It never builds: the test command
+// (hack/test.sh) runs hack/build-tools.sh first.
+func LoadTools(argoVersion string) (Tools, error) {
 	root := RepoRoot()
-	versions, err := readVersions(filepath.Join(root, "hack", "versions.sh"))
+	versions, err := PinnedVersions()
 	if err != nil {
 		return Tools{}, err
+	}
+	if argoVersion == "" {
+		argoVersion = versions["ARGOCD_VERSION"]
 	}
 	cache := os.Getenv("CMP_PHASE_TOOLS_DIR")
 	if cache == "" {
 		cache = filepath.Join(root, ".cache", "tools")
 	}
 	kube := filepath.Join(cache, "kubernetes-"+versions["KUBE_VERSION"])
-	argo := filepath.Join(cache, "argocd-"+versions["ARGOCD_VERSION"])
+	argo := filepath.Join(cache, "argocd-"+argoVersion)
 	t := Tools{
 		Etcd:                  filepath.Join(cache, "etcd-"+versions["ETCD_VERSION"], "etcd"),
 		KubeAPIServer:         filepath.Join(kube, "kube-apiserver"),
@@ -50,6 +61,7 @@ func LoadTools() (Tools, error) {
 		Kwok:                  filepath.Join(cache, "kwok-"+versions["KWOK_VERSION"], "kwok"),
 		KwokStages:            filepath.Join(cache, "kwok-"+versions["KWOK_VERSION"], "stages"),
 		ArgoCD:                filepath.Join(argo, "argocd"),
+		ArgoCDVersion:         argoVersion,
 		ArgoDir:               argo,
 		KustomizeDir:          filepath.Join(cache, "kustomize-"+versions["KUSTOMIZE_VERSION"]),
 		Versions:              versions,
