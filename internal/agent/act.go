@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/cmp-phase/cmp-phase/internal/clustersource"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/rerender"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
@@ -134,14 +136,19 @@ func (a *Agent) deleteChild(ctx context.Context, p *pass, child string) error {
 	if !live {
 		return nil
 	}
-	if back, err := a.clusterRegistered(ctx, app.Labels[contract.LabelCluster]); err != nil || back {
+	back, err := a.clusterRegistered(ctx, app.Labels[contract.LabelCluster])
+	if errors.Is(err, clustersource.ErrUnproven) {
+		a.warn(p, "RemovalRefused", fmt.Sprintf("not deleting %s: %v", child, err))
+		return nil
+	}
+	if err != nil || back {
 		if back {
 			a.warn(p, "RemovalRefused", fmt.Sprintf("not deleting %s: the Secret of cluster %s is there again (the next reconcile keeps the child)", child, app.Labels[contract.LabelCluster]))
 		}
 		return err
 	}
 	bg := metav1.DeletePropagationBackground
-	err := a.argo.ArgoprojV1alpha1().Applications(a.opts.Namespace).Delete(ctx, child, metav1.DeleteOptions{PropagationPolicy: &bg})
+	err = a.argo.ArgoprojV1alpha1().Applications(a.opts.Namespace).Delete(ctx, child, metav1.DeleteOptions{PropagationPolicy: &bg})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("delete child %s: %w", child, err)
 	}

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -9,9 +10,12 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"github.com/cmp-phase/cmp-phase/internal/argoapi"
 	"github.com/cmp-phase/cmp-phase/internal/clustersource"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
@@ -89,5 +93,39 @@ func TestTheInventoryFromArgoCDNeedsNoSecret(t *testing.T) {
 		if a.GetResource().Resource == "secrets" {
 			t.Fatalf("the agent read a Secret: %s", a.GetVerb())
 		}
+	}
+}
+
+// TestArgoCDsListNeverProvesAClusterGone: prod-2's Secret is still there, but argocd-server
+// stops listing it (its config no longer parses, or a deny rule hides it): after the removal
+// grace the engine would remove its child, and the last check keeps it, saying why.
+func TestArgoCDsListNeverProvesAClusterGone(t *testing.T) {
+	ctx := context.Background()
+	child := &v1alpha1.Application{ObjectMeta: metav1.ObjectMeta{Name: "app-prod-2", Namespace: testNS,
+		Labels: map[string]string{contract.LabelCluster: "prod-2"}}}
+	var body atomic.Value
+	body.Store(`{"items":[{"server":"https://prod-1","name":"prod-1"},{"server":"https://prod-2","name":"prod-2"}]}`)
+	f := newFakeAgent(t, []runtime.Object{child})
+	f.opts.InventoryFrom, f.opts.ArgoCD, f.caches.secrets = clustersource.FromArgoCD, argoClusters(t, &body), nil
+	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	f.now = func() time.Time { return now }
+	for _, list := range []string{"", `{"items":[{"server":"https://prod-1","name":"prod-1"}]}`, ""} {
+		if list != "" {
+			body.Store(list)
+		}
+		if _, err := f.publish(ctx); err != nil {
+			t.Fatal(err)
+		}
+		now = now.Add(f.opts.RemovalGrace + time.Minute)
+	}
+	if strings.Contains(string(f.invBytes), "prod-2") {
+		t.Fatalf("prod-2 is held past the grace: %s", f.invBytes)
+	}
+	p := &pass{log: slog.Default(), children: map[string]*v1alpha1.Application{"app-prod-2": child}}
+	if err := f.deleteChild(ctx, p, "app-prod-2"); err != nil {
+		t.Fatalf("deleteChild: %v", err)
+	}
+	if _, err := f.argo.ArgoprojV1alpha1().Applications(testNS).Get(ctx, "app-prod-2", metav1.GetOptions{}); err != nil {
+		t.Fatalf("the child of prod-2, whose Secret may still be there, was deleted: %v", err)
 	}
 }

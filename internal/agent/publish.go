@@ -28,12 +28,9 @@ func (a *Agent) publish(ctx context.Context) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, err
 	}
-	before, had := a.published(cur), 0
-	if before != nil {
-		had = len(before.Clusters)
-	}
+	before := a.published(cur)
 	src := a.clusters()
-	fresh, left, err := src.Read(ctx, had)
+	fresh, left, err := src.Read(ctx, before)
 	if err != nil {
 		return time.Time{}, err
 	}

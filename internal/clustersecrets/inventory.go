@@ -19,8 +19,12 @@ import (
 // can hold the Secret's credentials).
 var excludedAnnotations = []string{
 	contract.AnnotationRefresh, contract.AnnotationHydrate, contract.AnnotationInstance,
-	contract.AnnotationInstallationID, corev1.LastAppliedConfigAnnotation,
+	contract.AnnotationInstallationID, corev1.LastAppliedConfigAnnotation, annotationManagedBy,
 }
+
+// annotationManagedBy marks a cluster Secret Argo CD's API made; its cluster API never
+// returns it, so neither inventory mode publishes it (switching modes changes nothing).
+const annotationManagedBy = "managed-by"
 
 // MaxAnnotationValue bounds, in bytes, a cluster Secret annotation value the inventory
 // publishes: templates use annotations for short values (a URL, an owner); a longer one is

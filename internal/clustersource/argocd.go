@@ -41,6 +41,10 @@ func ArgoCD(api Lister, kube kubernetes.Interface, namespace string, poll time.D
 // entry) to an account not allowed to get any; it cannot tell that from none registered.
 var errNoneListed = errors.New("argocd-server listed no cluster, and the inventory had some: its token's account may not get them, and the inventory is kept as it was (fix: p, <the account's role>, clusters, get, *, allow in argocd-rbac-cm; to remove every cluster, delete them one by one)")
 
+// ErrUnproven: a removal's last check could not prove the cluster gone; the child stays
+// and the reason is said.
+var ErrUnproven = errors.New("removal not proven")
+
 // errNotEvery: argocd-server lists only the clusters the account may get, so one allowed
 // some but not all would see the others as deleted, and remove their children.
 var errNotEvery = errors.New("the Argo CD account of --argocd-token-file may not get every cluster: those it may not see would look deleted, and their children be removed, so the inventory is kept as it was (fix: p, <the account's role>, clusters, get, *, allow in argocd-rbac-cm)")
@@ -57,32 +61,34 @@ func (s argoSource) every(ctx context.Context) ([]v1alpha1.Cluster, error) {
 	return s.api.Clusters(ctx)
 }
 
-func (s argoSource) Read(ctx context.Context, had int) (*inventory.Inventory, []clustersecrets.Omission, error) {
+func (s argoSource) Read(ctx context.Context, prev *inventory.Inventory) (*inventory.Inventory, []clustersecrets.Omission, error) {
 	clusters, err := s.every(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(clusters) == 0 && had > 0 {
+	if len(clusters) == 0 && prev != nil && len(prev.Clusters) > 0 {
 		return nil, nil, errNoneListed
 	}
-	inv, left := clustersecrets.FromArgoCD(clusters)
+	inv, left := clustersecrets.FromArgoCD(clusters, prev)
 	return inv, left, nil
 }
 
+// Registered never proves a cluster gone: argocd-server also leaves out a cluster whose
+// Secret it cannot read (a config that does not parse) and one a deny rule hides from the
+// account, and says neither. A cluster it lists is registered; one it does not is
+// ErrUnproven, and its child stays.
 func (s argoSource) Registered(ctx context.Context, cluster string) (bool, error) {
 	clusters, err := s.every(ctx)
 	if err != nil {
 		return false, fmt.Errorf("re-check Argo CD's clusters before a removal: %w", err)
-	}
-	if len(clusters) == 0 {
-		return false, fmt.Errorf("re-check Argo CD's clusters before a removal: %w", errNoneListed)
 	}
 	for _, c := range clusters {
 		if cluster != "" && !clustersecrets.BuiltInLocal(c) && (c.Name == cluster || (c.Name == "" && c.Server == cluster)) {
 			return true, nil
 		}
 	}
-	return false, nil
+	return false, fmt.Errorf("cluster %s is not in argocd-server's list, but with --inventory-from %s the agent cannot tell a deleted cluster from one argocd-server hides (a Secret it cannot read, a deny rule), so its child is kept (fix: once the cluster is really gone, delete the child Application yourself; or run the agent with --inventory-from %s): %w",
+		cluster, FromArgoCD, FromSecrets, ErrUnproven)
 }
 
 // Secrets lists the cluster Secrets live: only a per-cluster job hook asks, and only an

@@ -30,7 +30,7 @@ func Secrets(cached corelisters.SecretNamespaceLister, kube kubernetes.Interface
 	return secretSource{cached: cached, kube: kube, namespace: namespace}
 }
 
-func (s secretSource) Read(context.Context, int) (*inventory.Inventory, []clustersecrets.Omission, error) {
+func (s secretSource) Read(context.Context, *inventory.Inventory) (*inventory.Inventory, []clustersecrets.Omission, error) {
 	secrets, err := s.cached.List(labels.Everything())
 	if err != nil {
 		return nil, nil, fmt.Errorf("list cluster secrets: %w", err)

@@ -18,10 +18,11 @@ const (
 
 // Source is where the clusters are read from.
 type Source interface {
-	// Read is the inventory now and what it left out. had is how many clusters the
-	// inventory published before held: a source that cannot tell "no clusters" from "not
-	// allowed to see them" refuses an empty answer when there were some.
-	Read(ctx context.Context, had int) (*inventory.Inventory, []clustersecrets.Omission, error)
+	// Read is the inventory now and what it left out. prev is the inventory published
+	// before (nil: none): a source that cannot tell "no clusters" from "not allowed to see
+	// them" refuses an empty answer when there were some, and one that cannot tell a
+	// Secret's age or name decides ties as prev did.
+	Read(ctx context.Context, prev *inventory.Inventory) (*inventory.Inventory, []clustersecrets.Omission, error)
 	// Registered re-checks, live (not from a cache), whether a cluster of that inventory
 	// name is registered: the last proof asked for before its child is deleted.
 	Registered(ctx context.Context, cluster string) (bool, error)

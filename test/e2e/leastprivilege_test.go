@@ -142,7 +142,7 @@ func sameInventory(t *testing.T, token string) {
 		if err != nil {
 			return false, err.Error()
 		}
-		fromAPI, _ := clustersecrets.FromArgoCD(clusters)
+		fromAPI, _ := clustersecrets.FromArgoCD(clusters, nil)
 		var ptrs []*corev1.Secret
 		for i := range secrets.Items {
 			ptrs = append(ptrs, &secrets.Items[i])
