@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -19,6 +18,7 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/argoapi"
 	"github.com/cmp-phase/cmp-phase/internal/clustersource"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/plan"
 )
 
 // argoClusters is an argocd-server whose cluster API answers *body (a JSON ClusterList).
@@ -121,11 +121,12 @@ func TestArgoCDsListNeverProvesAClusterGone(t *testing.T) {
 	if strings.Contains(string(f.invBytes), "prod-2") {
 		t.Fatalf("prod-2 is held past the grace: %s", f.invBytes)
 	}
-	p := &pass{log: slog.Default(), children: map[string]*v1alpha1.Application{"app-prod-2": child}}
+	p := &pass{plan: &plan.Plan{Rollout: "app", Parent: "app-parent"}, log: f.log, children: map[string]*v1alpha1.Application{"app-prod-2": child}}
 	if err := f.deleteChild(ctx, p, "app-prod-2"); err != nil {
 		t.Fatalf("deleteChild: %v", err)
 	}
-	if _, err := f.argo.ArgoprojV1alpha1().Applications(testNS).Get(ctx, "app-prod-2", metav1.GetOptions{}); err != nil {
-		t.Fatalf("the child of prod-2, whose Secret may still be there, was deleted: %v", err)
+	getApp(t, f, "app-prod-2")
+	if ev := drain(f.events); len(ev) != 1 || !strings.HasPrefix(ev[0], "Warning RemovalRefused not deleting app-prod-2: cluster prod-2 is not in argocd-server's list") || !strings.Contains(ev[0], "(fix: ") {
+		t.Fatalf("events %q", ev)
 	}
 }
