@@ -276,6 +276,10 @@ func (a *Agent) fail(key string, log *slog.Logger, err error) {
 			a.events.Event(ref, corev1.EventTypeWarning, pol.Event, err.Error())
 		}
 	}
+	if poll := a.opts.InventoryPoll; key == inventoryKey && a.opts.InventoryFrom == clustersource.FromArgoCD {
+		a.queue.AddAfter(key, poll) // no watch brings it back sooner, and no backoff past the poll
+		return
+	}
 	switch pol.Requeue {
 	case failure.Backoff:
 		a.queue.AddRateLimited(key)

@@ -72,12 +72,12 @@ func readToken(path string) (string, error) {
 		return "", errors.New("--argocd-token-file is empty (fix: the file of an Argo CD API token, e.g. a mounted Secret)")
 	}
 	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", fmt.Errorf("read --argocd-token-file: %w", err)
+	if err != nil { // the error names the path: never said, it may be the token put in by mistake
+		return "", errors.New("--argocd-token-file is not a readable file (fix: the path of a mounted file holding the token, not the token itself)")
 	}
 	tok := strings.TrimSpace(string(b))
 	if tok == "" || strings.ContainsAny(tok, "\r\n") {
-		return "", fmt.Errorf("--argocd-token-file %s does not hold one token (fix: argocd account generate-token --account <account>)", path)
+		return "", errors.New("--argocd-token-file does not hold one token (fix: argocd account generate-token --account <account>)")
 	}
 	return tok, nil
 }
@@ -109,6 +109,10 @@ func (c *Client) WarmManifests(ctx context.Context, app, appNamespace, revision 
 	return nil
 }
 
+// listTimeout bounds a cluster list or can-i question: argocd-server answers both from its
+// caches, and the agent's workers wait on them (callTimeout is for generating manifests).
+const listTimeout = 30 * time.Second
+
 // maxClusterList bounds, in bytes, the cluster list read from argocd-server (≈ 1 KB a
 // cluster: 10,000 clusters are ≈ 10 MB).
 const maxClusterList = 64 << 20
@@ -117,6 +121,8 @@ const maxClusterList = 64 << 20
 // them: without credentials, and only those the token's account may get (RBAC: p, <role>,
 // clusters, get, *, allow — a cluster the account may not get is silently not listed).
 func (c *Client) Clusters(ctx context.Context) ([]v1alpha1.Cluster, error) {
+	ctx, cancel := context.WithTimeout(ctx, listTimeout)
+	defer cancel()
 	tok, err := readToken(c.tokenFile)
 	if err != nil {
 		return nil, err
@@ -132,7 +138,7 @@ func (c *Client) Clusters(ctx context.Context) ([]v1alpha1.Cluster, error) {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("list Argo CD's clusters: argocd-server answered %s (fix: give the token's account clusters, get in argocd-rbac-cm)", resp.Status)
+		return nil, fmt.Errorf("list Argo CD's clusters: argocd-server answered %s (fix: %s)", resp.Status, fixFor(resp.StatusCode))
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxClusterList+1))
 	if err != nil {
@@ -151,6 +157,8 @@ func (c *Client) Clusters(ctx context.Context) ([]v1alpha1.Cluster, error) {
 // CanI asks argocd-server whether the token's account may do action on resource's object
 // (GET /api/v1/account/can-i/…; object may hold '/' and '*').
 func (c *Client) CanI(ctx context.Context, resource, action, object string) (bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, listTimeout)
+	defer cancel()
 	tok, err := readToken(c.tokenFile)
 	if err != nil {
 		return false, err
@@ -170,10 +178,21 @@ func (c *Client) CanI(ctx context.Context, resource, action, object string) (boo
 		Value string `json:"value"`
 	}
 	if resp.StatusCode != http.StatusOK {
-		return false, fmt.Errorf("ask argocd-server can-i %s %s: argocd-server answered %s", resource, action, resp.Status)
+		return false, fmt.Errorf("ask argocd-server can-i %s %s: argocd-server answered %s (fix: %s)", resource, action, resp.Status, fixFor(resp.StatusCode))
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<10)).Decode(&answer); err != nil || (answer.Value != "yes" && answer.Value != "no") {
 		return false, fmt.Errorf("ask argocd-server can-i %s %s: the answer is neither yes nor no", resource, action)
 	}
 	return answer.Value == "yes", nil
+}
+
+// fixFor is the fix of an answer other than 200 to a read of argocd-server's API.
+func fixFor(status int) string {
+	switch status {
+	case http.StatusUnauthorized:
+		return "the token is expired, revoked or its account disabled: argocd account generate-token --account <account>, and put it in --argocd-token-file's Secret"
+	case http.StatusForbidden:
+		return "give the token's account get on it in argocd-rbac-cm"
+	}
+	return "check --argocd-server names argocd-server, and its logs"
 }

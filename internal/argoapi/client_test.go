@@ -128,7 +128,8 @@ func TestClustersListsArgoCDsClusters(t *testing.T) {
 		status int
 		want   string
 	}{
-		{`permission denied`, http.StatusForbidden, "clusters, get"},
+		{`permission denied`, http.StatusForbidden, "give the token's account get"},
+		{`token is expired`, http.StatusUnauthorized, "argocd account generate-token"},
 		{`<html>`, http.StatusOK, "not a cluster list"},
 		{`{"items":"` + strings.Repeat("x", maxClusterList) + `"}`, http.StatusOK, "over 64 MiB"},
 	} {
@@ -164,5 +165,14 @@ func TestCanIAsksArgoCDForTheObject(t *testing.T) {
 		if got != tc.want || (err != nil) != tc.fails || path != "/api/v1/account/can-i/clusters/get/*" {
 			t.Errorf("%s: %v %v at %s", tc.answer, got, err, path)
 		}
+	}
+}
+
+// TestATokenPutWhereItsFileGoesIsNeverSaid: a token given as --argocd-token-file's value (a
+// secretKeyRef on the variable instead of a mounted file) is not echoed in the error.
+func TestATokenPutWhereItsFileGoesIsNeverSaid(t *testing.T) {
+	_, err := New(Config{Server: "https://argocd-server", TokenFile: "eyJhbGciOiJIUzI1NiJ9.SECRET-TOKEN.sig"})
+	if err == nil || strings.Contains(err.Error(), "SECRET-TOKEN") || !strings.Contains(err.Error(), "not the token itself") {
+		t.Fatalf("%v", err)
 	}
 }

@@ -46,12 +46,12 @@ func Serve(addr string, h http.Handler, log *slog.Logger) (stop func(), err erro
 // or short one is refused. The error never holds the secret.
 func ReadSecret(path string) ([]byte, error) {
 	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read the extension secret: %w (fix: mount the Secret extension.config references at --extension-secret-file)", err)
+	if err != nil { // not %w: the error names the path, which may be the secret put in by mistake
+		return nil, errors.New("--extension-secret-file is not a readable file (fix: mount the Secret extension.config references and give its file's path, not the secret itself)")
 	}
 	b = bytes.TrimSpace(b)
 	if len(b) < 16 {
-		return nil, fmt.Errorf("the extension secret in %s is shorter than 16 bytes (fix: e.g. openssl rand -hex 32)", path)
+		return nil, errors.New("the extension secret in --extension-secret-file is shorter than 16 bytes (fix: e.g. openssl rand -hex 32)")
 	}
 	return b, nil
 }
