@@ -33,6 +33,7 @@ type options struct {
 	argoAPI  argoAPI
 	ext      extensionFlags // the UI extension's endpoint (extension.go)
 	version  bool           // --version: print it and exit
+	fromEnv  []string       // flags set from CMP_PHASE_AGENT_<FLAG> (env.go)
 }
 
 func main() {
@@ -57,11 +58,12 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
-	if err := flagsFromEnv(fs); err != nil {
-		return o, err
-	}
 	if o.version {
 		return o, nil
+	}
+	var err error
+	if o.fromEnv, err = flagsFromEnv(fs); err != nil {
+		return o, err
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected argument %q (fix: the agent takes flags only; see -h)", fs.Arg(0))
@@ -75,7 +77,6 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	if err := o.ext.validate(); err != nil {
 		return o, err
 	}
-	var err error
 	if o.agent.ArgoCD, err = o.argoAPI.client(); err != nil {
 		return o, err
 	}
@@ -99,7 +100,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	}
 	log := logging.New(stderr, logging.ParseLevel(o.obs.logLevel))
 	klog.SetSlogLogger(log) // client-go's own lines in the same format
-	log.Info("agent starting", "version", telemetry.Version())
+	log.Info("agent starting", "version", telemetry.Version(), "flagsFromEnvironment", o.fromEnv)
 	if err := start(ctx, o, log); err != nil {
 		log.Error("agent failed", "error", err)
 		return 1

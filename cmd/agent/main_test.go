@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -88,7 +89,14 @@ func TestFlagsComeFromTheEnvironmentToo(t *testing.T) {
 	env := map[string]string{"CMP_PHASE_AGENT_INVENTORY_FROM": "argocd", "CMP_PHASE_AGENT_INVENTORY_POLL": "5s",
 		"CMP_PHASE_AGENT_ARGOCD_SERVER": "https://argocd-server.argocd.svc", "CMP_PHASE_AGENT_WORKERS": "3"}
 	lookupEnv = func(k string) (string, bool) { v, ok := env[k]; return v, ok }
-	t.Cleanup(func() { lookupEnv = os.LookupEnv })
+	environ = func() []string {
+		var kv []string
+		for k, v := range env {
+			kv = append(kv, k+"="+v)
+		}
+		return kv
+	}
+	t.Cleanup(func() { lookupEnv, environ = os.LookupEnv, os.Environ })
 	env["CMP_PHASE_AGENT_ARGOCD_TOKEN_FILE"] = filepath.Join(t.TempDir(), "token")
 	if err := os.WriteFile(env["CMP_PHASE_AGENT_ARGOCD_TOKEN_FILE"], []byte("t"), 0o600); err != nil {
 		t.Fatal(err)
@@ -100,8 +108,20 @@ func TestFlagsComeFromTheEnvironmentToo(t *testing.T) {
 	if o.agent.InventoryFrom != "argocd" || o.agent.InventoryPoll != 5*time.Second || o.agent.ArgoCD == nil || o.agent.Workers != 5 {
 		t.Fatalf("%+v", o.agent)
 	}
+	if !slices.Equal(o.fromEnv, []string{"argocd-server", "argocd-token-file", "inventory-from", "inventory-poll"}) {
+		t.Fatalf("said as from the environment: %v", o.fromEnv)
+	}
+	env["CMP_PHASE_AGENT_FAULT"] = "" // the e2e build's fault switch is no flag, and no mistake
 	env["CMP_PHASE_AGENT_INVENTORY_POLL"] = "soon"
 	if _, err := parse(nil, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), `CMP_PHASE_AGENT_INVENTORY_POLL="soon"`) || !strings.Contains(err.Error(), "fix: ") {
 		t.Fatalf("%v", err)
+	}
+	if o, err := parse([]string{"--version"}, &bytes.Buffer{}); err != nil || !o.version {
+		t.Fatalf("--version reads no environment: %v", err)
+	}
+	env["CMP_PHASE_AGENT_INVENTORY_POLL"] = "5s"
+	env["CMP_PHASE_AGENT_INVENTORY_FORM"] = "argocd"
+	if _, err := parse(nil, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "CMP_PHASE_AGENT_INVENTORY_FORM names no flag") {
+		t.Fatalf("a misspelt variable: %v", err)
 	}
 }
