@@ -62,7 +62,7 @@ func NewAgentMetrics(reg prometheus.Registerer) *AgentMetrics {
 		Retries: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cmp_phase_sync_retries_total",
 			Help: "Syncs of admitted children the agent started again after a transient failure (connection refused, EOF, 5xx, ...)."}, []string{"rollout"}),
 		watchLag: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "cmp_phase_watch_lag_seconds",
-			Help:    "From the newest change of a rollout's Applications a pass read (its newest status timestamp: Argo CD's are whole seconds, so up to 1 s more) to the pass reading it from the cache; only passes that read a change the rollout's passes had not read.",
+			Help:    "From the newest change of a rollout's Applications a pass read (its newest status timestamp: Argo CD's are whole seconds, so up to 1 s more) to the pass reading it from the cache; only the first pass to read a change later than any the rollout's passes read (the agent's own writes carry no new timestamp).",
 			Buckets: prometheus.ExponentialBuckets(0.125, 2, 10)}, []string{"rollout"}),
 		waiting: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "cmp_phase_waiting",
 			Help: "1 for what a progressing rollout waits for (approval, window, soak, check, person, sync), as its parent's cmp-phase.io/waiting-for says; no series when it waits for nothing."}, []string{"rollout", "for"}),

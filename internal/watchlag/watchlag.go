@@ -25,41 +25,34 @@ func (in Input) Lag(read time.Time) time.Duration {
 	return max(read.Sub(in.Changed), 0)
 }
 
-// Newest is the Application of children and more (nil ones skipped) with the highest
-// resourceVersion; false when there is none, or a resourceVersion does not compare.
+// Newest is the Application of children and more (nil ones skipped) changed last: the
+// newest status timestamp (Changed), the highest resourceVersion among those changed in
+// the same second; false when there is none. An object the agent itself changed (a move,
+// PHASE_GEN) carries no new timestamp: its write is no change the pass waited for.
 func Newest(children iter.Seq[*v1alpha1.Application], more ...*v1alpha1.Application) (Input, bool) {
-	var best *v1alpha1.Application
-	consider := func(app *v1alpha1.Application) bool {
+	var best Input
+	consider := func(app *v1alpha1.Application) {
 		if app == nil {
-			return true
+			return
 		}
-		if best == nil {
-			best = app
-			return true
+		in := Input{Name: app.Name, ResourceVersion: app.ResourceVersion, Changed: Changed(app)}
+		if best.Name == "" || in.Changed.After(best.Changed) || in.Changed.Equal(best.Changed) && newer(in.ResourceVersion, best.ResourceVersion) {
+			best = in
 		}
-		c, err := resourceversion.CompareResourceVersion(app.ResourceVersion, best.ResourceVersion)
-		if err != nil {
-			return false
-		}
-		if c > 0 {
-			best = app
-		}
-		return true
 	}
 	for app := range children {
-		if !consider(app) {
-			return Input{}, false
-		}
+		consider(app)
 	}
 	for _, app := range more {
-		if !consider(app) {
-			return Input{}, false
-		}
+		consider(app)
 	}
-	if best == nil {
-		return Input{}, false
-	}
-	return Input{Name: best.Name, ResourceVersion: best.ResourceVersion, Changed: Changed(best)}, true
+	return best, best.Name != ""
+}
+
+// newer: resourceVersion a is newer than b (false when they do not compare).
+func newer(a, b string) bool {
+	c, err := resourceversion.CompareResourceVersion(a, b)
+	return err == nil && c > 0
 }
 
 // Changed is app's newest status timestamp: its last comparison, its operation's start or
@@ -90,21 +83,21 @@ func Changed(app *v1alpha1.Application) time.Time {
 // Tracker remembers, per rollout, the newest change its passes read.
 type Tracker struct {
 	mu   sync.Mutex
-	last map[string]string // rollout → resourceVersion
+	last map[string]time.Time // rollout → the newest change time read
 }
 
-// Fresh reports whether in is a change the rollout's passes have not read yet, and
-// remembers it: a pass woken by a resync, or by a change of something else than the
-// Applications, reads no new change and has no lag to count.
+// Fresh reports whether in is a change later than any the rollout's passes read, and
+// remembers it: a pass woken by a resync, by the agent's own write or by a change of
+// something else than the Applications reads no new change and has no lag to count.
 func (t *Tracker) Fresh(rollout string, in Input) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.last == nil {
-		t.last = map[string]string{}
+		t.last = map[string]time.Time{}
 	}
-	if t.last[rollout] == in.ResourceVersion {
+	if in.Changed.IsZero() || !in.Changed.After(t.last[rollout]) {
 		return false
 	}
-	t.last[rollout] = in.ResourceVersion
+	t.last[rollout] = in.Changed
 	return true
 }
