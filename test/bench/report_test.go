@@ -91,7 +91,7 @@ func secs(d time.Duration) string { return fmt.Sprintf("%.2f", d.Seconds()) }
 // summary is one setup's figures over the runs of a mode.
 type summary struct {
 	totals, firsts, phaseHops, batchHops, members []time.Duration
-	outOfOrder, redundant, writes        int
+	outOfOrder, redundant, writes                 int
 }
 
 func summarize(rs []result) summary {
