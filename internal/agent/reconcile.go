@@ -23,6 +23,7 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/internal/statestore"
 	"github.com/cmp-phase/cmp-phase/internal/status"
+	"github.com/cmp-phase/cmp-phase/internal/watchlag"
 )
 
 // pass is what one reconcile of a rollout read: its plan, parent and live children, and
@@ -65,6 +66,12 @@ func (a *Agent) reconcile(ctx context.Context, name string, log *slog.Logger) (t
 	}
 	a.metrics.Pass.WithLabelValues(name, "read").Observe(time.Since(began).Seconds())
 	p.log = log
+	if in, ok := watchlag.Newest(maps.Values(p.children), p.parent); ok {
+		read := time.Now()
+		lag, fresh := a.metrics.InputsRead(name, in, read)
+		log.Debug("pass read its inputs", "read", read, "newest", in.Name, "resourceVersion", in.ResourceVersion,
+			"changed", in.Changed, "lag", lag.Seconds(), "fresh", fresh)
+	}
 	if held, next, err := a.parentLifecycle(ctx, p); held || err != nil {
 		return next, err
 	}

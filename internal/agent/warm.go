@@ -34,8 +34,9 @@ func (a *Agent) warmNext(p *pass, st *state.State) {
 
 // warmSeen is what the engine needs to know of this rollout's warms (rollout.Observed's
 // Warmed and NoWarm): the generation warmNext last looked at, and whether a pass reaches
-// warmNext at all (a warmer, one parent, children in the agent's namespace).
+// warmNext at all (a warmer, a parent, children in the agent's namespace). A sharded
+// rollout reaches it too (actShards): its next batch is warmed in whichever shard it is.
 func (a *Agent) warmSeen(p *pass) (int64, bool) {
 	env := p.plan.Children
-	return a.warm.Looked(p.plan.Rollout), a.warm == nil || p.plan.Parent == "" || p.shards != nil || env == nil || env.Namespace != a.opts.Namespace
+	return a.warm.Looked(p.plan.Rollout), a.warm == nil || p.plan.Parent == "" || env == nil || env.Namespace != a.opts.Namespace
 }

@@ -12,7 +12,9 @@ import (
 
 // TestTheEngineIsToldWhatWasWarmed: the engine previews the next batch (rollout.Observed's
 // Warmed, NoWarm) only for a generation warmNext has not looked at, and never for a
-// rollout no pass warms: no argocd-server API, no parent, shards, or children elsewhere.
+// rollout no pass warms: no argocd-server API, no parent, or children elsewhere. A
+// sharded rollout is warmed like one of one parent (actShards calls warmNext): told
+// NoWarm, it was never previewed, so actShards found nothing to warm.
 func TestTheEngineIsToldWhatWasWarmed(t *testing.T) {
 	token := filepath.Join(t.TempDir(), "token")
 	if err := os.WriteFile(token, []byte("t"), 0o600); err != nil {
@@ -33,9 +35,13 @@ func TestTheEngineIsToldWhatWasWarmed(t *testing.T) {
 	if gen, no := a.warmSeen(p()); gen != 5 || no {
 		t.Fatalf("generation 5 looked at: %d %v", gen, no)
 	}
+	sharded := p()
+	sharded.shards = []shardset.Member{{}, {}}
+	if gen, no := a.warmSeen(sharded); gen != 5 || no {
+		t.Fatalf("a sharded rollout is not warmed: %d %v", gen, no)
+	}
 	for name, edit := range map[string]func(*pass){
 		"no parent":          func(p *pass) { p.plan.Parent = "" },
-		"shards":             func(p *pass) { p.shards = []shardset.Member{{}} },
 		"no child env":       func(p *pass) { p.plan.Children = nil },
 		"children elsewhere": func(p *pass) { p.plan.Children.Namespace = "other" },
 	} {

@@ -10,8 +10,9 @@ import (
 // PreviewNext returns the state as it will be once the rollout admits its next batch — the
 // current phase's members it has yet to admit, or, when it has admitted all it will, the
 // next phase's first batch (a manual gate previews what approving it admits); once the
-// rollout split into tracks, each track's next batch — for a preview render and the
-// manifest warm. phases are the spec's (a track's copy of a phase goes by its name). st
+// rollout split into tracks, each track's next batch; when the last shared phase has
+// nothing left to admit, every track's first batch (they start together) — for a preview
+// render and the manifest warm. phases are the spec's (a track's copy of a phase goes by its name). st
 // itself is never changed; with nothing to admit it is returned as is.
 func PreviewNext(st *state.State, phases []spec.Phase) *state.State {
 	if st == nil || !st.Rollout.Active() || st.Rollout.Status != StatusProgressing {
@@ -22,9 +23,17 @@ func PreviewNext(st *state.State, phases []spec.Phase) *state.State {
 		return st
 	}
 	out := st.Clone()
-	admitted := false
-	for _, from := range previewStarts(out.Rollout) {
-		admitted = previewFrom(out.Rollout, byIndex, from) || admitted
+	r, admitted := out.Rollout, false
+	if len(r.Tracks) == 0 || r.Phase < r.Split() {
+		// the shared phases first; with none left to admit, every track starts at once
+		admitted = previewFrom(r, byIndex, previewStart{Phase: r.Phase, End: r.Split()})
+	}
+	if !admitted {
+		for _, t := range r.Tracks {
+			if t.Status == StatusProgressing {
+				admitted = previewFrom(r, byIndex, previewStart{Phase: t.Phase, Track: t.Name, End: len(r.Phases)}) || admitted
+			}
+		}
 	}
 	if !admitted {
 		return st
@@ -32,31 +41,18 @@ func PreviewNext(st *state.State, phases []spec.Phase) *state.State {
 	return out
 }
 
-// previewStart is where a preview looks for the next batch: from phase index Phase on,
-// within track Track ("" before a split: every phase after it too).
+// previewStart is where a preview looks for the next batch: phase indexes Phase up to End
+// (excluded), within track Track ("": the shared phases before a split, or every phase of
+// a rollout without tracks).
 type previewStart struct {
-	Phase int
-	Track string
-}
-
-// previewStarts are the rollout's current place, or once it split, each walking track's.
-func previewStarts(r *state.Rollout) []previewStart {
-	if len(r.Tracks) == 0 || r.Phase < r.Split() {
-		return []previewStart{{Phase: r.Phase}}
-	}
-	var out []previewStart
-	for _, t := range r.Tracks {
-		if t.Status == StatusProgressing {
-			out = append(out, previewStart{Phase: t.Phase, Track: t.Name})
-		}
-	}
-	return out
+	Phase, End int
+	Track      string
 }
 
 // previewFrom admits, in r, the next batch of the first phase from s on that has one, and
 // reports whether it admitted anyone.
 func previewFrom(r *state.Rollout, phases []spec.Phase, s previewStart) bool {
-	for i := s.Phase; i < len(r.Phases); i++ {
+	for i := s.Phase; i < s.End; i++ {
 		ph := &r.Phases[i]
 		if s.Track != "" && ph.Track != s.Track {
 			continue

@@ -568,3 +568,22 @@ func TestEachTrackIsPreviewedAndWarmed(t *testing.T) {
 		t.Fatalf("a generation warmed is not previewed again: %v %v", d.Warm, err)
 	}
 }
+
+// TestEveryTracksFirstBatchIsWarmedBeforeTheSplit: while the last shared phase has nothing
+// left to admit, the next batch is every track's first (they start together at the split),
+// not only the first track's, as the preview's walk from the shared phase found.
+func TestEveryTracksFirstBatchIsWarmedBeforeTheSplit(t *testing.T) {
+	w := trackWorld(t, "stop")
+	w.step(t, 0) // dev-1 admitted, not settled
+	var got []string
+	for _, ph := range PreviewNext(w.st, w.plan.Phases).Rollout.Phases {
+		got = append(got, fmt.Sprintf("%s@%s%v", ph.Name, ph.Track, ph.Admitted))
+	}
+	if want := "[dev@[dev-1] prod@eu[eu-1] final@eu[] prod@us[us-1] final@us[]]"; fmt.Sprint(got) != want {
+		t.Fatalf("preview %v, want %s", got, want)
+	}
+	d, err := Decide(w.plan, w.st, w.obs, at(1))
+	if err != nil || !slices.Equal(d.Warm, []string{"eu-1", "us-1"}) {
+		t.Fatalf("both tracks' first members are warmed: %v %v", d.Warm, err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/cmp-phase/cmp-phase/internal/state"
+	"github.com/cmp-phase/cmp-phase/internal/watchlag"
 )
 
 // AgentMetrics are the agent's Prometheus metrics of its rollouts (served by cmd/agent on
@@ -24,6 +25,10 @@ type AgentMetrics struct {
 	Pass *prometheus.HistogramVec
 	// Retries counts syncs started again after a transient failure.
 	Retries *prometheus.CounterVec
+	// watchLag: from the newest change a pass read to its read (InputsRead); read, the
+	// changes its passes already counted.
+	watchLag *prometheus.HistogramVec
+	read     watchlag.Tracker
 
 	phase, status, clusters, waiting, deadline *prometheus.GaugeVec
 	hooks                                      *prometheus.HistogramVec
@@ -56,6 +61,9 @@ func NewAgentMetrics(reg prometheus.Registerer) *AgentMetrics {
 			Buckets: prometheus.ExponentialBuckets(0.001, 2, 14)}, []string{"rollout", "step"}),
 		Retries: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cmp_phase_sync_retries_total",
 			Help: "Syncs of admitted children the agent started again after a transient failure (connection refused, EOF, 5xx, ...)."}, []string{"rollout"}),
+		watchLag: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "cmp_phase_watch_lag_seconds",
+			Help:    "From the newest change of a rollout's Applications a pass read (its newest status timestamp: Argo CD's are whole seconds, so up to 1 s more) to the pass reading it from the cache; only the first pass to read a change later than any the rollout's passes read (the agent's own writes carry no new timestamp).",
+			Buckets: prometheus.ExponentialBuckets(0.125, 2, 10)}, []string{"rollout"}),
 		waiting: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "cmp_phase_waiting",
 			Help: "1 for what a progressing rollout waits for (approval, window, soak, check, person, sync), as its parent's cmp-phase.io/waiting-for says; no series when it waits for nothing."}, []string{"rollout", "for"}),
 		deadline: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "cmp_phase_phase_deadline_timestamp_seconds",
@@ -64,9 +72,20 @@ func NewAgentMetrics(reg prometheus.Registerer) *AgentMetrics {
 		waitingFor: map[string]string{},
 	}
 	if reg != nil {
-		reg.MustRegister(m.phase, m.status, m.clusters, m.hooks, m.Writes, m.Conflicts, m.Rerender, m.Decide, m.Pass, m.Retries, m.waiting, m.deadline)
+		reg.MustRegister(m.phase, m.status, m.clusters, m.hooks, m.Writes, m.Conflicts, m.Rerender, m.Decide, m.Pass, m.Retries, m.watchLag, m.waiting, m.deadline)
 	}
 	return m
+}
+
+// InputsRead records a pass of rollout that read its inputs at read, in the newest of them:
+// its lag from the change is observed when no earlier pass of the rollout read that change
+// (fresh).
+func (m *AgentMetrics) InputsRead(rollout string, in watchlag.Input, read time.Time) (lag time.Duration, fresh bool) {
+	lag = in.Lag(read)
+	if fresh = m.read.Fresh(rollout, in); fresh && !in.Changed.IsZero() {
+		m.watchLag.WithLabelValues(rollout).Observe(lag.Seconds())
+	}
+	return lag, fresh
 }
 
 // Observe sets a rollout's gauges from its state; waits is what it waits for, as the

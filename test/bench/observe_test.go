@@ -31,6 +31,7 @@ type record struct {
 	histBase  map[string]int64     // child → the highest history id before the run
 	histCount map[string]int       // child → history entries after the run's start
 	children  map[string]framework.Cluster
+	notes     []event // the floor's driver: when it asked for each sync
 }
 
 func newRecord(s *setup, clusters []framework.Cluster) *record {

@@ -16,6 +16,7 @@ type result struct {
 	first      time.Duration   // announcement (webhook, or the commit when polling) → first sync
 	phaseHops  []time.Duration // last of step k done → first of step k+1 syncing
 	batchHops  []time.Duration // one member done → the next member of its step syncing
+	members    []time.Duration // a member syncing → done (Argo CD's part of its time)
 	outOfOrder bool            // a member synced before the previous step, or its batch, was done
 	redundant  int             // syncs beyond one per child
 	writes     int             // state writes (cmp-phase)
@@ -41,6 +42,9 @@ func (r *record) result() result {
 			members[k] = append(members[k], child)
 		}
 		out.redundant += max(r.syncs(child)-1, 0)
+		if s, d := r.syncStart[child], r.done[child]; !s.IsZero() && !d.IsZero() {
+			out.members = append(out.members, d.Sub(s))
+		}
 	}
 	out.first = firstStart.Sub(announced)
 	for k := range members {
@@ -86,8 +90,8 @@ func secs(d time.Duration) string { return fmt.Sprintf("%.2f", d.Seconds()) }
 
 // summary is one setup's figures over the runs of a mode.
 type summary struct {
-	totals, firsts, phaseHops, batchHops []time.Duration
-	outOfOrder, redundant, writes        int
+	totals, firsts, phaseHops, batchHops, members []time.Duration
+	outOfOrder, redundant, writes                 int
 }
 
 func summarize(rs []result) summary {
@@ -97,6 +101,7 @@ func summarize(rs []result) summary {
 		s.firsts = append(s.firsts, r.first)
 		s.phaseHops = append(s.phaseHops, r.phaseHops...)
 		s.batchHops = append(s.batchHops, r.batchHops...)
+		s.members = append(s.members, r.members...)
 		s.redundant += r.redundant
 		s.writes += r.writes
 		if r.outOfOrder {
@@ -111,8 +116,8 @@ func summarize(rs []result) summary {
 func report(w io.Writer, title string, order []*setup, runs map[string][]result) map[string]summary {
 	out := map[string]summary{}
 	fmt.Fprintf(w, "\n%s\n", title)
-	fmt.Fprintf(w, "| setup | runs | total min / median / max (s) | first sync median (s) | phase hop p50 / p99 (s) | batch hop p50 / p99 (s) | out-of-order runs | redundant syncs | state writes per run |\n")
-	fmt.Fprintf(w, "|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "| setup | runs | total min / median / max (s) | first sync median (s) | phase hop p50 / p99 (s) | batch hop p50 / p99 (s) | member p50 / p99 (s) | out-of-order runs | redundant syncs | state writes per run |\n")
+	fmt.Fprintf(w, "|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, st := range order {
 		s := summarize(runs[st.name])
 		out[st.name] = s
@@ -120,10 +125,11 @@ func report(w io.Writer, title string, order []*setup, runs map[string][]result)
 		if st.phased() && len(runs[st.name]) > 0 {
 			writes = fmt.Sprintf("%.1f", float64(s.writes)/float64(len(runs[st.name])))
 		}
-		fmt.Fprintf(w, "| %s | %d | %s / %s / %s | %s | %s / %s | %s / %s | %d | %d | %s |\n", label(st), len(runs[st.name]),
+		fmt.Fprintf(w, "| %s | %d | %s / %s / %s | %s | %s / %s | %s / %s | %s / %s | %d | %d | %s |\n", label(st), len(runs[st.name]),
 			secs(quantile(s.totals, 0)), secs(quantile(s.totals, 0.5)), secs(quantile(s.totals, 1)),
 			secs(quantile(s.firsts, 0.5)), secs(quantile(s.phaseHops, 0.5)), secs(quantile(s.phaseHops, 0.99)),
-			secs(quantile(s.batchHops, 0.5)), secs(quantile(s.batchHops, 0.99)), s.outOfOrder, s.redundant, writes)
+			secs(quantile(s.batchHops, 0.5)), secs(quantile(s.batchHops, 0.99)),
+			secs(quantile(s.members, 0.5)), secs(quantile(s.members, 0.99)), s.outOfOrder, s.redundant, writes)
 	}
 	peer := quantile(out["rs"].totals, 0.5)
 	var ratios []string
@@ -133,6 +139,15 @@ func report(w io.Writer, title string, order []*setup, runs map[string][]result)
 		}
 	}
 	fmt.Fprintf(w, "median total against RollingSync's: %s\n", strings.Join(ratios, ", "))
+	if floor := quantile(out["fl"].totals, 0.5); floor > 0 {
+		ratios = ratios[:0]
+		for _, st := range order {
+			if st.kind != "floor" {
+				ratios = append(ratios, fmt.Sprintf("%s %.2f×", label(st), quantile(out[st.name].totals, 0.5).Seconds()/floor.Seconds()))
+			}
+		}
+		fmt.Fprintf(w, "median total against the floor's: %s\n", strings.Join(ratios, ", "))
+	}
 	return out
 }
 
@@ -142,6 +157,8 @@ func label(st *setup) string {
 		return "Argo CD RollingSync"
 	case "cmp-phase-rollingsync":
 		return "cmp-phase, RollingSync dialect"
+	case "floor":
+		return "floor (a driver syncing through argocd-server)"
 	default:
 		return "cmp-phase, phases dialect"
 	}

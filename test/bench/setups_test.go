@@ -39,8 +39,9 @@ func stepOf(c framework.Cluster) int {
 // setup is one way of rolling a commit out over the fleet.
 type setup struct {
 	name   string // also the prefix of its children and the directory it deploys
-	kind   string // rollingsync (Argo CD's), cmp-phase-rollingsync, cmp-phase-phases
+	kind   string // rollingsync (Argo CD's), cmp-phase-rollingsync, cmp-phase-phases, floor
 	create func(ctx context.Context, e *framework.Env, s *setup) error
+	floor  *floorClient // the floor's driver: argocd-server's API
 }
 
 func (s *setup) child(c framework.Cluster) string { return s.name + "-" + c.Name }
@@ -52,9 +53,9 @@ func (s *setup) workload(version string) string {
 	return "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " + s.name + "\ndata:\n  version: " + version + "\n"
 }
 
-func (s *setup) phased() bool { return s.kind != "rollingsync" }
+func (s *setup) phased() bool { return strings.HasPrefix(s.kind, "cmp-phase") }
 
-// setups are the peer and cmp-phase in both of its dialects. Every setup's Applications
+// setups are the peer, cmp-phase in both of its dialects and the floor (floor_test.go). Every setup's Applications
 // carry manifest-generate-paths (RollingSync's children their workload, a parent its spec
 // and its children's workload), as one would in a repository many teams share: a push
 // then refreshes only the setup it concerns, not every Application of the stack.
@@ -63,6 +64,7 @@ func setups() []*setup {
 		{name: "rs", kind: "rollingsync", create: createRollingSync},
 		{name: "prs", kind: "cmp-phase-rollingsync", create: createPhased(rollingSyncDialect)},
 		{name: "pph", kind: "cmp-phase-phases", create: createPhased(phasesDialect)},
+		{name: "fl", kind: "floor", create: createFloor},
 	}
 }
 

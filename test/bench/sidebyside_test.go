@@ -12,14 +12,17 @@ import (
 )
 
 // BenchmarkSideBySide rolls a commit to the workload out over six loopback clusters in
-// three steps (dev → staging → prod, 50% at a time) with Argo CD's own RollingSync and with
-// cmp-phase in both dialects, one after the other in every iteration, on one real stack.
+// three steps (dev → staging → prod, 50% at a time) with Argo CD's own RollingSync, with
+// cmp-phase in both dialects and with the floor (a driver that syncs each batch through
+// argocd-server's API the moment the one before is done: floor_test.go), one after the
+// other in every iteration, on one real stack.
 // Sub-benchmarks: refresh (the commit announced by Argo CD's git webhook) and polling (Argo
 // CD notices it by itself). It prints, per mode, each setup's total (commit → every cluster
 // runs it, Synced and Healthy), first sync, hops, out-of-order runs and redundant syncs, and
-// the ratio; and the timeline of one hop. The setups run in turn, each iteration starting
-// one later (rs prs pph, prs pph rs, pph rs prs, …): the one that runs third measured ≈ 5%
-// slower in a fixed order, so use a multiple of three iterations.
+// the ratios to RollingSync's and the floor's median; and the timeline of one hop. The
+// setups run in turn, each iteration starting one later (rs prs pph fl, prs pph fl rs, …):
+// the one that runs third measured ≈ 5% slower in a fixed order, so use a multiple of four
+// iterations.
 //
 //	go test -tags e2e ./test/bench -run XXX -bench SideBySide -benchtime 9x -timeout 3h
 //
@@ -54,8 +57,11 @@ func BenchmarkSideBySide(b *testing.B) {
 				b.ReportMetric(quantile(sums[st.name].totals, 0.5).Seconds(), st.name+"-total-s")
 			}
 			for _, st := range s.setups {
-				if st.phased() {
+				switch {
+				case st.phased():
 					timelines(os.Stdout, s.env, last[st.name], s.agent.LogPath)
+				case st.kind == "floor":
+					timelines(os.Stdout, s.env, last[st.name], "") // the agent has no part in it
 				}
 			}
 		})

@@ -77,6 +77,11 @@ func startStack(b *testing.B, resync, jitter time.Duration) *stack {
 	}
 	s.watch(ctx, b)
 	for _, st := range s.setups {
+		if st.kind == "floor" {
+			if st.floor, err = newFloorClient(ctx, env); err != nil {
+				b.Fatal(err)
+			}
+		}
 		if err := st.create(ctx, env, st); err != nil {
 			b.Fatalf("create %s: %v", st.name, err)
 		}
@@ -219,8 +224,21 @@ func (s *stack) run(b *testing.B, st *setup, mode string) *record {
 		}
 		r.refresh = time.Now()
 	}
+	driven := make(chan error, 1)
+	if st.floor != nil {
+		dctx, cancel := context.WithTimeout(ctx, 15*time.Minute)
+		defer cancel()
+		go func() { driven <- st.drive(dctx, r, s.env.Clusters) }()
+	}
 	deadline := time.Now().Add(15 * time.Minute)
 	for !r.complete() {
+		select {
+		case err := <-driven:
+			if err != nil {
+				b.Fatalf("%s %s: the driver: %v", st.name, mode, err)
+			}
+		default:
+		}
 		if time.Now().After(deadline) {
 			s.env.DumpApps(logWriter{b})
 			b.Fatalf("%s %s: %s not complete after 15m", st.name, mode, version)

@@ -48,12 +48,24 @@ func timelines(w io.Writer, env *framework.Env, r *record, agentLog string) {
 	slices.SortFunc(staging, func(a, b string) int { return r.syncStart[a].Compare(r.syncStart[b]) })
 	last, next := dev[len(dev)-1], staging[0]
 	from, to := r.done[last], r.syncStart[next]
+	notes := slices.Clone(r.notes)
 	r.mu.Unlock()
 
 	fmt.Fprintf(w, "\nfirst sync, %s (%s): announced → %s syncing took %s\n", label(r.s), r.version, first, secs(firstAt.Sub(announced)))
-	chain(w, env, agentLog, announced, firstAt, []event{{announced, "bench", "commit announced"}, {firstAt, "watch", first + " seen syncing"}}, r.s.name, first)
+	chain(w, env, agentLog, announced, firstAt, append([]event{{announced, "bench", "commit announced"}, {firstAt, "watch", first + " seen syncing"}}, within(notes, announced, firstAt)...), r.s.name, first)
 	fmt.Fprintf(w, "\nhop, %s (%s): %s done → %s syncing took %s\n", label(r.s), r.version, last, next, secs(to.Sub(from)))
-	chain(w, env, agentLog, from, to, []event{{from, "watch", last + " seen Synced and Healthy on the commit"}, {to, "watch", next + " seen syncing"}}, r.s.name, last, next)
+	chain(w, env, agentLog, from, to, append([]event{{from, "watch", last + " seen Synced and Healthy on the commit"}, {to, "watch", next + " seen syncing"}}, within(notes, from, to)...), r.s.name, last, next)
+}
+
+// within are the events of evs from 300 ms before from to a second after to, as chain's log lines.
+func within(evs []event, from, to time.Time) []event {
+	var out []event
+	for _, e := range evs {
+		if !e.at.Before(from.Add(-300*time.Millisecond)) && !e.at.After(to.Add(time.Second)) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // chain prints the log lines between from and to (and a second after) naming one of
@@ -116,7 +128,7 @@ func mentions(line string, names []string) bool {
 func describe(m map[string]any) string {
 	msg, _ := m["msg"].(string)
 	var kv []string
-	for _, k := range []string{"application", "app", "rollout", "event", "child", "parent", "generation", "phase", "revision"} {
+	for _, k := range []string{"application", "app", "rollout", "event", "child", "parent", "generation", "phase", "revision", "newest", "lag"} {
 		if v, ok := m[k]; ok {
 			kv = append(kv, fmt.Sprintf("%s=%v", k, v))
 		}
