@@ -53,6 +53,7 @@ func (e *Env) GenerateAPIToken(ctx context.Context, account string) (string, err
 		return "", err
 	}
 	var out string
+	var err error
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(500 * time.Millisecond) {
 		// argocd-server reads the account from its settings watch: retry until it has it
 		if out, err = e.ArgoCDCLI(ctx, "account", "generate-token", "--account", account); err == nil || time.Now().After(deadline) {
