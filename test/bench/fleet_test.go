@@ -90,6 +90,7 @@ type fleetStack struct {
 	metricsURL           string
 	agentRSS, sidecarRSS peakRSS
 	floorRSS             peakRSS // the floor program's (test/bench/floor): the imports alone
+	agentPID, sidecarPID int
 }
 
 func startFleet(ctx context.Context, b *testing.B, n, shards int) *fleetStack {
@@ -120,6 +121,7 @@ func startFleet(ctx context.Context, b *testing.B, n, shards int) *fleetStack {
 	if err != nil {
 		b.Fatal(err)
 	}
+	f.sidecarPID = proc.PID()
 	go f.sidecarRSS.sample(ctx, proc.PID())
 	plugin, err := env.DialPlugin()
 	if err != nil {
@@ -143,6 +145,7 @@ func startFleet(ctx context.Context, b *testing.B, n, shards int) *fleetStack {
 	if err != nil {
 		b.Fatal(err)
 	}
+	f.agentPID = agent.PID()
 	go f.agentRSS.sample(ctx, agent.PID())
 	floor, err := env.Start(framework.ProcSpec{Name: "floor", Path: floorBin})
 	if err != nil {
@@ -153,7 +156,8 @@ func startFleet(ctx context.Context, b *testing.B, n, shards int) *fleetStack {
 	return f
 }
 
-// clusters registers n cluster Secrets in three regions, 32 at a time.
+// clusters registers n cluster Secrets in three regions, 32 at a time. Their wave and shard
+// labels place them for the ApplicationSet peer (fleetappset_test.go); cmp-phase reads neither.
 func (f *fleetStack) clusters(ctx context.Context, n int) error {
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
@@ -166,7 +170,8 @@ func (f *fleetStack) clusters(ctx context.Context, n int) error {
 			name := fmt.Sprintf("prod-%s-%05d", region, i)
 			_, err := f.kube.CoreV1().Secrets(framework.ArgoNamespace).Create(ctx, &corev1.Secret{
 				ObjectMeta: metav1.ObjectMeta{Name: "cluster-" + name, Labels: map[string]string{
-					contract.LabelSecretType: contract.SecretTypeCluster, "env": "prod", "region": region}},
+					contract.LabelSecretType: contract.SecretTypeCluster, "env": "prod", "region": region,
+					"wave": wave(i), "shard": strconv.Itoa(i % f.shards)}},
 				StringData: map[string]string{"name": name, "server": "https://" + name + ".k8s.example.com", "config": "{}"},
 			}, metav1.CreateOptions{})
 			if err != nil {
@@ -288,4 +293,17 @@ func envInt(b *testing.B, name string, def int) int {
 		b.Fatalf("%s=%q: want a positive number", name, v)
 	}
 	return n
+}
+
+// wave is cluster i's RollingSync step for the peer: the fleet spec's phases as labels, 1%
+// (canary), 10% cumulatively (early: 9% more) and the rest (all), each spread over the regions.
+func wave(i int) string {
+	switch {
+	case i%100 == 0:
+		return "canary"
+	case i%10 == 0:
+		return "early"
+	default:
+		return "all"
+	}
 }

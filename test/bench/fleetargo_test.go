@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
@@ -43,6 +44,8 @@ type argo struct {
 	cache    cache.Indexer
 	m        *fleetRecord
 
+	peer atomic.Value // func(*v1alpha1.Application): the ApplicationSet peer's children go there
+
 	mu       sync.Mutex
 	rendered map[string]string // parent → the plugin env it last rendered
 }
@@ -59,6 +62,12 @@ func (a *argo) start(ctx context.Context) error {
 	on := func(obj any) {
 		app, ok := obj.(*v1alpha1.Application)
 		if !ok {
+			return
+		}
+		if app.Labels[peerLabel] != "" {
+			if h, ok := a.peer.Load().(func(*v1alpha1.Application)); ok {
+				h(app)
+			}
 			return
 		}
 		if app.Labels[contract.LabelRollout] != "" {

@@ -79,15 +79,22 @@ func (e *Env) startArgoCD(ctx context.Context) error {
 		return err
 	}
 	if e.opts.ApplicationSetController {
-		if _, err := e.Start(ProcSpec{Name: "argocd-applicationset-controller", Path: e.Tools.ArgoCD, Args: []string{
-			"--argocd-repo-server", e.repoAddr, "--repo-server-plaintext",
-			"--metrics-addr", "127.0.0.1:" + strconv.Itoa(ports[5]),
-			"--probe-addr", "127.0.0.1:" + strconv.Itoa(ports[6]),
-			"--webhook-addr", "127.0.0.1:" + strconv.Itoa(ports[7]),
-			"--enable-progressive-syncs", "--loglevel", "info",
-		}, Env: e.argoEnv("argocd-applicationset-controller")}); err != nil {
+		if _, err := e.StartApplicationSetController(e.repoAddr, ports[5:8], nil, nil); err != nil {
 			return err
 		}
 	}
 	return WaitTCP(ctx, server, e.ArgoServer)
+}
+
+// StartApplicationSetController starts argocd-applicationset-controller with progressive
+// syncs on and its metrics, probe and webhook on the three ports; args and env come after
+// the stack's own.
+func (e *Env) StartApplicationSetController(repoAddr string, ports []int, args, env []string) (*Proc, error) {
+	return e.Start(ProcSpec{Name: "argocd-applicationset-controller", Path: e.Tools.ArgoCD, Args: append([]string{
+		"--argocd-repo-server", repoAddr, "--repo-server-plaintext",
+		"--metrics-addr", "127.0.0.1:" + strconv.Itoa(ports[0]),
+		"--probe-addr", "127.0.0.1:" + strconv.Itoa(ports[1]),
+		"--webhook-addr", "127.0.0.1:" + strconv.Itoa(ports[2]),
+		"--enable-progressive-syncs", "--loglevel", "info",
+	}, args...), Env: append(e.argoEnv("argocd-applicationset-controller"), env...)})
 }
