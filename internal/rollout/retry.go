@@ -3,6 +3,7 @@ package rollout
 import (
 	"fmt"
 	"hash/fnv"
+	"regexp"
 	"slices"
 	"time"
 
@@ -40,8 +41,16 @@ func transientFailure(o Observation) (string, bool) {
 		return "", false
 	}
 	kind, rule := ClassifySyncFailure(o.OperationMessage)
+	if kind == Permanent && rule == "forbidden" && o.attempt() == 1 && !quota.MatchString(o.OperationMessage) {
+		// a managed cluster's API server that just started answers forbidden until its RBAC
+		// caches have synced: the first refusal is tried once more, the second is a verdict
+		return "forbidden, once: an API server just started refuses until its RBAC is read", true
+	}
 	return rule, kind == Transient
 }
+
+// quota is a forbidden answer that is no one's permission: a retry meets it again.
+var quota = regexp.MustCompile(`(?i)exceeded quota`)
 
 // attempt is the number of the observed operation among this admission's attempts.
 func (o Observation) attempt() int {

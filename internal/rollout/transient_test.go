@@ -105,6 +105,8 @@ func failedSync(msg string) Observation {
 const (
 	eofMsg     = `one or more objects failed to apply, reason: Patch "https://127.0.0.2:6443/api/v1/namespaces/dev-1/configmaps/x": EOF`
 	invalidMsg = `one or more objects failed to apply, reason: ConfigMap "x" is invalid: data[bad key]: Invalid value`
+	// the fault suite's cluster whose own API server had just started again
+	forbiddenMsg = `one or more synchronization tasks are not valid: failed to discover server resources for group version v1: forbidden: User "argocd-prod-1" cannot get path "/api/v1"`
 )
 
 func TestSettleTransientFailure(t *testing.T) {
@@ -121,6 +123,13 @@ func TestSettleTransientFailure(t *testing.T) {
 		{"a child whose own syncPolicy.retry Argo CD exhausted: its last word is final", func(o *Observation) { o.ArgoCDRetries = true }, Failed, false},
 		{"a transient failure from before admission is nobody's to retry", func(o *Observation) { o.OperationMarker, o.OperationFinishedAt = "", at(-5) }, Waiting, false},
 		{"a retry pending is waited for", func(o *Observation) { o.OperationPending = true }, Waiting, false},
+		{"a first forbidden answer (an API server that just started, its RBAC not read yet) is retried once", func(o *Observation) {
+			o.OperationMessage = forbiddenMsg
+		}, Waiting, true},
+		{"a second forbidden answer is a verdict", func(o *Observation) { o.OperationMessage, o.OperationAttempt = forbiddenMsg, 2 }, Failed, false},
+		{"an exceeded quota is a verdict at once", func(o *Observation) {
+			o.OperationMessage = `one or more objects failed to apply, reason: pods "p" is forbidden: exceeded quota: compute`
+		}, Failed, false},
 		{"the retry of a transient failure that succeeded settles as usual", func(o *Observation) {
 			o.OperationPhase, o.SyncStatus, o.ReconciledAt, o.OperationAttempt = "Succeeded", "Synced", at(25), 2
 		}, Done, false},
