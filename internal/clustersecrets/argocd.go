@@ -1,6 +1,7 @@
 package clustersecrets
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -97,12 +98,7 @@ func claimed(entries []entry, had map[string]inventory.Cluster) ([]entry, []Omis
 }
 
 // nameOrServer is what the inventory calls the entry's cluster.
-func (e entry) nameOrServer() string {
-	if e.name == "" {
-		return e.server
-	}
-	return e.name
-}
+func (e entry) nameOrServer() string { return cmp.Or(e.name, e.server) }
 
 // key sorts an entry: first the one whose server prev published under its name, then by server.
 func (e entry) key(had map[string]inventory.Cluster) string {

@@ -110,7 +110,7 @@ func build(entries []entry) (*inventory.Inventory, []Omission) {
 	var left []Omission
 	owner := map[string]entry{}
 	for _, e := range entries {
-		name := cmp.Or(e.name, e.server)
+		name := e.nameOrServer()
 		if !contract.IsLabelValue(name) {
 			left = append(left, Omission{Reason: "ClusterNameNotALabel", Msg: fmt.Sprintf(
 				"%s names cluster %q, which is not a Kubernetes label value (63 characters at most, letters, digits, '-', '_', '.', beginning and ending with a letter or digit): cmp-phase labels each child with its cluster's name, so the cluster is left out of the inventory and gets no child (fix: set %s to a short name such as %q)",
