@@ -37,10 +37,7 @@ func (a *Agent) enactOnly(ctx context.Context, p *pass, st *state.State, keep fu
 	if env == nil || env.Namespace != a.opts.Namespace {
 		return nil // a plan that does not say how it renders children, or children we do not watch
 	}
-	moves := p.decision.Moves
-	if keep != nil {
-		moves = slices.DeleteFunc(moves, func(m rollout.Move) bool { return !keep(m.Child) })
-	}
+	moves := ownMoves(p.decision.Moves, keep)
 	moves = a.memoryOf(p.plan.Rollout).Unmoved(moves, p.children)
 	if left := movesPerPass - p.moves; len(moves) > left {
 		moves, p.moreMoves = moves[:max(left, 0)], true
@@ -90,6 +87,17 @@ func (a *Agent) enactOnly(ctx context.Context, p *pass, st *state.State, keep fu
 		})
 	}
 	return g.Wait()
+}
+
+// ownMoves are the moves of the children keep keeps (nil: all), in a slice of their own:
+// each shard of a pass filters the decision's moves in turn, and filtering them in place
+// left the next shard the previous one's moves and zeroed tail (a move of child "", which
+// failed the pass closed, and the shard's own moves lost).
+func ownMoves(moves []rollout.Move, keep func(string) bool) []rollout.Move {
+	if keep == nil {
+		return moves
+	}
+	return slices.DeleteFunc(slices.Clone(moves), func(m rollout.Move) bool { return !keep(m.Child) })
 }
 
 // childInput is the render input of a rollout's children in state st, as the parent's

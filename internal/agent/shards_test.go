@@ -15,6 +15,7 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/render"
 	"github.com/cmp-phase/cmp-phase/internal/rerender"
+	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/shard"
 	"github.com/cmp-phase/cmp-phase/internal/shardset"
 	"github.com/cmp-phase/cmp-phase/internal/state"
@@ -139,5 +140,29 @@ func TestAnOverdueShardRenderHoldsDespiteAskingAgain(t *testing.T) {
 	shards[0].View = "old" // a later touch counts afresh
 	if got := shardset.Hold(shards, after, f.shardsSince("fleet", shards), now, 2*confirm); got != "" {
 		t.Fatalf("after the render arrived: hold %q", got)
+	}
+}
+
+// TestEachShardEnactsItsOwnMoves: the shards of one pass take their moves from the same
+// decision in turn; each gets exactly its own children's, and none a move of child ""
+// (filtering the decision's slice in place left the next shard the previous one's moves
+// and a zeroed tail, which failed the pass closed at the start of every sharded rollout).
+func TestEachShardEnactsItsOwnMoves(t *testing.T) {
+	st := shardedState()
+	var moves []rollout.Move
+	for _, c := range st.Children {
+		moves = append(moves, rollout.Move{Child: c, Revision: "r2"})
+	}
+	seen := map[string]bool{}
+	for _, s := range shardsOf(st) {
+		for _, m := range ownMoves(moves, s.Shard.Owns) {
+			if m.Child == "" || !s.Shard.Owns(m.Child) || seen[m.Child] {
+				t.Fatalf("shard %s enacts %+v", s.Shard, m)
+			}
+			seen[m.Child] = true
+		}
+	}
+	if len(seen) != len(st.Children) {
+		t.Errorf("the shards enact %d of %d moves", len(seen), len(st.Children))
 	}
 }
