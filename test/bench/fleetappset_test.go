@@ -88,7 +88,7 @@ type peer struct {
 	mu      sync.Mutex
 	commit  string
 	opSeen  map[string]time.Time // child → when its operation was first seen (its sync starts)
-	done    map[string]time.Time // child → when its synced status was written, this rollout
+	done    map[string]time.Time // child → when its synced status was first written, this rollout
 	counted map[string]bool      // children whose ApplicationSet status said Healthy, this rollout
 	latency []time.Duration      // synced status written → the ApplicationSet says Healthy
 }
@@ -187,7 +187,9 @@ func (p *peer) sync(ctx context.Context, name string) error {
 	}
 	if ran {
 		p.mu.Lock()
-		p.done[name] = time.Now()
+		if _, ok := p.done[name]; !ok { // its first sync of the rollout: a step is over when each member first synced
+			p.done[name] = time.Now()
+		}
 		p.mu.Unlock()
 	}
 	return nil
