@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 
+	"github.com/cmp-phase/cmp-phase/internal/appcache"
 	"github.com/cmp-phase/cmp-phase/internal/argoapi"
 	"github.com/cmp-phase/cmp-phase/internal/clustersource"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
@@ -145,7 +146,7 @@ type Agent struct {
 	caches   *caches
 	// cascading: parents the watch saw deleted with the resources finalizer on.
 	cascading cascadeMemory
-	parents   parentIndex
+	parents   appcache.Parents
 	memories  passmemo.Set // what each rollout's last pass read and did
 	now       func() time.Time
 	runs      *hookrun.Runs // the hook runs of this process
@@ -308,6 +309,6 @@ func (a *Agent) rolloutRef(name string) *corev1.ObjectReference {
 		return nil
 	}
 	p := &pass{plan: &plan.Plan{Parent: cm.Annotations[contract.AnnotationParent]}}
-	p.parent, _ = a.caches.apps.Get(p.plan.Parent)
+	p.parent, _ = a.parentApp(p.plan.Parent)
 	return a.parentRef(p)
 }

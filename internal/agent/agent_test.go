@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/cmp-phase/cmp-phase/internal/appcache"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/observe"
 )
@@ -35,7 +36,7 @@ func TestTheCachesNeverHoldCredentialsOrBulk(t *testing.T) {
 	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "c", ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl"}},
 		Annotations: map[string]string{corev1.LastAppliedConfigAnnotation: "{config}", "team": "a"}},
 		Data: map[string][]byte{"name": []byte("dev"), "server": []byte("https://x"), "config": []byte(`{"bearerToken":"s3cr3t"}`)}}
-	out, _ := trimSecret(s)
+	out, _ := appcache.Secret(s)
 	got := out.(*corev1.Secret)
 	if _, ok := got.Data["config"]; ok || got.ManagedFields != nil || got.Annotations[corev1.LastAppliedConfigAnnotation] != "" || got.Annotations["team"] != "a" {
 		t.Fatalf("%+v", got)
@@ -44,7 +45,7 @@ func TestTheCachesNeverHoldCredentialsOrBulk(t *testing.T) {
 	app.Status.Resources = []v1alpha1.ResourceStatus{{Name: "big"}}
 	app.Status.History = v1alpha1.RevisionHistories{{ID: 1}}
 	app.Status.OperationState.SyncResult = &v1alpha1.SyncOperationResult{Resources: v1alpha1.ResourceResults{{Name: "big"}}}
-	trimmed, _ := trimApp(app)
+	trimmed, _ := appcache.App(app)
 	if a := trimmed.(*v1alpha1.Application); a.Status.Resources != nil || a.Status.History != nil || a.Status.OperationState.SyncResult.Resources != nil {
 		t.Fatalf("%+v", a.Status)
 	}

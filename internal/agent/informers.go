@@ -13,9 +13,9 @@ import (
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/cmp-phase/cmp-phase/internal/appcache"
 	"github.com/cmp-phase/cmp-phase/internal/clustersource"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
-	"github.com/cmp-phase/cmp-phase/internal/observe"
 )
 
 // caches are the agent's trimmed, namespace-scoped informers.
@@ -65,7 +65,7 @@ func childrenOf(idx cache.Indexer) func(string) ([]*v1alpha1.Application, error)
 
 func (a *Agent) newCaches(resync time.Duration) (*caches, error) {
 	ns := a.opts.Namespace
-	af := argoinformers.NewSharedInformerFactoryWithOptions(a.argo, resync, argoinformers.WithNamespace(ns), argoinformers.WithTransform(trimApp))
+	af := argoinformers.NewSharedInformerFactoryWithOptions(a.argo, resync, argoinformers.WithNamespace(ns), argoinformers.WithTransform(a.parents.Transform))
 	labelled := func(sel string, trim cache.TransformFunc) informers.SharedInformerFactory {
 		return informers.NewSharedInformerFactoryWithOptions(a.kube, resync, informers.WithNamespace(ns), informers.WithTransform(trim),
 			informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = sel }))
@@ -74,8 +74,8 @@ func (a *Agent) newCaches(resync time.Duration) (*caches, error) {
 	if a.opts.Selector != "" {
 		plans += "," + a.opts.Selector
 	}
-	pf, sf, cf := labelled(plans, trimMeta), labelled(contract.StateSelector, trimMeta), labelled(contract.ClusterSecretSelector, trimSecret)
-	ff := informers.NewSharedInformerFactoryWithOptions(a.kube, resync, informers.WithNamespace(ns), informers.WithTransform(trimMeta),
+	pf, sf, cf := labelled(plans, appcache.Meta), labelled(contract.StateSelector, appcache.Meta), labelled(contract.ClusterSecretSelector, appcache.Secret)
+	ff := informers.NewSharedInformerFactoryWithOptions(a.kube, resync, informers.WithNamespace(ns), informers.WithTransform(appcache.Meta),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = "metadata.name=" + a.fleetName() }))
 	appInf, planInf := af.Argoproj().V1alpha1().Applications(), pf.Core().V1().ConfigMaps()
 	stateInf, secInf, fleetInf := sf.Core().V1().ConfigMaps(), cf.Core().V1().Secrets(), ff.Core().V1().ConfigMaps()
@@ -101,55 +101,16 @@ func (a *Agent) newCaches(resync time.Duration) (*caches, error) {
 		c.synced = append(c.synced, inf.HasSynced)
 	}
 	c.start = func(stop <-chan struct{}) {
-		af.Start(stop)
 		pf.Start(stop)
+		// the plans first: the parents they name are cached whole from the first list
+		cache.WaitForCacheSync(stop, planInf.Informer().HasSynced)
+		a.knowParents()
+		af.Start(stop)
 		sf.Start(stop)
 		cf.Start(stop)
 		ff.Start(stop)
 	}
 	return c, nil
-}
-
-// trimMeta drops managedFields before caching: the agent never reads them.
-func trimMeta(obj any) (any, error) {
-	if m, ok := obj.(metav1.Object); ok {
-		m.SetManagedFields(nil)
-	}
-	return obj, nil
-}
-
-// trimApp keeps of an Application what the agent reads: the resource tree and history can
-// be large and are dropped before caching, and of the sync result's resources only the
-// failed ones' last message lines (failedResources), which tell why a sync failed.
-func trimApp(obj any) (any, error) {
-	app, ok := obj.(*v1alpha1.Application)
-	if !ok {
-		return trimMeta(obj)
-	}
-	app.ManagedFields = nil
-	app.Status.Resources, app.Status.History = nil, nil
-	if op := app.Status.OperationState; op != nil && op.SyncResult != nil {
-		op.SyncResult.Resources = observe.FailedResources(op.SyncResult.Resources)
-	}
-	return app, nil
-}
-
-// trimSecret keeps only what the inventory publishes: credentials never enter the cache.
-func trimSecret(obj any) (any, error) {
-	s, ok := obj.(*corev1.Secret)
-	if !ok {
-		return trimMeta(obj)
-	}
-	s.ManagedFields = nil
-	keep := map[string][]byte{}
-	for _, k := range []string{"name", "server", "project"} {
-		if v, ok := s.Data[k]; ok {
-			keep[k] = v
-		}
-	}
-	s.Data, s.StringData = keep, nil
-	delete(s.Annotations, corev1.LastAppliedConfigAnnotation)
-	return s, nil
 }
 
 // handler maps every watched change to the work it causes.
@@ -177,6 +138,9 @@ func (a *Agent) route(obj any) {
 		if o.Name == a.fleetName() {
 			_ = a.everyRollout() // a cache List does not fail; each rollout's resync comes anyway
 		} else if r := m.GetLabels()[contract.LabelRollout]; r != "" {
+			if parent := o.Annotations[contract.AnnotationParent]; parent != "" {
+				a.parents.Set(parent, r) // its next change is cached whole (appcache.Parents.Transform)
+			}
 			a.queue.Add(r)
 		} else if r, ok := contract.RolloutOfState(o.Name); ok {
 			a.queue.Add(r)
@@ -184,13 +148,13 @@ func (a *Agent) route(obj any) {
 	case *v1alpha1.AppProject:
 		_ = a.everyRollout() // its sync windows may hold or release any rollout's children
 	case *v1alpha1.Application:
-		if len(a.parents.of(o.Name)) > 0 {
+		if len(a.parents.Of(o.Name)) > 0 {
 			a.cascading.note(o) // parents only: children carry the resources finalizer too
 		}
 		if r := m.GetLabels()[contract.LabelRollout]; r != "" {
 			a.queue.Add(r)
 		}
-		for _, r := range a.parents.of(o.Name) {
+		for _, r := range a.parents.Of(o.Name) {
 			a.queue.Add(r)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	synccommon "github.com/argoproj/argo-cd/gitops-engine/pkg/sync/common"
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 
+	"github.com/cmp-phase/cmp-phase/internal/appcache"
 	"github.com/cmp-phase/cmp-phase/internal/observe"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 )
@@ -27,8 +28,8 @@ func TestAFailedResourceSaysWhyTheSyncFailed(t *testing.T) {
 				{Kind: "ConfigMap", Namespace: "dev-1", Name: "faults", Status: synccommon.ResultCodeSyncFailed, Message: msg},
 			}},
 		}}}
-		// As the informer caches it: trimApp must keep what tells why.
-		trimmed, err := trimApp(app)
+		// As the informer caches it: appcache.App must keep what tells why.
+		trimmed, err := appcache.App(app)
 		if err != nil {
 			t.Fatal(err)
 		}

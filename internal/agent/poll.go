@@ -75,7 +75,7 @@ func (a *Agent) polledParents() []*v1alpha1.Application {
 			continue
 		}
 		seen[name] = true
-		if app, err := a.caches.apps.Get(name); err == nil && parentpoll.Pollable(app) {
+		if app, err := a.parentApp(name); err == nil && parentpoll.Pollable(app) {
 			out = append(out, app)
 		}
 	}

@@ -161,9 +161,12 @@ func (a *Agent) read(name string) (*pass, error) {
 	p := &pass{plan: pl,
 		children: map[string]*v1alpha1.Application{}}
 	if pl.Parent != "" {
-		a.parents.set(pl.Parent, name)
-		if parent, err := a.caches.apps.Get(pl.Parent); err == nil {
+		a.parents.Set(pl.Parent, name)
+		parent, err := a.parentApp(pl.Parent)
+		if err == nil {
 			p.parent, p.phaseGen = parent, rerender.PhaseGen(parent)
+		} else if !apierrors.IsNotFound(err) {
+			return nil, err
 		}
 	}
 	if p.shards, p.shardConflict, err = a.readShards(name, cm); err != nil {

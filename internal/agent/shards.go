@@ -49,9 +49,12 @@ func (a *Agent) readShards(name string, plan0 *corev1.ConfigMap) ([]shardset.Mem
 		s.ChildEnv = cm.Data[contract.PlanChildrenKey]
 		s.Children, _ = strconv.Atoi(cm.Annotations[contract.AnnotationShardChildren])
 		if s.Parent != "" {
-			a.parents.set(s.Parent, name)
-			if app, err := a.caches.apps.Get(s.Parent); err == nil {
+			a.parents.Set(s.Parent, name)
+			app, err := a.parentApp(s.Parent)
+			if err == nil {
 				s.App = app
+			} else if !apierrors.IsNotFound(err) {
+				return nil, "", err
 			}
 		}
 	}

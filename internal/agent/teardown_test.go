@@ -312,7 +312,7 @@ func TestANonCascadingDeleteLeavesTheChildren(t *testing.T) {
 	f = newFakeAgent(t, []runtime.Object{seen, childApp("web-dev-1"), childApp("web-prod-1"), deployedState(t)})
 	cascaded := deletableParent(true, contract.FinalizerResources, contract.FinalizerChildren)
 	cascaded.UID = "u-1"
-	f.parents.set("web-parent", "web")
+	f.parents.Set("web-parent", "web")
 	f.route(cascaded)
 	if _, _, err := f.parentLifecycle(ctx, livePass(t, f, "")); err != nil || deletes(f) != 1 {
 		t.Fatalf("a teardown the watch saw cascading: %d deletes, %v", deletes(f), err)
