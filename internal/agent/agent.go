@@ -147,7 +147,8 @@ type Agent struct {
 	// cascading: parents the watch saw deleted with the resources finalizer on.
 	cascading cascadeMemory
 	parents   appcache.Parents
-	memories  passmemo.Set // what each rollout's last pass read and did
+	live      appcache.Live // parents read from the API server while cached by name (steered.go)
+	memories  passmemo.Set  // what each rollout's last pass read and did
 	now       func() time.Time
 	runs      *hookrun.Runs // the hook runs of this process
 	metrics   *telemetry.AgentMetrics
@@ -309,6 +310,6 @@ func (a *Agent) rolloutRef(name string) *corev1.ObjectReference {
 		return nil
 	}
 	p := &pass{plan: &plan.Plan{Parent: cm.Annotations[contract.AnnotationParent]}}
-	p.parent, _ = a.parentApp(p.plan.Parent)
+	p.parent, _ = a.caches.apps.Get(p.plan.Parent) // an Event needs its name and UID: a name-only copy has them
 	return a.parentRef(p)
 }

@@ -148,7 +148,7 @@ func (a *Agent) route(obj any) {
 	case *v1alpha1.AppProject:
 		_ = a.everyRollout() // its sync windows may hold or release any rollout's children
 	case *v1alpha1.Application:
-		if len(a.parents.Of(o.Name)) > 0 {
+		if a.parents.Has(o.Name) {
 			a.cascading.note(o) // parents only: children carry the resources finalizer too
 		}
 		if r := m.GetLabels()[contract.LabelRollout]; r != "" {

@@ -35,11 +35,11 @@ func (a *Agent) pollParents(ctx context.Context, every time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-			parents = a.polledParents()
+			parents = a.polledParents(ctx)
 			due = parentpoll.InTurn(parents, turn)
 			turn++
 		case <-catchUp.C:
-			parents = a.polledParents()
+			parents = a.polledParents(ctx)
 			due = parentpoll.Behind(parents, asked, time.Now(), every)
 		}
 		seen := parentpoll.Resolved(parents)
@@ -62,7 +62,7 @@ func (a *Agent) pollParents(ctx context.Context, every time.Duration) {
 
 // polledParents are the cached parents that the plans this agent reads name, which a
 // refresh may move: not pinned to a commit, not being deleted, no refresh pending.
-func (a *Agent) polledParents() []*v1alpha1.Application {
+func (a *Agent) polledParents(ctx context.Context) []*v1alpha1.Application {
 	plans, err := a.caches.plans.List(labels.Everything())
 	if err != nil {
 		return nil
@@ -75,7 +75,7 @@ func (a *Agent) polledParents() []*v1alpha1.Application {
 			continue
 		}
 		seen[name] = true
-		if app, err := a.parentApp(name); err == nil && parentpoll.Pollable(app) {
+		if app, err := a.parentApp(ctx, name); err == nil && parentpoll.Pollable(app) {
 			out = append(out, app)
 		}
 	}

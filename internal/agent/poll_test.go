@@ -29,7 +29,7 @@ func TestPolledParentsAreThoseThePlansName(t *testing.T) {
 	pinned := polledApp("pinned", "https://git/x", "0123456789abcdef0123456789abcdef01234567", "")
 	f := newFakeAgent(t, nil, planOf("web", "web-parent"), planOf("pin", "pinned"), planOf("lost", "missing-parent"),
 		polledApp("web-parent", "https://git/x", "main", ""), pinned, polledApp("unplanned", "https://git/x", "main", ""))
-	if got := names(f.polledParents()); got != "[web-parent]" {
+	if got := names(f.polledParents(context.Background())); got != "[web-parent]" {
 		t.Fatalf("polled %s", got)
 	}
 }

@@ -60,7 +60,7 @@ func (a *Agent) Reconcile(ctx context.Context, name string) (time.Time, error) {
 // reconcile is Reconcile with the logger bound to the rollout.
 func (a *Agent) reconcile(ctx context.Context, name string, log *slog.Logger) (time.Time, error) {
 	began := time.Now()
-	p, err := a.read(name)
+	p, err := a.read(ctx, name)
 	if err != nil || p == nil {
 		return time.Time{}, err
 	}
@@ -145,7 +145,7 @@ func (a *Agent) shown(name string, st *state.State) map[string]string {
 
 // read gathers a rollout's plan, parent and children from the caches; nil when the rollout
 // has no plan (any more).
-func (a *Agent) read(name string) (*pass, error) {
+func (a *Agent) read(ctx context.Context, name string) (*pass, error) {
 	cm, err := a.caches.plans.Get(contract.PlanConfigMap(name))
 	if apierrors.IsNotFound(err) {
 		a.forget(name)
@@ -162,14 +162,14 @@ func (a *Agent) read(name string) (*pass, error) {
 		children: map[string]*v1alpha1.Application{}}
 	if pl.Parent != "" {
 		a.parents.Set(pl.Parent, name)
-		parent, err := a.parentApp(pl.Parent)
+		parent, err := a.parentApp(ctx, pl.Parent)
 		if err == nil {
 			p.parent, p.phaseGen = parent, rerender.PhaseGen(parent)
 		} else if !apierrors.IsNotFound(err) {
 			return nil, err
 		}
 	}
-	if p.shards, p.shardConflict, err = a.readShards(name, cm); err != nil {
+	if p.shards, p.shardConflict, err = a.readShards(ctx, name, cm); err != nil {
 		return nil, err
 	}
 	p.phaseGen = shardset.MaxPhaseGen(p.phaseGen, p.shards)

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"time"
@@ -19,7 +20,7 @@ import (
 // readShards reads the shards of a rollout whose shard-0 plan says it is sharded (nil when
 // it is not), and why the rollout's plans disagree on its shards ("" when they agree).
 // Every shard's parent wakes the rollout.
-func (a *Agent) readShards(name string, plan0 *corev1.ConfigMap) ([]shardset.Member, string, error) {
+func (a *Agent) readShards(ctx context.Context, name string, plan0 *corev1.ConfigMap) ([]shardset.Member, string, error) {
 	sh0, err := shard.Parse(plan0.Annotations[contract.AnnotationShard])
 	if err != nil {
 		return nil, "", failure.InvalidInput(fmt.Errorf("plan %s: %s: %w", plan0.Name, contract.AnnotationShard, err), "let its parent render it again")
@@ -50,7 +51,7 @@ func (a *Agent) readShards(name string, plan0 *corev1.ConfigMap) ([]shardset.Mem
 		s.Children, _ = strconv.Atoi(cm.Annotations[contract.AnnotationShardChildren])
 		if s.Parent != "" {
 			a.parents.Set(s.Parent, name)
-			app, err := a.parentApp(s.Parent)
+			app, err := a.parentApp(ctx, s.Parent)
 			if err == nil {
 				s.App = app
 			} else if !apierrors.IsNotFound(err) {

@@ -39,6 +39,13 @@ func (p *Parents) Set(parent, rollout string) {
 	p.m[parent][rollout] = true
 }
 
+// Has reports whether a plan names parent.
+func (p *Parents) Has(parent string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.m[parent]) > 0
+}
+
 // Of are the rollouts whose plans name parent.
 func (p *Parents) Of(parent string) []string {
 	p.mu.Lock()
@@ -54,7 +61,7 @@ func (p *Parents) Of(parent string) []string {
 // a parent p knows, the name only for any other Application.
 func (p *Parents) Transform(obj any) (any, error) {
 	app, ok := obj.(*v1alpha1.Application)
-	if !ok || app.Labels[contract.LabelRollout] != "" || len(p.Of(app.Name)) > 0 {
+	if !ok || app.Labels[contract.LabelRollout] != "" || p.Has(app.Name) {
 		return App(obj)
 	}
 	return &v1alpha1.Application{ObjectMeta: metav1.ObjectMeta{Name: app.Name, Namespace: app.Namespace, UID: app.UID,
