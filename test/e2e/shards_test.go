@@ -129,3 +129,41 @@ func TestShardedParentsShareOneRollout(t *testing.T) {
 		t.Fatalf("the hold's reason outlived it: %q", st.Rollout.Reason)
 	}
 }
+
+// TestAShardedRolloutWarmsItsNextBatch: with argocd-server's API, the agent warms the
+// manifests of the children a sharded rollout admits next, in whichever shard they are, as
+// it does for a rollout of one parent (it warmed none of a sharded rollout's before). The
+// children deploy the parent's repository at a pinned commit, so a commit to their content
+// moves only their targetRevision: what a warm can prepare.
+func TestAShardedRolloutWarmsItsNextBatch(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	const n = 3
+	r := newPhased(t, "sharded-warm", "rollback")
+	token, err := env.APITokenFile(ctx, "cmp-phase")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.agent("agent-"+r.name, nil, "--argocd-server", "http://"+env.ArgoServer, "--argocd-token-file", token).Stop(5 * time.Second)
+	files := base(r.name, "v1", "")
+	files["app/appset.yaml"] = overlaySpec(r.name)
+	files["deploy/kustomization.yaml"] = "resources: [../base]\n"
+	v1, _ := r.commitContent("v1", files)
+	for k := range n {
+		if err := env.NewParent(ctx, shardParent(r.name, k), r.name+"/app", 0, framework.WithShard(k, n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.until("the first deployment completes across the shards", v1, rollout.StatusCompleted, everywhere("v1"))
+	r.fresh = "v2"
+	v2, _ := r.commitContent("v2", base(r.name, "v2", ""))
+	for k := range n {
+		if err := env.Refresh(ctx, shardParent(r.name, k), false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.until("the content commit rolls out across the shards", v2, rollout.StatusCompleted, everywhere("v2"))
+	if warmed, failed := r.counter(`cmp_phase_manifest_warms_total{result="warmed"}`), r.counter(`cmp_phase_manifest_warms_total{result="failed"}`); warmed < 1 || failed != 0 {
+		t.Fatalf("the agent warms a sharded rollout's next children through argocd-server: %v warmed, %v failed", warmed, failed)
+	}
+}
