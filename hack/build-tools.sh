@@ -67,14 +67,16 @@ stop_prometheus_service() {
   fi
 }
 
-# build <dir> <wrapper-module> <binary> <package> [ldflags]
+# build <dir> <wrapper-module> <binary> <package> [ldflags] [toolchain]: toolchain, when set,
+# is the GOTOOLCHAIN of this build only (Argo CD v3.6 needs Go 1.27; the go command fetches it
+# from the module proxy).
 build() {
-  local dir=$1 mod=$2 bin=$3 pkg=$4 ldflags=${5:-}
+  local dir=$1 mod=$2 bin=$3 pkg=$4 ldflags=${5:-} toolchain=${6:-${GOTOOLCHAIN:-}}
   if [ -x "$dir/$bin" ]; then return 0; fi
   mkdir -p "$dir"
   log "building $bin ($pkg) into $dir"
   local start=$SECONDS
-  (cd "$root/hack/tools/$mod" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w $ldflags" -o "$dir/$bin.tmp" "$pkg")
+  (cd "$root/hack/tools/$mod" && GOTOOLCHAIN=$toolchain CGO_ENABLED=0 go build -trimpath -ldflags "-s -w $ldflags" -o "$dir/$bin.tmp" "$pkg")
   mv "$dir/$bin.tmp" "$dir/$bin"
   log "built $bin in $((SECONDS - start))s"
 }
@@ -107,17 +109,17 @@ build "$etcd_dir" etcd etcd go.etcd.io/etcd/server/v3 "-X go.etcd.io/etcd/api/v3
 kustomize_dir=$cache/kustomize-$KUSTOMIZE_VERSION
 build "$kustomize_dir" kustomize kustomize sigs.k8s.io/kustomize/kustomize/v5
 
-# build_argocd <version> <wrapper-module>: Argo CD's multi-call binary at that version, with
-# the files of its module the harness reads, into argocd-<version>.
+# build_argocd <version> <wrapper-module> [toolchain]: Argo CD's multi-call binary at that
+# version, with the files of its module the harness reads, into argocd-<version>.
 build_argocd() {
-  local version=$1 mod=$2
+  local version=$1 mod=$2 toolchain=${3:-${GOTOOLCHAIN:-}}
   local dir=$cache/argocd-$version src
-  build "$dir" "$mod" argocd github.com/argoproj/argo-cd/v3/cmd "-X github.com/argoproj/argo-cd/v3/common.version=${version#v} -X github.com/argoproj/argo-cd/v3/common.gitCommit=module-build"
+  build "$dir" "$mod" argocd github.com/argoproj/argo-cd/v3/cmd "-X github.com/argoproj/argo-cd/v3/common.version=${version#v} -X github.com/argoproj/argo-cd/v3/common.gitCommit=module-build" "$toolchain"
   # The repo-server runs git through Argo CD's verify wrapper; it must be on PATH. The stock
   # argocd-cm of this version (its defaults: ignoreResourceUpdates, exclusions): the harness
   # starts from it, as an install of Argo CD does.
   if [ ! -x "$dir/git-verify-wrapper.sh" ] || [ ! -f "$dir/argocd-cm.yaml" ]; then
-    src=$(cd "$root/hack/tools/$mod" && go list -m -f '{{.Dir}}' github.com/argoproj/argo-cd/v3)
+    src=$(cd "$root/hack/tools/$mod" && GOTOOLCHAIN=$toolchain go list -m -f '{{.Dir}}' github.com/argoproj/argo-cd/v3)
     install -m 0755 "$src/hack/git-verify-wrapper.sh" "$dir/git-verify-wrapper.sh"
     mkdir -p "$dir/crds"
     install -m 0644 "$src"/manifests/crds/*-crd.yaml "$dir/crds/"
@@ -129,8 +131,8 @@ build_argocd() {
   done
 }
 
-build_argocd "$ARGOCD_VERSION" argocd
-# The oldest supported minor, for test/compat's smoke test (≈ 6 minutes once, then cached).
-build_argocd "$ARGOCD_OLDEST_VERSION" argocd-oldest
+build_argocd "$ARGOCD_VERSION" argocd "$ARGOCD_GO_TOOLCHAIN"
+# The previous supported minor, for test/compat's smoke test (≈ 6 minutes once, then cached).
+build_argocd "$ARGOCD_PREVIOUS_VERSION" argocd-previous
 
 echo "$cache"

@@ -33,7 +33,7 @@ go test -tags e2e -count=1 -json -parallel 6 -timeout 60m $e2e 2>&1 | $summary |
 # The fault-injection suite, short form, on a stack of its own once the others are done
 # (CMP_PHASE_FAULTS=long go test -tags e2e -v ./test/faults runs the long form).
 go test -tags e2e -count=1 -json -timeout 25m ./test/faults 2>&1 | $summary || status=$?
-# The smoke test on the oldest supported Argo CD (hack/versions.sh ARGOCD_OLDEST_VERSION):
+# The smoke test on the previous supported Argo CD minor (hack/versions.sh ARGOCD_PREVIOUS_VERSION):
 # a render and one phased rollout on a stack of its own, alone on the 2 cores like the others.
 go test -tags e2e -count=1 -json -timeout 15m ./test/compat 2>&1 | $summary || status=$?
 

@@ -1,7 +1,7 @@
 //go:build e2e
 
-// Package compat is the smoke test on the oldest Argo CD minor cmp-phase supports
-// (hack/versions.sh's ARGOCD_OLDEST_VERSION): the whole harness stack — kube-apiserver and
+// Package compat is the smoke test on the previous Argo CD minor cmp-phase supports
+// (hack/versions.sh's ARGOCD_PREVIOUS_VERSION): the whole harness stack — kube-apiserver and
 // etcd, redis, the repo-server with the cmp-phase sidecar on the real CMP socket, the
 // application controller and argocd-server — all at that version, a parent rendered through
 // the plugin and one phased rollout driven by the real agent. test/e2e runs everything on
@@ -48,11 +48,11 @@ func run(m *testing.M) int {
 	agentBin = bins.Agent
 	env, err = framework.Start(context.Background(), framework.Options{
 		Clusters:      fleet,
-		ArgoCDVersion: versions["ARGOCD_OLDEST_VERSION"],
+		ArgoCDVersion: versions["ARGOCD_PREVIOUS_VERSION"],
 		Plugins:       []framework.Plugin{{Name: contract.PluginName, Start: framework.CmpPhaseSidecar(bins.CmpPhase)}},
 	})
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "start the stack on Argo CD %s: %v\n", versions["ARGOCD_OLDEST_VERSION"], err)
+		fmt.Fprintf(os.Stderr, "start the stack on Argo CD %s: %v\n", versions["ARGOCD_PREVIOUS_VERSION"], err)
 		return 1
 	}
 	return env.Finish(m.Run())

@@ -5,16 +5,12 @@ import (
 	"os"
 	"strconv"
 
-	"golang.org/x/mod/semver"
 )
 
 // repoServerPlaintext are the repo-server's flags for plaintext gRPC. From v3.5 on it also
 // reads a client CA for mTLS from a default path unless --client-ca-path is empty (and
-// refuses a path with --disable-tls); v3.4 has no such flag.
+// refuses a path with --disable-tls).
 func (e *Env) repoServerPlaintext() []string {
-	if semver.Compare(e.Tools.ArgoCDVersion, "v3.5.0") < 0 {
-		return []string{"--disable-tls"}
-	}
 	return []string{"--disable-tls", "--client-ca-path", ""}
 }
 

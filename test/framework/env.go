@@ -52,7 +52,7 @@ type Options struct {
 	// then deploy namespaced objects into the namespace named after their cluster.
 	ScopedClusters bool
 	// ArgoCDVersion is the Argo CD every component runs: a version hack/build-tools.sh
-	// builds (hack/versions.sh's ARGOCD_OLDEST_VERSION for test/compat). Empty:
+	// builds (hack/versions.sh's ARGOCD_PREVIOUS_VERSION for test/compat). Empty:
 	// ARGOCD_VERSION, the one the product imports.
 	ArgoCDVersion string
 	// Plugins are CMP sidecars started before the repo-server.

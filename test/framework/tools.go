@@ -29,7 +29,7 @@ func RepoRoot() string {
 }
 
 // PinnedVersions are hack/versions.sh's variables (KUBE_VERSION, ARGOCD_VERSION,
-// ARGOCD_OLDEST_VERSION, …), the versions hack/build-tools.sh builds.
+// ARGOCD_PREVIOUS_VERSION, …), the versions hack/build-tools.sh builds.
 func PinnedVersions() (map[string]string, error) {
 	return readVersions(filepath.Join(RepoRoot(), "hack", "versions.sh"))
 }
