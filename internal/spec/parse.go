@@ -149,7 +149,7 @@ func (d *dec) root(n *yaml.Node, exprs *targets.Cache) *Spec {
 		s.PreserveResourcesOnDeletion = d.boolean(sp["preserveResourcesOnDeletion"], "spec.syncPolicy.preserveResourcesOnDeletion")
 	}
 	strategyGen, strategyPath := d.generators(s, d.required(f, spec, "spec", "generators", "add a list or clusters generator"))
-	d.template(s, d.required(f, spec, "spec", "template", "add spec.template with metadata.name and spec"))
+	d.template(s, d.required(f, spec, "spec", "template", "add spec.template with metadata.name and spec"), f["templatePatch"])
 	d.strategy(s, f["strategy"], strategyGen, strategyPath, exprs)
 	return s
 }
@@ -262,7 +262,7 @@ func (d *dec) clustersGenerator(n *yaml.Node, path string) *ClustersGenerator {
 
 // template decodes spec.template into an Argo CD Application exactly as the ApplicationSet
 // controller does, keeping only the fields Argo CD knows; an unknown field is an error.
-func (d *dec) template(s *Spec, n *yaml.Node) {
+func (d *dec) template(s *Spec, n, patch *yaml.Node) {
 	if n == nil {
 		return
 	}
@@ -292,10 +292,21 @@ func (d *dec) template(s *Spec, n *yaml.Node) {
 		return
 	}
 	if _, err := tmpl.Compile(tree, s.TemplatePatch, tmpl.Options{GoTemplate: s.GoTemplate, GoTemplateOptions: s.GoTemplateOptions}); err != nil {
-		d.fail(n, "spec.template", "fix the template syntax", "%s", oneLine(err.Error()))
+		fix := "fix the template syntax"
+		if errors.Is(err, tmpl.ErrRefused) {
+			fix = "" // the error says its own fix
+		}
+		at, path := n, "spec.template"
+		var fe *tmpl.FieldError
+		if errors.As(err, &fe) {
+			at, path = fieldNode(n, patch, fe.Path), "spec."+fe.Path
+			err = fe.Err
+		}
+		d.fail(at, path, fix, "%s", oneLine(err.Error()))
 		return
 	}
 	s.Template, _ = json.Marshal(tree)
+	s.TemplateLines = templateLines(n, patch)
 }
 
 // appTree is the Application as a JSON tree without status and creationTimestamp.

@@ -28,8 +28,11 @@ type Spec struct {
 	Generators []Generator
 	// Template is the ApplicationSet template, already decoded into an Argo CD Application
 	// and re-encoded as JSON, so it holds exactly the fields Argo CD would render.
-	Template          json.RawMessage
-	TemplatePatch     string
+	Template      json.RawMessage
+	TemplatePatch string
+	// TemplateLines are the lines of the template's fields by path, so a render's error
+	// points at its line (Locate).
+	TemplateLines     map[string]int
 	GoTemplate        bool
 	GoTemplateOptions []string
 	// PreserveResourcesOnDeletion mirrors spec.syncPolicy.preserveResourcesOnDeletion: when

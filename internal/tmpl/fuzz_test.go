@@ -2,6 +2,7 @@ package tmpl
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"testing"
 )
@@ -22,7 +23,7 @@ func FuzzRender(f *testing.F) {
 		}
 		params := map[string]any{"name": param, "metadata": map[string]any{"labels": map[string]any{"env": param}}}
 		var buf bytes.Buffer
-		if err := tpl.Render(&buf, params, nil); err != nil {
+		if err := tpl.Render(context.Background(), &buf, params, nil); err != nil {
 			return
 		}
 		if !json.Valid(buf.Bytes()) {

@@ -2,6 +2,7 @@ package tmpl
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"testing"
 )
@@ -34,7 +35,7 @@ spec:
 	}
 	var b bytes.Buffer
 	slots := map[string]string{"ns": "argocd", "cluster": "prod-1", "opts": "Prune=false,Delete=false"}
-	if err := tp.Render(&b, map[string]any{"cluster": "prod-1", "evil": "dev-1"}, slots); err != nil {
+	if err := tp.Render(context.Background(), &b, map[string]any{"cluster": "prod-1", "evil": "dev-1"}, slots); err != nil {
 		t.Fatal(err)
 	}
 	var got struct {

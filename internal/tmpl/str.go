@@ -2,6 +2,7 @@ package tmpl
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"regexp"
 	"strings"
@@ -15,6 +16,7 @@ type str struct {
 	lit   string
 	parts []part // fasttemplate, split once
 	gt    *template.Template
+	run   *runner      // gt's executions, each held to bounds
 	fast  []fieldPiece // Go template made only of text and field chains
 	src   string
 }
@@ -46,7 +48,10 @@ func compileStr(s string, o Options) (*str, error) {
 			return nil, fmt.Errorf("parse template %q: %w", s, err)
 		}
 		fast, _ := fieldChains(t)
-		return &str{gt: t, fast: fast, src: s}, nil
+		if err := instrument(t, o.bounds()); err != nil {
+			return nil, fmt.Errorf("template %q: %w", s, err)
+		}
+		return &str{gt: t, run: newRunner(t), fast: fast, src: s}, nil
 	}
 	if !isTemplated.MatchString(s) {
 		return &str{lit: s, src: s}, nil
@@ -85,14 +90,17 @@ func splitTags(s string) []part {
 	return out
 }
 
-// render writes the string for params into buf (unescaped).
-func (s *str) render(buf *bytes.Buffer, params map[string]any) error {
+// render writes the string for params into buf (unescaped), a Go template held to bounds.
+func (s *str) render(ctx context.Context, bounds Bounds, buf *bytes.Buffer, params map[string]any) error {
 	switch {
 	case s.gt != nil:
 		if s.fast != nil && renderFields(buf, s.fast, params) {
 			return nil
 		}
-		if err := s.gt.Execute(buf, params); err != nil {
+		if err := s.run.run(ctx, bounds, buf, params); err != nil {
+			if be, ok := boundOf(err); ok {
+				return fmt.Errorf("template %q: %w", s.src, be)
+			}
 			return fmt.Errorf("execute template %q: %w", s.src, err)
 		}
 	case s.parts != nil:
@@ -118,7 +126,10 @@ func (s *str) render(buf *bytes.Buffer, params map[string]any) error {
 func (s *str) isLiteral() bool { return s.gt == nil && s.parts == nil }
 
 // String is one compiled template string (for generator values and hook fields).
-type String struct{ s *str }
+type String struct {
+	s      *str
+	bounds Bounds
+}
 
 // CompileString compiles one string with the ApplicationSet's templating switches.
 func CompileString(s string, o Options) (*String, error) {
@@ -126,16 +137,17 @@ func CompileString(s string, o Options) (*String, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &String{c}, nil
+	return &String{s: c, bounds: o.bounds()}, nil
 }
 
-// Render renders the string for params; like Argo CD, no parameters leave it untouched.
-func (s *String) Render(params map[string]any) (string, error) {
+// Render renders the string for params, held to o's bounds and ctx; like Argo CD, no
+// parameters leave it untouched.
+func (s *String) Render(ctx context.Context, params map[string]any) (string, error) {
 	if len(params) == 0 || s.s.isLiteral() {
 		return s.s.src, nil
 	}
 	var b bytes.Buffer
-	if err := s.s.render(&b, params); err != nil {
+	if err := s.s.render(ctx, s.bounds, &b, params); err != nil {
 		return "", err
 	}
 	return b.String(), nil

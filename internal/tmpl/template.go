@@ -2,6 +2,7 @@ package tmpl
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -41,15 +42,16 @@ func Compile(tree map[string]any, templatePatch string, o Options) (*Template, e
 	}
 	if templatePatch != "" {
 		if t.patch, err = compileStr(templatePatch, o); err != nil {
-			return nil, fmt.Errorf("templatePatch: %w", err)
+			return nil, &FieldError{Path: "templatePatch", Err: err}
 		}
 	}
 	return t, nil
 }
 
 // Render appends the child rendered for params to buf as one line of JSON.
-func (t *Template) Render(buf *bytes.Buffer, params map[string]any, slots map[string]string) error {
-	w := &writer{buf: buf, params: params, slots: slots, raw: len(params) == 0}
+func (t *Template) Render(ctx context.Context, buf *bytes.Buffer, params map[string]any, slots map[string]string) error {
+	w := t.writer(ctx, params)
+	w.buf, w.slots = buf, slots
 	if t.patch == nil {
 		return t.root.write(w)
 	}
@@ -58,7 +60,7 @@ func (t *Template) Render(buf *bytes.Buffer, params map[string]any, slots map[st
 	if err := t.root.write(w); err != nil {
 		return err
 	}
-	out, err := t.applyPatch(tmp.Bytes(), params)
+	out, err := t.applyPatch(ctx, tmp.Bytes(), params)
 	if err != nil {
 		return err
 	}
@@ -66,22 +68,27 @@ func (t *Template) Render(buf *bytes.Buffer, params map[string]any, slots map[st
 	return nil
 }
 
+// writer is a writer of t's output for params, its Go templates held to t's bounds and ctx.
+func (t *Template) writer(ctx context.Context, params map[string]any) *writer {
+	return &writer{ctx: ctx, bounds: t.opts.bounds(), params: params, raw: len(params) == 0}
+}
+
 // Name renders only the child's name.
-func (t *Template) Name(params map[string]any) (string, error) {
+func (t *Template) Name(ctx context.Context, params map[string]any) (string, error) {
 	if t.patch != nil {
-		name, _, err := t.Meta(params)
+		name, _, err := t.Meta(ctx, params)
 		return name, err
 	}
 	n, ok := t.name.(strNode)
 	if !ok {
 		return "", nil
 	}
-	return n.eval(&writer{params: params, raw: len(params) == 0})
+	return n.eval(t.writer(ctx, params))
 }
 
 // Meta renders only the child's name and labels (for keys and RollingSync selection).
-func (t *Template) Meta(params map[string]any) (string, map[string]string, error) {
-	w := &writer{params: params, raw: len(params) == 0}
+func (t *Template) Meta(ctx context.Context, params map[string]any) (string, map[string]string, error) {
+	w := t.writer(ctx, params)
 	var name string
 	if n, ok := t.name.(strNode); ok {
 		v, err := n.eval(w)
@@ -102,14 +109,14 @@ func (t *Template) Meta(params map[string]any) (string, map[string]string, error
 		}
 	}
 	if t.patch != nil {
-		return t.patchedMeta(name, labels, params)
+		return t.patchedMeta(ctx, name, labels, params)
 	}
 	return name, labels, nil
 }
 
-func (t *Template) patchedMeta(name string, labels map[string]string, params map[string]any) (string, map[string]string, error) {
+func (t *Template) patchedMeta(ctx context.Context, name string, labels map[string]string, params map[string]any) (string, map[string]string, error) {
 	var b bytes.Buffer
-	if err := t.Render(&b, params, nil); err != nil {
+	if err := t.Render(ctx, &b, params, nil); err != nil {
 		return "", nil, err
 	}
 	var app struct {
@@ -127,9 +134,12 @@ func (t *Template) patchedMeta(name string, labels map[string]string, params map
 // applyPatch renders the templatePatch, strategic-merges it into the child as Argo CD does
 // and keeps what a patch cannot change: spec.project and metadata.namespace (Argo CD resets
 // both) and the caller's kept labels and annotations.
-func (t *Template) applyPatch(child []byte, params map[string]any) ([]byte, error) {
+func (t *Template) applyPatch(ctx context.Context, child []byte, params map[string]any) ([]byte, error) {
 	var pb bytes.Buffer
-	if err := t.patch.render(&pb, params); err != nil {
+	if err := t.patch.render(ctx, t.opts.bounds(), &pb, params); err != nil {
+		return nil, &FieldError{Path: "templatePatch", Err: err}
+	}
+	if err := noAliases(pb.String()); err != nil {
 		return nil, fmt.Errorf("templatePatch: %w", err)
 	}
 	patch, err := utils.ConvertYAMLToJSON(pb.String())

@@ -2,6 +2,7 @@ package tmpl
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -16,7 +17,27 @@ type Options struct {
 	// or remove: the caller's own, which its safety checks read. metadata.namespace and
 	// spec.project are kept always, as Argo CD keeps them.
 	KeptLabels, KeptAnnotations []string
+	// Bounds hold every execution of a Go template string (zero: DefaultBounds).
+	Bounds Bounds
 }
+
+func (o Options) bounds() Bounds {
+	if o.Bounds == (Bounds{}) {
+		return DefaultBounds
+	}
+	return o.Bounds
+}
+
+// FieldError is a template string that does not compile, and where it is in the template
+// tree ("template.metadata.name", "template.spec.sources[1].path", or "templatePatch").
+type FieldError struct {
+	Path string
+	Err  error
+}
+
+func (e *FieldError) Error() string { return e.Path + ": " + e.Err.Error() }
+
+func (e *FieldError) Unwrap() error { return e.Err }
 
 // Slot marks a value in the template tree that the caller fills per child at render time
 // (cmp-phase's own labels and annotations). It is never templated.
@@ -28,6 +49,8 @@ type node interface {
 }
 
 type writer struct {
+	ctx     context.Context
+	bounds  Bounds
 	buf     *bytes.Buffer
 	scratch bytes.Buffer
 	params  map[string]any
@@ -39,7 +62,11 @@ type literal []byte
 
 func (l literal) write(w *writer) error { w.buf.Write(l); return nil }
 
-type strNode struct{ s *str }
+// strNode is a string of the template and its path there, for errors.
+type strNode struct {
+	s    *str
+	path string
+}
 
 func (n strNode) write(w *writer) error {
 	if w.raw || n.s.isLiteral() {
@@ -47,8 +74,8 @@ func (n strNode) write(w *writer) error {
 		return nil
 	}
 	w.scratch.Reset()
-	if err := n.s.render(&w.scratch, w.params); err != nil {
-		return err
+	if err := n.s.render(w.ctx, w.bounds, &w.scratch, w.params); err != nil {
+		return &FieldError{Path: n.path, Err: err}
 	}
 	writeJSONBytes(w.buf, w.scratch.Bytes())
 	return nil
@@ -59,8 +86,8 @@ func (n strNode) eval(w *writer) (string, error) {
 		return n.s.src, nil
 	}
 	w.scratch.Reset()
-	if err := n.s.render(&w.scratch, w.params); err != nil {
-		return "", err
+	if err := n.s.render(w.ctx, w.bounds, &w.scratch, w.params); err != nil {
+		return "", &FieldError{Path: n.path, Err: err}
 	}
 	return w.scratch.String(), nil
 }
@@ -70,7 +97,7 @@ type slotNode string
 func (n slotNode) write(w *writer) error { writeJSONString(w.buf, w.slots[string(n)]); return nil }
 
 type entry struct {
-	key *str
+	key strNode
 	val node
 }
 
@@ -86,7 +113,7 @@ func (n *objNode) write(w *writer) error {
 			if i > 0 {
 				w.buf.WriteByte(',')
 			}
-			writeJSONString(w.buf, e.key.src)
+			writeJSONString(w.buf, e.key.s.src)
 			w.buf.WriteByte(':')
 			if err := e.val.write(w); err != nil {
 				return err
@@ -107,7 +134,7 @@ func (n *objNode) writeTemplatedKeys(w *writer) error {
 	}
 	byKey := map[string][]byte{}
 	for _, e := range n.entries {
-		k, err := strNode{e.key}.eval(w)
+		k, err := e.key.eval(w)
 		if err != nil {
 			return err
 		}
@@ -161,9 +188,9 @@ func compileNode(v any, o Options, path string) (node, error) {
 	case string:
 		s, err := compileStr(t, o)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, &FieldError{Path: path, Err: err}
 		}
-		return strNode{s}, nil
+		return strNode{s: s, path: path}, nil
 	case Slot:
 		return slotNode(t), nil
 	case map[string]any:
@@ -200,14 +227,14 @@ func compileObject(m map[string]any, o Options, path string) (node, error) {
 		}
 		ks, err := compileStr(k, o)
 		if err != nil {
-			return nil, fmt.Errorf("%s key: %w", path, err)
+			return nil, &FieldError{Path: path + "." + k, Err: fmt.Errorf("key: %w", err)}
 		}
 		val, err := compileNode(m[k], o, path+"."+k)
 		if err != nil {
 			return nil, err
 		}
 		obj.templated = obj.templated || !ks.isLiteral()
-		obj.entries = append(obj.entries, entry{key: ks, val: val})
+		obj.entries = append(obj.entries, entry{key: strNode{s: ks, path: path + "." + k}, val: val})
 	}
 	return obj, nil
 }
