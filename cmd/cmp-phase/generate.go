@@ -97,7 +97,7 @@ func generate(ctx context.Context, o generateOptions) ([][]byte, error) {
 		return nil, err
 	}
 	r := render.New(4)
-	in := render.Input{Spec: s, Inventory: inv, State: st, Env: env}
+	in := render.Input{Spec: s, Inventory: inv, State: st, Env: env, Ctx: ctx}
 	if in.Content, in.Unphased, err = inputs.Content(r, content.NewDigester(1, content.Limits{}), in, root); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -94,7 +95,10 @@ them; a spec of list generators needs none. Nothing is written.
 			if err != nil {
 				return failed(err)
 			}
-			doc, err := planOf(s, inv)
+			if err := render.Check(s, inv); err != nil { // every child renders, within the bounds
+				return failed(s.Locate(err))
+			}
+			doc, err := planOf(a.ctx, s, inv)
 			if err != nil {
 				return failed(err)
 			}
@@ -137,13 +141,13 @@ func usesClusters(s *spec.Spec) bool {
 
 // planOf renders the spec's plan ConfigMap as the sidecar does, decodes it as the agent
 // does, and lines the children up as a rollout starts (every child changed).
-func planOf(s *spec.Spec, inv *inventory.Inventory) (*lineupDoc, error) {
+func planOf(ctx context.Context, s *spec.Spec, inv *inventory.Inventory) (*lineupDoc, error) {
 	r := render.New(1)
 	env, err := inputs.Env(func(string) (string, bool) { return "", false }, contract.DefaultNamespace)
 	if err != nil {
 		return nil, err
 	}
-	docs, err := r.Render(render.Input{Spec: s, Inventory: inv, Env: env})
+	docs, err := r.Render(render.Input{Spec: s, Inventory: inv, Env: env, Ctx: ctx})
 	if err != nil {
 		return nil, fmt.Errorf("render %s: %w", s.Name, err)
 	}
@@ -151,7 +155,7 @@ func planOf(s *spec.Spec, inv *inventory.Inventory) (*lineupDoc, error) {
 	if err != nil {
 		return nil, err
 	}
-	subjects, err := r.Subjects(p.Rollout, p.Revision, p.Body, inv)
+	subjects, err := r.Subjects(ctx, p.Rollout, p.Revision, p.Body, inv)
 	if err != nil {
 		return nil, err
 	}

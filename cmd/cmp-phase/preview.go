@@ -68,7 +68,7 @@ func preview(ctx context.Context, cn *conn, rolloutName, dir string, w io.Writer
 	}
 	next := rollout.PreviewNext(st, sp.Phases)
 	docs, err := render.New(4).Render(render.Input{Spec: sp, Inventory: inv, State: next,
-		Env: render.Env{PhaseGen: st.Generation, StateNamespace: ns, AppNamespace: ns}})
+		Env: render.Env{PhaseGen: st.Generation, StateNamespace: ns, AppNamespace: ns}, Ctx: ctx})
 	if err != nil {
 		return err
 	}

@@ -29,6 +29,8 @@ type serveOptions struct {
 	stateNamespace string
 	kubeconfig     string
 	staleWait      time.Duration
+	renderTimeout  time.Duration
+	renders        int
 	logLevel       string
 	metricsAddr    string
 }
@@ -66,6 +68,8 @@ Exit codes: 0 stopped by a signal; 1 it could not start or serve; 2 bad usage.`,
 	fs.StringVar(&o.stateNamespace, "state-namespace", envOr(contract.EnvStateNamespace, contract.DefaultNamespace), "namespace of the state, inventory and plan ConfigMaps")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig (default: in-cluster)")
 	fs.DurationVar(&o.staleWait, "stale-wait", 10*time.Second, "how long a render waits for the state to reach "+contract.EnvPhaseGen)
+	fs.DurationVar(&o.renderTimeout, "render-timeout", cmpserver.DefaultRenderTimeout, "end a render that runs longer (keep it under the application controller's 60 s manifest timeout)")
+	fs.IntVar(&o.renders, "renders", cmpserver.DefaultRenders, "how many renders run at once; others wait for a turn")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at /metrics and /healthz on this address, e.g. :9403 (empty: off)")
 	stableDefaults(c)
@@ -95,7 +99,11 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	opts := cmpserver.Options{WorkDir: o.workDir, StateNamespace: o.stateNamespace, StaleWait: o.staleWait}
+	if o.renderTimeout <= 0 || o.renders <= 0 {
+		return fmt.Errorf("--render-timeout %s and --renders %d must be positive (fix: leave them at their defaults)", o.renderTimeout, o.renders)
+	}
+	opts := cmpserver.Options{WorkDir: o.workDir, StateNamespace: o.stateNamespace, StaleWait: o.staleWait,
+		RenderTimeout: o.renderTimeout, Renders: o.renders}
 	if o.metricsAddr != "" {
 		reg := prometheus.NewRegistry()
 		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), telemetry.BuildInfo())

@@ -77,6 +77,10 @@ func runValidate(paths []string, o *validateOptions, stdout, stderr io.Writer) i
 		}
 		if err := dryRender(s, o.invFile); err != nil {
 			failed = true
+			if located := s.Locate(err); located != err {
+				printErrors(stderr, located)
+				continue
+			}
 			fmt.Fprintf(stderr, "%s: %s\n", p, oneLine(err))
 			continue
 		}

@@ -29,6 +29,7 @@ import (
 // pass is what one reconcile of a rollout read: its plan, parent and live children, and
 // the reconcile's logger (bound to the rollout).
 type pass struct {
+	ctx      context.Context // the pass's: renders end with it
 	log      *slog.Logger
 	plan     *plan.Plan
 	parent   *v1alpha1.Application // nil when missing
@@ -46,6 +47,14 @@ type pass struct {
 	// decision is what the engine decided on this pass (rollout.Decide): the state written,
 	// the moves and warms the agent carries out
 	decision rollout.Decision
+}
+
+// context is the pass's context (Background for a pass a test built).
+func (p *pass) context() context.Context {
+	if p.ctx == nil {
+		return context.Background()
+	}
+	return p.ctx
 }
 
 // Reconcile runs one engine step for a rollout: observe (from the caches), decide
@@ -158,7 +167,7 @@ func (a *Agent) read(ctx context.Context, name string) (*pass, error) {
 	if err != nil {
 		return nil, failure.InvalidInput(err, "let the parent render the plan again, with the sidecar and the agent at the same version")
 	}
-	p := &pass{plan: pl,
+	p := &pass{ctx: ctx, plan: pl,
 		children: map[string]*v1alpha1.Application{}}
 	if pl.Parent != "" {
 		a.parents.Set(pl.Parent, name)
@@ -226,7 +235,7 @@ func (a *Agent) observeDismantle(p *pass, cur *state.State, c *control.Controls,
 	obs.ParentBusy = p.parent != nil && viewOf(p.parent, 0, 0, named{}).Busy
 	var err error
 	if inv := a.inventory(); inv != nil {
-		obs.Subjects, err = a.renderer.Subjects(p.plan.Rollout, p.plan.Revision, p.plan.Body, inv)
+		obs.Subjects, err = a.renderer.Subjects(p.context(), p.plan.Rollout, p.plan.Revision, p.plan.Body, inv)
 	}
 	if obs.SubjectsMissing = a.inventory() == nil || err != nil; obs.SubjectsMissing {
 		p.log.Info("children may wait to be placed in their phases", "error", err)
@@ -239,7 +248,7 @@ func (a *Agent) observeDismantle(p *pass, cur *state.State, c *control.Controls,
 // windows that apply. With no state yet, what changes is judged against none.
 func (a *Agent) observe(p *pass, cur *state.State, c *control.Controls, inv *inventory.Inventory) (rollout.Observed, error) {
 	sp := &spec.Spec{Name: p.plan.Rollout, Namespace: p.plan.Namespace}
-	subjects, err := a.renderer.Subjects(p.plan.Rollout, p.plan.Revision, p.plan.Body, inv)
+	subjects, err := a.renderer.Subjects(p.context(), p.plan.Rollout, p.plan.Revision, p.plan.Body, inv)
 	if err != nil {
 		return rollout.Observed{}, err
 	}

@@ -31,6 +31,7 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
+	"github.com/cmp-phase/cmp-phase/internal/tmpl"
 )
 
 // Store gives the current state and inventory (backed by informers in production).
@@ -45,9 +46,27 @@ type Options struct {
 	WorkDir        string        // temp dirs for received repositories go here
 	StateNamespace string        // namespace of the plan ConfigMap
 	StaleWait      time.Duration // how long a render waits for the informer to reach PHASE_GEN
+	// RenderTimeout ends a render that runs longer, whatever its stream's deadline (zero:
+	// DefaultRenderTimeout). Template executions check it at every loop round, call and
+	// write (tmpl.Bounds), so a render past it stops and frees what it held.
+	RenderTimeout time.Duration
+	// Renders bounds how many renders run at once; the others wait for a turn within
+	// their deadline (zero: DefaultRenders).
+	Renders int
 	// Metrics registers the sidecar's metrics (nil: none kept).
 	Metrics prometheus.Registerer
 }
+
+// DefaultRenderTimeout is under the 60 s Argo CD's application controller gives a manifest
+// generation (ARGOCD_REPO_SERVER_TIMEOUT_SECONDS), so a render that cannot finish fails
+// with our message before the controller's own timeout hides it.
+const DefaultRenderTimeout = 45 * time.Second
+
+// DefaultRenders is how many renders run at once: each may hold one template execution's
+// bounds (tmpl.DefaultBounds, 16 MiB) and a state, so together they stay far within the
+// sidecar's 512 MiB limit; renders of a fleet take tens of milliseconds, so a queue of
+// waiting renders clears fast.
+const DefaultRenders = 4
 
 // Server implements the CMP service.
 type Server struct {
@@ -60,6 +79,7 @@ type Server struct {
 	specs    *lru.Cache[string, *spec.Spec]
 	digests  *content.Digester
 	metrics  *metrics
+	turns    chan struct{} // one token per render running (Options.Renders)
 }
 
 // paramSets is how many revisions keep their generated parameters between renders: a
@@ -81,9 +101,16 @@ func New(opts Options, store Store, log *slog.Logger) *Server {
 	if opts.StaleWait == 0 {
 		opts.StaleWait = 10 * time.Second
 	}
+	if opts.RenderTimeout == 0 {
+		opts.RenderTimeout = DefaultRenderTimeout
+	}
+	if opts.Renders == 0 {
+		opts.Renders = DefaultRenders
+	}
 	specs, _ := lru.New[string, *spec.Spec](64)
 	return &Server{opts: opts, store: store, log: log, renderer: render.NewBounded(64, paramSets), exprs: targets.NewCache(1024), specs: specs,
-		digests: content.NewDigester(256, content.Limits{}), metrics: newMetricsOrNil(opts.Metrics)}
+		digests: content.NewDigester(256, content.Limits{}), metrics: newMetricsOrNil(opts.Metrics),
+		turns: make(chan struct{}, opts.Renders)}
 }
 
 // GenerateManifest receives the repository and renders the app directory.
@@ -108,7 +135,7 @@ func (s *Server) GenerateManifest(stream apiclient.ConfigManagementPluginService
 	for _, e := range md.GetEnv() {
 		env[e.GetName()] = e.GetValue()
 	}
-	docs, err := s.render(ctx, dir, appPath, env)
+	docs, err := s.renderInTurn(ctx, dir, appPath, env)
 	if err != nil {
 		s.log.Warn("render failed", "app", env[contract.EnvAppName], "error", oneLine(err), "duration", time.Since(start))
 		s.metrics.rendered(codeOf(err).String(), time.Since(start), received)
@@ -129,6 +156,19 @@ func manifestsOf(docs [][]byte) []string {
 	return manifests
 }
 
+// renderInTurn renders once a turn is free, within RenderTimeout.
+func (s *Server) renderInTurn(ctx context.Context, root, appPath string, env map[string]string) ([][]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.opts.RenderTimeout)
+	defer cancel()
+	select {
+	case s.turns <- struct{}{}:
+		defer func() { <-s.turns }()
+	case <-ctx.Done():
+		return nil, fmt.Errorf("wait for a turn to render (%d run at once): %w", cap(s.turns), ctx.Err())
+	}
+	return s.render(ctx, root, appPath, env)
+}
+
 // render loads the spec (cached by content) and renders; a stale state is retried until the
 // informer catches up or StaleWait passes.
 func (s *Server) render(ctx context.Context, root, appPath string, env map[string]string) ([][]byte, error) {
@@ -147,7 +187,7 @@ func (s *Server) render(ctx context.Context, root, appPath string, env map[strin
 	preview := inputs.Preview(env[contract.EnvAppRevision], appPath)
 	deadline := time.Now().Add(s.opts.StaleWait)
 	for {
-		docs, err := s.renderOnce(sp, renv, root, preview)
+		docs, err := s.renderOnce(ctx, sp, renv, root, preview)
 		if err == nil || !errors.Is(err, render.ErrStale) || time.Now().After(deadline) {
 			return docs, err
 		}
@@ -161,7 +201,7 @@ func (s *Server) render(ctx context.Context, root, appPath string, env map[strin
 
 // renderOnce renders with the state the informer has; a preview renders the next batch as
 // if admitted (nothing is written: the render only feeds argocd app diff).
-func (s *Server) renderOnce(sp *spec.Spec, env render.Env, root string, preview bool) ([][]byte, error) {
+func (s *Server) renderOnce(ctx context.Context, sp *spec.Spec, env render.Env, root string, preview bool) ([][]byte, error) {
 	began := time.Now()
 	st, err := s.store.State(sp.Name)
 	s.metrics.stateRead(time.Since(began))
@@ -175,7 +215,7 @@ func (s *Server) renderOnce(sp *spec.Spec, env render.Env, root string, preview 
 	if err != nil {
 		return nil, err
 	}
-	in := render.Input{Spec: sp, Inventory: inv, State: st, Env: env}
+	in := render.Input{Spec: sp, Inventory: inv, State: st, Env: env, Ctx: ctx}
 	if in.Content, in.Unphased, err = inputs.Content(s.renderer, s.digests, in, root); err != nil {
 		return nil, err
 	}
@@ -244,6 +284,8 @@ func codeOf(err error) codes.Code {
 		return codes.InvalidArgument
 	case errors.Is(err, render.ErrStale), errors.Is(err, context.DeadlineExceeded):
 		return codes.Unavailable
+	case errors.Is(err, tmpl.ErrBound), errors.Is(err, tmpl.ErrRefused):
+		return codes.InvalidArgument
 	default:
 		return codes.FailedPrecondition
 	}

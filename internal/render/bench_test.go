@@ -2,6 +2,7 @@ package render_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -104,7 +105,7 @@ func newBenchCase(b *testing.B, n int, goTemplate bool) benchCase {
 	}
 	_, oldBody, oldID, _ := old.Revision()
 	inv := benchInventory(n)
-	params, err := render.Generate(rev, inv)
+	params, err := render.Generate(context.Background(), rev, inv)
 	if err != nil {
 		b.Fatal(err)
 	}

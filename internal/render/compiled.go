@@ -1,6 +1,7 @@
 package render
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -72,8 +73,8 @@ type compiledRev struct {
 
 // paramsFor returns the revision's parameter sets by child name for inv, and marks the
 // revision as one that keeps them (outside c.mu: keeping one may drop another's).
-func (c *compiledRev) paramsFor(inv *inventory.Inventory) (map[string]Params, error) {
-	byName, err := c.lockedParams(inv)
+func (c *compiledRev) paramsFor(ctx context.Context, inv *inventory.Inventory) (map[string]Params, error) {
+	byName, err := c.lockedParams(ctx, inv)
 	if err == nil && c.owner != nil {
 		c.owner.params.Add(c, struct{}{})
 	}
@@ -88,17 +89,17 @@ func (c *compiledRev) dropParams() {
 	c.deps, c.depsInv, c.depsKey = nil, nil, ""
 }
 
-func (c *compiledRev) lockedParams(inv *inventory.Inventory) (map[string]Params, error) {
+func (c *compiledRev) lockedParams(ctx context.Context, inv *inventory.Inventory) (map[string]Params, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.inv == inv && c.byName != nil {
 		return c.byName, nil
 	}
-	params, err := Generate(c.rev, inv)
+	params, err := Generate(ctx, c.rev, inv)
 	if err != nil {
 		return nil, err
 	}
-	byName, err := c.index(params)
+	byName, err := c.index(ctx, params)
 	if err != nil {
 		return nil, err
 	}
@@ -184,10 +185,10 @@ func (c *compiledRev) usesInventory() bool {
 
 // index maps each generated child's name to its parameters; two parameter sets yielding
 // one name is an error, as it would be for Argo CD.
-func (c *compiledRev) index(params []Params) (map[string]Params, error) {
+func (c *compiledRev) index(ctx context.Context, params []Params) (map[string]Params, error) {
 	out := make(map[string]Params, len(params))
 	for _, p := range params {
-		name, err := c.tmpl.Name(p.Values)
+		name, err := c.tmpl.Name(ctx, p.Values)
 		if err != nil {
 			return nil, err
 		}

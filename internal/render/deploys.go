@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -61,11 +62,11 @@ func (r *Renderer) Deploys(in Input) (*Deploys, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.deploysFor(in.Inventory, in.Env.Source, childNamespace(in))
+	return c.deploysFor(in.ctx(), in.Inventory, in.Env.Source, childNamespace(in))
 }
 
-func (c *compiledRev) deploysFor(inv *inventory.Inventory, src Source, ns string) (*Deploys, error) {
-	byName, err := c.paramsFor(inv)
+func (c *compiledRev) deploysFor(ctx context.Context, inv *inventory.Inventory, src Source, ns string) (*Deploys, error) {
+	byName, err := c.paramsFor(ctx, inv)
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +80,7 @@ func (c *compiledRev) deploysFor(inv *inventory.Inventory, src Source, ns string
 	var buf bytes.Buffer
 	for _, k := range slices.Sorted(maps.Keys(byName)) {
 		buf.Reset()
-		if err := c.tmpl.Render(&buf, byName[k].Values, map[string]string{slotNS: ns}); err != nil {
+		if err := c.tmpl.Render(ctx, &buf, byName[k].Values, map[string]string{slotNS: ns}); err != nil {
 			return nil, fmt.Errorf("render %s: %w", k, err)
 		}
 		var app appDoc

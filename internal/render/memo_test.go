@@ -1,6 +1,7 @@
 package render_test
 
 import (
+	"context"
 	"encoding/json"
 	"maps"
 	"reflect"
@@ -34,7 +35,7 @@ func TestDecisionAnswersFollowTheInventory(t *testing.T) {
 		{Spec: v2, Inventory: fewer, State: st, Env: render.Env{AppNamespace: "elsewhere"}},
 	}
 	for i, in := range passes {
-		gotSubjects, err := kept.Subjects(in.Spec.Name, r2, b2, in.Inventory)
+		gotSubjects, err := kept.Subjects(context.Background(), in.Spec.Name, r2, b2, in.Inventory)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,14 +44,14 @@ func TestDecisionAnswersFollowTheInventory(t *testing.T) {
 			t.Fatal(err)
 		}
 		fresh := render.New(4)
-		wantSubjects, _ := fresh.Subjects(in.Spec.Name, r2, b2, in.Inventory)
+		wantSubjects, _ := fresh.Subjects(context.Background(), in.Spec.Name, r2, b2, in.Inventory)
 		wantChanged, _ := fresh.Changed(in, r2, b2, wantSubjects)
 		if !reflect.DeepEqual(gotSubjects, wantSubjects) || !maps.Equal(gotChanged, wantChanged) {
 			t.Fatalf("pass %d: remembered answers differ from fresh ones:\n%v\n%v", i, gotChanged, wantChanged)
 		}
 		gotSubjects[0].Key = "changed-by-the-caller" // the memo hands out copies
 	}
-	if s, _ := kept.Subjects(v2.Name, r2, b2, fewer); s[0].Key == "changed-by-the-caller" {
+	if s, _ := kept.Subjects(context.Background(), v2.Name, r2, b2, fewer); s[0].Key == "changed-by-the-caller" {
 		t.Fatal("a caller's change reached the memo")
 	}
 }

@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -57,7 +58,7 @@ func Check(s *spec.Spec, inv *inventory.Inventory) error {
 	if err != nil {
 		return err
 	}
-	byName, err := c.paramsFor(inv)
+	byName, err := c.paramsFor(context.Background(), inv)
 	if err != nil {
 		return err
 	}

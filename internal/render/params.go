@@ -1,6 +1,7 @@
 package render
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
@@ -21,7 +22,7 @@ type Params struct {
 
 // Generate yields every parameter set of a revision, in generator then inventory order,
 // exactly as the ApplicationSet list and clusters generators build them.
-func Generate(rev *spec.Revision, inv *inventory.Inventory) ([]Params, error) {
+func Generate(ctx context.Context, rev *spec.Revision, inv *inventory.Inventory) ([]Params, error) {
 	o := tmpl.Options{GoTemplate: rev.GoTemplate, GoTemplateOptions: rev.GoTemplateOptions}
 	var out []Params
 	for i, g := range rev.Generators {
@@ -33,7 +34,7 @@ func Generate(rev *spec.Revision, inv *inventory.Inventory) ([]Params, error) {
 			}
 			out = append(out, ps...)
 		case g.Clusters != nil:
-			ps, err := clusterParams(g.Clusters, inv, o)
+			ps, err := clusterParams(ctx, g.Clusters, inv, o)
 			if err != nil {
 				return nil, fmt.Errorf("generators[%d].clusters: %w", i, err)
 			}
@@ -77,7 +78,7 @@ func listParams(g *spec.ListGenerator, goTemplate bool) ([]Params, error) {
 	return out, nil
 }
 
-func clusterParams(g *spec.ClustersGenerator, inv *inventory.Inventory, o tmpl.Options) ([]Params, error) {
+func clusterParams(ctx context.Context, g *spec.ClustersGenerator, inv *inventory.Inventory, o tmpl.Options) ([]Params, error) {
 	values := map[string]*tmpl.String{}
 	for k, v := range g.Values {
 		s, err := tmpl.CompileString(v, o)
@@ -96,7 +97,7 @@ func clusterParams(g *spec.ClustersGenerator, inv *inventory.Inventory, o tmpl.O
 			continue
 		}
 		p := clusterValues(c, o.GoTemplate, in)
-		if err := addValues(p, values, o.GoTemplate, in); err != nil {
+		if err := addValues(ctx, p, values, o.GoTemplate, in); err != nil {
 			return nil, err
 		}
 		out = append(out, Params{Values: p, Cluster: c})
@@ -105,7 +106,7 @@ func clusterParams(g *spec.ClustersGenerator, inv *inventory.Inventory, o tmpl.O
 	// describes it.
 	if len(g.Selector.MatchLabels) == 0 && len(g.Selector.MatchExpressions) == 0 && !hasInCluster {
 		p := map[string]any{"name": inClusterName, "nameNormalized": inClusterName, "server": inClusterServer, "project": ""}
-		if err := addValues(p, values, o.GoTemplate, in); err != nil {
+		if err := addValues(ctx, p, values, o.GoTemplate, in); err != nil {
 			return nil, err
 		}
 		out = append(out, Params{Values: p, Cluster: &inventory.Cluster{Name: inClusterName, Server: inClusterServer}})
@@ -179,13 +180,13 @@ func clusterValues(c *inventory.Cluster, goTemplate bool, in *interner) map[stri
 
 // addValues renders the generator's values against the cluster's parameters and adds them
 // (values.<k> flat, or a values map with goTemplate), as Argo CD does.
-func addValues(p map[string]any, values map[string]*tmpl.String, goTemplate bool, in *interner) error {
+func addValues(ctx context.Context, p map[string]any, values map[string]*tmpl.String, goTemplate bool, in *interner) error {
 	if len(values) == 0 {
 		return nil
 	}
 	rendered := make(map[string]string, len(values))
 	for k, s := range values {
-		v, err := s.Render(p)
+		v, err := s.Render(ctx, p)
 		if err != nil {
 			return fmt.Errorf("values.%s: %w", k, err)
 		}

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -54,7 +55,7 @@ func TestParamsBounded(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if _, err := c.paramsFor(inv); err != nil {
+				if _, err := c.paramsFor(context.Background(), inv); err != nil {
 					t.Fatal(err)
 				}
 				compiled = append(compiled, c)
@@ -74,7 +75,7 @@ func TestParamsBounded(t *testing.T) {
 			if kept != tc.wantKept {
 				t.Errorf("%d revisions keep parameters, want %d", kept, tc.wantKept)
 			}
-			again, err := compiled[0].paramsFor(inv)
+			again, err := compiled[0].paramsFor(context.Background(), inv)
 			if err != nil || len(again) != 3 { // a, b and in-cluster
 				t.Fatalf("a dropped revision generates its parameters again: %v %v", again, err)
 			}

@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -71,6 +72,36 @@ type Input struct {
 	// Unphased are children that follow a moving ref the plugin cannot see (Deploys), for
 	// the plan: the agent warns about them.
 	Unphased map[string]string
+	// Ctx ends the render early: every template execution checks it (nil: none; each
+	// execution is held to its own bounds regardless, tmpl.Bounds).
+	Ctx context.Context
+}
+
+// MaxChild and MaxOutput bound what a render writes: a child larger than Kubernetes
+// stores in one object (etcd's 1.5 MiB request limit) could never be applied, and Argo CD's
+// repo-server takes at most 200 MiB from a plugin by default (ARGOCD_GRPC_MAX_SIZE_MB).
+const (
+	MaxChild  = 3 << 19
+	MaxOutput = 200 << 20
+)
+
+// sized refuses a child, or a render so far, past MaxChild or MaxOutput.
+func sized(key string, child, total int) error {
+	if child > MaxChild {
+		return fmt.Errorf("child %s renders %d bytes, more than the %d Kubernetes stores in one object (fix: make its template smaller)", key, child, MaxChild)
+	}
+	if total > MaxOutput {
+		return fmt.Errorf("the children render more than %d bytes, more than Argo CD's repo-server takes from a plugin (fix: shard the rollout, docs/sharding.md)", MaxOutput)
+	}
+	return nil
+}
+
+// ctx is the render's context.
+func (in Input) ctx() context.Context {
+	if in.Ctx == nil {
+		return context.Background()
+	}
+	return in.Ctx
 }
 
 // Render returns the plan ConfigMap and the children sorted by name, each one JSON document
@@ -219,7 +250,7 @@ func (r *Renderer) renderRevision(rendered map[string][]byte, in Input, rev stri
 	if len(in.Inventory.Clusters) == 0 && c.usesInventory() {
 		return fmt.Errorf("the cluster inventory is empty but the state deploys %d children (fix: check the agent publishes the inventory)", len(children))
 	}
-	byName, err := c.paramsFor(in.Inventory)
+	byName, err := c.paramsFor(in.ctx(), in.Inventory)
 	if err != nil {
 		return fmt.Errorf("revision %s: %w", rev, err)
 	}
@@ -239,8 +270,11 @@ func (r *Renderer) renderRevision(rendered map[string][]byte, in Input, rev stri
 		}
 		slots[slotCluster], slots[slotPhase] = p.clusterName(k), child.phase
 		start := arena.Len()
-		if err := c.tmpl.Render(&arena, p.Values, slots); err != nil {
+		if err := c.tmpl.Render(in.ctx(), &arena, p.Values, slots); err != nil {
 			return fmt.Errorf("render %s at revision %s: %w", k, rev, err)
+		}
+		if err := sized(k, arena.Len()-start, arena.Len()); err != nil {
+			return err
 		}
 		if i == 0 {
 			arena.Grow((arena.Len() + 64) * len(children))

@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -14,7 +15,7 @@ import (
 
 // Subjects returns every child a revision generates as phases see it: the cluster's name,
 // server, labels and annotations, the generator values, and the child's own labels.
-func (r *Renderer) Subjects(rolloutName, rev string, body []byte, inv *inventory.Inventory) ([]targets.Child, error) {
+func (r *Renderer) Subjects(ctx context.Context, rolloutName, rev string, body []byte, inv *inventory.Inventory) ([]targets.Child, error) {
 	c, err := r.compiled(rev, body, rolloutName)
 	if err != nil {
 		return nil, err
@@ -23,7 +24,7 @@ func (r *Renderer) Subjects(rolloutName, rev string, body []byte, inv *inventory
 	defer c.mu.Unlock()
 	m := c.memoFor(inv)
 	if m.subjects == nil {
-		if m.subjects, err = c.subjects(rev, inv); err != nil {
+		if m.subjects, err = c.subjects(ctx, rev, inv); err != nil {
 			return nil, err
 		}
 	}
@@ -31,14 +32,14 @@ func (r *Renderer) Subjects(rolloutName, rev string, body []byte, inv *inventory
 }
 
 // subjects computes Subjects for a compiled revision.
-func (c *compiledRev) subjects(rev string, inv *inventory.Inventory) ([]targets.Child, error) {
-	params, err := Generate(c.rev, inv)
+func (c *compiledRev) subjects(ctx context.Context, rev string, inv *inventory.Inventory) ([]targets.Child, error) {
+	params, err := Generate(ctx, c.rev, inv)
 	if err != nil {
 		return nil, fmt.Errorf("revision %s: %w", rev, err)
 	}
 	out := make([]targets.Child, 0, len(params))
 	for _, p := range params {
-		name, labels, err := c.tmpl.Meta(p.Values)
+		name, labels, err := c.tmpl.Meta(ctx, p.Values)
 		if err != nil {
 			return nil, fmt.Errorf("revision %s: %w", rev, err)
 		}
@@ -149,7 +150,7 @@ func (r *Renderer) renderOne(in Input, rev string, body []byte, key string) ([]b
 	if err != nil {
 		return nil, err
 	}
-	byName, err := c.paramsFor(in.Inventory)
+	byName, err := c.paramsFor(in.ctx(), in.Inventory)
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +159,7 @@ func (r *Renderer) renderOne(in Input, rev string, body []byte, key string) ([]b
 		return nil, nil // not generated at that revision: differs from anything generated
 	}
 	var b bytes.Buffer
-	if err := c.tmpl.Render(&b, p.Values, map[string]string{slotNS: childNamespace(in)}); err != nil {
+	if err := c.tmpl.Render(in.ctx(), &b, p.Values, map[string]string{slotNS: childNamespace(in)}); err != nil {
 		return nil, fmt.Errorf("render %s at revision %s: %w", key, rev, err)
 	}
 	if !c.pinEach {

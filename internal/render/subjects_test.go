@@ -1,6 +1,7 @@
 package render_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -32,7 +33,7 @@ func TestSubjectsFeedTheSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	subjects, err := render.New(2).Subjects(s.Name, id, body, inv)
+	subjects, err := render.New(2).Subjects(context.Background(), s.Name, id, body, inv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +50,7 @@ func TestSubjectsFeedTheSnapshot(t *testing.T) {
 	}
 	sync := parseFile(t, "../spec/testdata/seeds/003-guestbook-rolling-sync.yaml")
 	_, body, id, _ = sync.Revision()
-	subjects, _ = render.New(2).Subjects(sync.Name, id, body, inv)
+	subjects, _ = render.New(2).Subjects(context.Background(), sync.Name, id, body, inv)
 	members, _ = rollout.Snapshot(sync.Phases, subjects)
 	if fmt.Sprint(members) != "[[engineering-dev-guestbook] [engineering-qa-guestbook] [engineering-prod-guestbook]]" {
 		t.Fatalf("RollingSync steps select by the Applications' labels: %v", members)
@@ -117,7 +118,7 @@ func TestANewRevisionThatRendersTheSameChangesNobody(t *testing.T) {
 func changedOf(t *testing.T, in render.Input, rev string, body []byte) (map[string]bool, error) {
 	t.Helper()
 	r := render.New(4)
-	subjects, err := r.Subjects(in.Spec.Name, rev, body, in.Inventory)
+	subjects, err := r.Subjects(context.Background(), in.Spec.Name, rev, body, in.Inventory)
 	if err != nil {
 		return nil, err
 	}

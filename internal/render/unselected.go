@@ -20,7 +20,7 @@ func (r *Renderer) unselected(in Input, body []byte, id string, deployed func(st
 	if !slices.ContainsFunc(in.Spec.Phases, func(p spec.Phase) bool { return p.MatchAppLabels }) {
 		return nil, nil, nil
 	}
-	subjects, err := r.Subjects(in.Spec.Name, id, body, in.Inventory)
+	subjects, err := r.Subjects(in.ctx(), in.Spec.Name, id, body, in.Inventory)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"strings"
@@ -38,7 +39,7 @@ func TestOnlyTheRenderSaysAChildIsUnselected(t *testing.T) {
 			t.Fatal(err)
 		}
 		inv := &inventory.Inventory{Clusters: []inventory.Cluster{{Name: "dev-1", Server: "https://dev-1", Labels: map[string]string{"env": "development"}}}}
-		subjects, err := New(4).Subjects(s.Name, id, body, inv)
+		subjects, err := New(4).Subjects(context.Background(), s.Name, id, body, inv)
 		if err != nil || len(subjects) == 0 {
 			t.Fatalf("%v %v", subjects, err)
 		}
