@@ -118,12 +118,15 @@ build_argocd() {
   # The repo-server runs git through Argo CD's verify wrapper; it must be on PATH. The stock
   # argocd-cm of this version (its defaults: ignoreResourceUpdates, exclusions): the harness
   # starts from it, as an install of Argo CD does.
-  if [ ! -x "$dir/git-verify-wrapper.sh" ] || [ ! -f "$dir/argocd-cm.yaml" ]; then
+  if [ ! -x "$dir/git-verify-wrapper.sh" ] || [ ! -f "$dir/argocd-cm.yaml" ] || [ ! -f "$dir/install.yaml" ]; then
     src=$(cd "$root/hack/tools/$mod" && GOTOOLCHAIN=$toolchain go list -m -f '{{.Dir}}' github.com/argoproj/argo-cd/v3)
     install -m 0755 "$src/hack/git-verify-wrapper.sh" "$dir/git-verify-wrapper.sh"
     mkdir -p "$dir/crds"
     install -m 0644 "$src"/manifests/crds/*-crd.yaml "$dir/crds/"
     install -m 0644 "$src/manifests/base/config/argocd-cm.yaml" "$dir/argocd-cm.yaml"
+    # Argo CD's own install, which manifests/install names by URL: test/freshinstall applies
+    # the documented install with this copy in its place (no test reaches GitHub).
+    install -m 0644 "$src/manifests/install.yaml" "$dir/install.yaml"
   fi
   local name
   for name in argocd-application-controller argocd-repo-server argocd-server argocd-cmp-server argocd-applicationset-controller; do

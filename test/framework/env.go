@@ -61,6 +61,9 @@ type Options struct {
 	// program, git server or plugin: for benchmarks that write Applications' status
 	// themselves, as Argo CD would, at a size the real controller could not run here.
 	KubeOnly bool
+	// Bare starts only etcd, the API server and the controller manager: a fresh cluster that
+	// a test installs Argo CD and cmp-phase onto as the docs say.
+	Bare bool
 }
 
 // Plugin is a CMP sidecar. Start receives the environment (socket dir, kubeconfig) and
@@ -142,6 +145,9 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	}
 	if opts.KubeOnly {
 		steps = steps[:4]
+	}
+	if opts.Bare {
+		steps = steps[:2]
 	}
 	for _, step := range steps {
 		if err := step(ctx); err != nil {

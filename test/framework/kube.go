@@ -117,11 +117,15 @@ func (e *Env) waitReady(ctx context.Context, p *Proc) error {
 // startControllerManager runs the garbage collector and namespace controller (without them
 // deleting an Application with the resources finalizer, or a namespace, never completes),
 // and the Job controllers Job hooks run under, with the default ServiceAccount their pods
-// need (and Pods: a scheduler and kwok).
+// need (and Pods: a scheduler and kwok); and the token controller and the root CA publisher,
+// which fill ServiceAccount token Secrets and kube-root-ca.crt for containers the harness
+// runs from manifests (RunContainer).
 func (e *Env) startControllerManager() error {
 	_, err := e.Start(ProcSpec{Name: "kube-controller-manager", Path: e.Tools.KubeControllerManager, Args: []string{
 		"--kubeconfig", e.Kubeconfig,
-		"--controllers", "garbagecollector,namespace,serviceaccount,job,ttl-after-finished",
+		"--controllers", "garbagecollector,namespace,serviceaccount,serviceaccount-token,root-ca-cert-publisher,job,ttl-after-finished",
+		"--service-account-private-key-file", e.PKI.SAKey,
+		"--root-ca-file", e.PKI.CAFile,
 		"--leader-elect=false",
 		"--secure-port=0",
 		"--use-service-account-credentials=false",

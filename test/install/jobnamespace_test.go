@@ -129,7 +129,8 @@ func TestTheJobNamespaceEnforcesRestricted(t *testing.T) {
 
 // TestTheJobNamespaceComponentMovesTheAgentsJobs: over Argo CD's install with
 // manifests/base (and the UI extension, before or after it), manifests/job-namespace/agent
-// gives the agent --job-namespace cmp-phase-jobs, keeps its args, and takes exactly the
+// gives the agent CMP_PHASE_AGENT_JOB_NAMESPACE=cmp-phase-jobs, keeps its command and args
+// whole, and takes exactly the
 // Job rules out of its Role in argocd.
 func TestTheJobNamespaceComponentMovesTheAgentsJobs(t *testing.T) {
 	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/argoproj/argo-cd/v3").Output()
@@ -145,10 +146,10 @@ func TestTheJobNamespaceComponentMovesTheAgentsJobs(t *testing.T) {
 		"MANIFESTS/base, MANIFESTS/job-namespace/agent, MANIFESTS/extension"} {
 		objs := kustomizeIn(t, "namespace: argocd\nresources: [install.yaml]\ncomponents: ["+components+"]\n", map[string]string{"install.yaml": string(install)})
 		agent := agentContainer(t, objs)
-		cmdline := fmt.Sprint(agent["command"], agent["args"])
-		if !strings.Contains(cmdline, "[/usr/local/bin/agent --job-namespace cmp-phase-jobs]") || !strings.Contains(cmdline, "--namespace argocd") ||
-			strings.Contains(components, "extension") != strings.Contains(cmdline, "--extension-addr") {
-			t.Errorf("%s: the agent runs %s", components, cmdline)
+		cmdline, env := fmt.Sprint(agent["command"], agent["args"]), fmt.Sprint(agent["env"])
+		if cmdline != "[/usr/local/bin/agent] [--namespace argocd --metrics-addr :9402]" || !strings.Contains(env, "name:CMP_PHASE_AGENT_JOB_NAMESPACE value:cmp-phase-jobs") ||
+			strings.Contains(components, "extension") != strings.Contains(env, "name:CMP_PHASE_AGENT_EXTENSION_ADDR") {
+			t.Errorf("%s: the agent runs %s with env %s", components, cmdline, env)
 		}
 		got, was := ruleResources(find(objs, "Role/argocd/cmp-phase-agent")), ruleResources(find(base, "Role/argocd/cmp-phase-agent"))
 		var kept []string

@@ -44,8 +44,8 @@ func TestTheLeastPrivilegeComponentTakesListAndWatchOnSecrets(t *testing.T) {
 		cmdline := fmt.Sprint(agent["command"], agent["args"])
 		if !strings.Contains(env, "name:CMP_PHASE_AGENT_INVENTORY_FROM value:argocd") || !strings.Contains(env, "CMP_PHASE_AGENT_ARGOCD_TOKEN_FILE value:/var/run/cmp-phase/argocd/token") ||
 			!strings.Contains(env, "name:GOMEMLIMIT") || !strings.Contains(cmdline, "--namespace argocd") ||
-			strings.Contains(components, "job-namespace") != strings.Contains(cmdline, "--job-namespace cmp-phase-jobs") ||
-			strings.Contains(components, "extension") != strings.Contains(cmdline, "--extension-addr") ||
+			strings.Contains(components, "job-namespace") != strings.Contains(env, "name:CMP_PHASE_AGENT_JOB_NAMESPACE value:cmp-phase-jobs") ||
+			strings.Contains(components, "extension") != strings.Contains(env, "name:CMP_PHASE_AGENT_EXTENSION_ADDR value::9404") ||
 			!strings.Contains(fmt.Sprint(agent["volumeMounts"]), "mountPath:/var/run/cmp-phase/argocd name:cmp-phase-argocd readOnly:true") {
 			t.Errorf("%s: the agent runs %s with env %s", components, cmdline, env)
 		}
