@@ -4,7 +4,6 @@ package compat
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,10 +11,8 @@ import (
 	"time"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
-	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/test/framework"
 )
 
@@ -40,7 +37,7 @@ func TestRenderAndOnePhasedRollout(t *testing.T) {
 	if err := env.NewParent(ctx, name, name+"/app", 0); err != nil {
 		t.Fatal(err)
 	}
-	v1, _ := waitCompleted(t, "", "v1")
+	v1, _ := env.WaitRolloutCompleted(t, name, "", "v1")
 	renderedThroughThePlugin(ctx, t)
 
 	if _, err := env.Git.Commit(name+": v2", map[string]string{name + "/app/appset.yaml": framework.PhasedSpec(name, "v2", env.Git.URL)}); err != nil {
@@ -49,7 +46,7 @@ func TestRenderAndOnePhasedRollout(t *testing.T) {
 	if err := env.Refresh(ctx, name, false); err != nil {
 		t.Fatal(err)
 	}
-	st, midway := waitCompleted(t, v1.Rollout.Revision, "v2")
+	st, midway := env.WaitRolloutCompleted(t, name, v1.Rollout.Revision, "v2")
 	if midway == 0 {
 		t.Fatal("no observation caught the rollout of v2 under way: the order was never checked")
 	}
@@ -106,63 +103,6 @@ func renderedThroughThePlugin(ctx context.Context, t *testing.T) {
 		}
 		if ok, seen := framework.AppSyncedHealthy(a); !ok {
 			t.Fatalf("child %s", seen)
-		}
-	}
-}
-
-// waitCompleted waits until a rollout other than the one of revision from completed with
-// every cluster on version, checking every observation (inOrder). It returns the last state
-// and how many observations caught the rollout active with some cluster admitted.
-func waitCompleted(t *testing.T, from, version string) (last *state.State, midway int) {
-	t.Helper()
-	env.WaitFor(t, 6*time.Minute, "a rollout of "+version+" completes", func(ctx context.Context) (bool, string) {
-		// The workloads first: an admission is written before its child moves, so the
-		// state read after them admits every cluster seen on version.
-		var on, off []string
-		for _, c := range env.Clusters {
-			cm, err := env.ClusterKube(c.Name).CoreV1().ConfigMaps(c.Name).Get(ctx, name, metav1.GetOptions{})
-			if err == nil && cm.Data["version"] == version {
-				on = append(on, c.Name)
-			} else {
-				off = append(off, c.Name)
-			}
-		}
-		st, err := env.State(ctx, name)
-		if err != nil || st.Rollout == nil || st.Rollout.Revision == from {
-			return false, fmt.Sprint("no rollout of ", version, " yet: ", err)
-		}
-		inOrder(t, st, on)
-		if st.Rollout.Active() && len(st.Rollout.AdmittedPhases()) > 0 {
-			midway++
-		}
-		last = st
-		return st.Rollout.Status == state.RolloutCompleted && len(off) == 0,
-			fmt.Sprintf("%s phase %d; not on %s: %v", st.Rollout.Status, st.Rollout.Phase, version, off)
-	})
-	return last, midway
-}
-
-// inOrder fails the test when a phase admitted a cluster before every phase ahead of it
-// succeeded, or a cluster runs the new version while the active rollout does not admit it.
-func inOrder(t *testing.T, st *state.State, on []string) {
-	t.Helper()
-	for i, ph := range st.Rollout.Phases {
-		if len(ph.Admitted) == 0 {
-			continue
-		}
-		for _, ahead := range st.Rollout.Phases[:i] {
-			if ahead.Status != state.PhaseSucceeded {
-				t.Fatalf("phase %s admitted %v while phase %s is %s", ph.Name, ph.Admitted, ahead.Name, ahead.Status)
-			}
-		}
-	}
-	if !st.Rollout.Active() {
-		return
-	}
-	admitted := st.Rollout.AdmittedPhases()
-	for _, c := range on {
-		if admitted[name+"-"+c] == "" {
-			t.Fatalf("cluster %s runs the new version but the state does not admit it: %v", c, admitted)
 		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"strconv"
-
 )
 
 // repoServerPlaintext are the repo-server's flags for plaintext gRPC. From v3.5 on it also

@@ -47,6 +47,9 @@ func (e *Env) InstallDirOn(dir, base string, components ...string) (string, erro
 	for _, l := range strings.Split(strings.TrimRight(string(k), "\n"), "\n") {
 		switch {
 		case strings.HasPrefix(l, "- https://raw.githubusercontent.com/argoproj/argo-cd/"):
+			if want := "/argo-cd/" + e.Tools.ArgoCDVersion + "/"; !strings.Contains(l, want) {
+				return "", fmt.Errorf("manifests/install names %s, but the tests run Argo CD %s (fix: the URL's version)", l, e.Tools.ArgoCDVersion)
+			}
 			l = "- install.yaml"
 		case l == "- ../base":
 			r, err := rel(base)

@@ -16,7 +16,10 @@ import (
 	"github.com/cmp-phase/cmp-phase/test/framework"
 )
 
-var getOpts = metav1.GetOptions{}
+var (
+	getOpts  = metav1.GetOptions{}
+	listOpts = metav1.ListOptions{}
+)
 
 // renderThroughTheSocket asks the sidecar, on the socket the manifests give it, for the
 // first render of examples/progressive: the plan, from the inventory it reads with its own
@@ -65,18 +68,9 @@ func renderThroughTheSocket(t *testing.T, e *framework.Env) {
 func uninstall(t *testing.T, e *framework.Env) {
 	t.Helper()
 	kubectl(t, e, "apply", "--server-side", "--force-conflicts", "-n", "argocd", "-f", filepath.Join(e.Tools.ArgoDir, "install.yaml"))
-	for _, args := range [][]string{
-		{"-n", "argocd", "delete", "configmap", "-l", contract.LabelState + "=true"},
-		{"-n", "argocd", "delete", "configmap", "-l", contract.LabelPlan + "=true"},
-		{"-n", "argocd", "delete", "configmap", contract.InventoryConfigMap, contract.FleetConfigMap, "--ignore-not-found"},
-		{"-n", "argocd", "delete", "lease", "cmp-phase-agent", "--ignore-not-found"},
-		{"-n", "argocd", "delete", "jobs", "-l", contract.LabelRollout, "--ignore-not-found"},
-		{"delete", "-k", filepath.Join(framework.RepoRoot(), "manifests", "rbac"), "--ignore-not-found"},
-		{"delete", "-k", filepath.Join(framework.RepoRoot(), "manifests", "job-namespace"), "--ignore-not-found"},
-		{"delete", "-k", filepath.Join(framework.RepoRoot(), "manifests", "observability"), "--ignore-not-found"},
-		{"delete", "-k", filepath.Join(framework.RepoRoot(), "manifests", "admission"), "--ignore-not-found"},
-	} {
-		kubectl(t, e, args...)
+	uninstallOurs(t, e)
+	for _, k := range []string{"job-namespace", "observability", "admission"} {
+		kubectl(t, e, "delete", "-k", filepath.Join(framework.RepoRoot(), "manifests", k), "--ignore-not-found")
 	}
 	// the namespace controller empties cmp-phase-jobs before it goes
 	e.WaitFor(t, 2*time.Minute, "cmp-phase-jobs is gone", func(ctx context.Context) (bool, string) {
