@@ -25,8 +25,9 @@ var (
 )
 
 // TestTheDocumentedInstallOnAFreshAPIServer: on an API server that has nothing yet, the
-// commands of docs/install.md — the namespace, then kubectl apply -k manifests/install,
-// server-side — install Argo CD and cmp-phase; every component applies alone and with the
+// commands of docs/install.md as written — the namespace, then kubectl apply -k
+// manifests/install, server-side, which fetches Argo CD's install.yaml (from a fake GitHub,
+// framework.StartFakeGitHub) — install Argo CD and cmp-phase; every component applies alone and with the
 // others; the sidecar and the agent run from the rendered Deployment and do their work
 // with the identities it gives them; and the documented uninstall leaves nothing of
 // cmp-phase in any API resource.
@@ -50,8 +51,18 @@ func TestTheDocumentedInstallOnAFreshAPIServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	gh, err := e.StartFakeGitHub(map[string]string{
+		"https://raw.githubusercontent.com/argoproj/argo-cd/" + e.Tools.ArgoCDVersion + "/manifests/install.yaml": filepath.Join(e.Tools.ArgoDir, "install.yaml"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	internet = gh.Env()
+	defer func() { internet = nil }()
+	// the docs' commands as written, manifests/install fetching Argo CD's install.yaml from
+	// the fake GitHub
 	kubectl(t, e, "create", "namespace", "argocd")
-	kubectl(t, e, "apply", "-k", install, "--server-side", "--force-conflicts")
+	kubectl(t, e, "apply", "-k", filepath.Join(framework.RepoRoot(), "manifests", "install"), "--server-side", "--force-conflicts")
 	applyEachCombination(t, e, tmp)
 	applyStandalone(t, e)
 	runTheInstalledContainers(t, e, install)

@@ -4,6 +4,7 @@ package freshinstall
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -22,10 +23,14 @@ func kubectl(t *testing.T, e *framework.Env, args ...string) string {
 	return out
 }
 
+// internet is what commands need to reach the fake GitHub of the running test (none: none).
+var internet []string
+
 func kubectlErr(e *framework.Env, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, e.Tools.Kubectl, append([]string{"--kubeconfig", e.Kubeconfig}, args...)...)
+	cmd.Env = append(os.Environ(), internet...)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
