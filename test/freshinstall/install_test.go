@@ -59,10 +59,9 @@ func TestTheDocumentedInstallOnAFreshAPIServer(t *testing.T) {
 	}
 	internet = gh.Env()
 	defer func() { internet = nil }()
-	// the docs' commands as written, manifests/install fetching Argo CD's install.yaml from
-	// the fake GitHub
-	kubectl(t, e, "create", "namespace", "argocd")
-	kubectl(t, e, "apply", "-k", filepath.Join(framework.RepoRoot(), "manifests", "install"), "--server-side", "--force-conflicts")
+	// the getting-started page's install block as written (docs/install.md's commands),
+	// manifests/install fetching Argo CD's install.yaml from the fake GitHub
+	runBlock(t, e, framework.RepoRoot(), pageBlocks(t)["install"])
 	applyEachCombination(t, e, tmp)
 	applyStandalone(t, e)
 	runTheInstalledContainers(t, e, install)

@@ -5,6 +5,7 @@ package freshinstall
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -135,6 +136,11 @@ func rollOutTwice(t *testing.T, e *framework.Env) {
 	}
 	if _, midway := e.WaitRolloutCompleted(t, rollout, v1.Rollout.Revision, "v2"); midway == 0 {
 		t.Fatal("no observation caught the rollout of v2 under way: the order was never checked")
+	}
+	// getting started's "watch it", through the CLI's binary: completed, exit 0
+	out, err := exec.Command(bins.CmpPhase, "status", rollout, "-n", "argocd", "--kubeconfig", e.Kubeconfig, "--wait", "--timeout", "1m").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "Completed") {
+		t.Fatalf("cmp-phase status %s --wait: %v\n%s", rollout, err, out)
 	}
 }
 
