@@ -1,6 +1,7 @@
 package release
 
 import (
+	"archive/tar"
 	"os"
 	"path/filepath"
 	"testing"
@@ -46,6 +47,39 @@ func TestImageIsReproducible(t *testing.T) {
 	a, b, c := digest(epoch), digest(epoch), digest(epoch.Add(time.Second))
 	if a != b || a == c {
 		t.Fatalf("digests %s, %s (same inputs), %s (a second later): want the first two equal, the third not", a, b, c)
+	}
+}
+
+// TestLayersCarryTheEpoch: every entry of every layer has the release's time, so the
+// layers' bytes do not depend on when or where they were built.
+func TestLayersCarryTheEpoch(t *testing.T) {
+	epoch := time.Unix(1_800_000_000, 0).UTC()
+	spec, bins := testSpec(t, epoch)
+	img, err := spec.Image(Platform{"linux", "amd64"}, bins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	layers, err := img.Layers()
+	if err != nil || len(layers) != 2 {
+		t.Fatalf("%d layers (%v), want 2", len(layers), err)
+	}
+	n := 0
+	for _, l := range layers {
+		rc, err := l.Uncompressed()
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := tar.NewReader(rc)
+		for h, err := tr.Next(); err == nil; h, err = tr.Next() {
+			n++
+			if !h.ModTime.Equal(epoch) || h.Uname != "" || h.Gname != "" {
+				t.Errorf("%s: mtime %s, owner %q:%q; want %s and no names", h.Name, h.ModTime, h.Uname, h.Gname, epoch)
+			}
+		}
+		rc.Close()
+	}
+	if n < 10 {
+		t.Fatalf("%d layer entries", n)
 	}
 }
 

@@ -55,13 +55,14 @@ func TestStampDownloads(t *testing.T) {
 // repository and tag, a flow-style images entry, one with no tag) fails closed, naming the
 // file and line, rather than shipping a tag.
 func TestStampRefusesWhatItCannotPin(t *testing.T) {
-	for name, in := range map[string]string{
-		"helm/values.yaml":         "image:\n  repository: ghcr.io/cmp-phase/cmp-phase\n  tag: v0.1.0\n",
-		"base/kustomization.yaml":  "images:\n- {name: cmp-phase, newName: ghcr.io/cmp-phase/cmp-phase, newTag: v0.1.0}\n",
-		"other/kustomization.yaml": "images:\n- name: cmp-phase\n  newName: ghcr.io/cmp-phase/cmp-phase\n",
+	for _, c := range []struct{ name, in, why string }{
+		{"helm/values.yaml", "image:\n  repository: ghcr.io/cmp-phase/cmp-phase\n  tag: v0.1.0\n", "not by the release's digest"},
+		{"base/kustomization.yaml", "images:\n- {name: cmp-phase, newName: ghcr.io/cmp-phase/cmp-phase, newTag: v0.1.0}\n", "flow style"},
+		{"other/kustomization.yaml", "images:\n- name: cmp-phase\n  newName: ghcr.io/cmp-phase/cmp-phase\n", "no newTag"},
+		{"both/kustomization.yaml", "images:\n- newName: ghcr.io/cmp-phase/cmp-phase\n  newTag: v1\n  digest: " + testDigest + "\n", "both newTag and digest"},
 	} {
-		if _, _, err := testStamper().file(name, []byte(in)); err == nil || !strings.Contains(err.Error(), name+":") {
-			t.Errorf("%s: %v, want an error naming the file and line", name, err)
+		if _, _, err := testStamper().file(c.name, []byte(c.in)); err == nil || !strings.Contains(err.Error(), c.name+":") || !strings.Contains(err.Error(), c.why) {
+			t.Errorf("%s: %v, want an error naming the file and line and saying %q", c.name, err, c.why)
 		}
 	}
 }
