@@ -57,26 +57,29 @@ func docRoot(doc *yaml.Node) *yaml.Node {
 
 // mapKey is the key node of key in the mapping m, or nil.
 func mapKey(m *yaml.Node, key string) *yaml.Node {
-	if m == nil || m.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key {
-			return m.Content[i]
-		}
+	if i := mapIndex(m, key); i >= 0 {
+		return m.Content[i]
 	}
 	return nil
 }
 
 // mapValue is the value node of key in the mapping m, or nil.
 func mapValue(m *yaml.Node, key string) *yaml.Node {
+	if i := mapIndex(m, key); i >= 0 {
+		return m.Content[i+1]
+	}
+	return nil
+}
+
+// mapIndex is the index in m.Content of key's key node, or -1.
+func mapIndex(m *yaml.Node, key string) int {
 	if m == nil || m.Kind != yaml.MappingNode {
-		return nil
+		return -1
 	}
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		if m.Content[i].Value == key {
-			return m.Content[i+1]
+			return i
 		}
 	}
-	return nil
+	return -1
 }
