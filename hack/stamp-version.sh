@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Stamps a release version into everything that names the image, so one ref pins both the
-# manifests and the image: VERSION, manifests/base's images: newTag, and the image of both
+# Stamps a release version into everything in git that names the image, so one ref pins both
+# the manifests and the image: VERSION, manifests/base's images: newTag, and the image of both
 # containers in manifests/helm/values.yaml. test/install fails when they disagree or one
-# ships :latest. The image itself is built with the same version (Dockerfile's VERSION).
+# ships :latest. Then commit, tag, and cut the release with hack/release.sh (docs/release.md),
+# which builds the image with this version and writes copies of the manifests naming it by
+# digest.
 #   hack/stamp-version.sh v0.2.0
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,4 +17,4 @@ cd "$root"
 echo "$v" > VERSION
 sed -i -E "s|^(  newTag: ).*|\1$v|" manifests/base/kustomization.yaml
 sed -i -E "s|(image: ghcr.io/cmp-phase/cmp-phase:).*|\1$v|" manifests/helm/values.yaml
-echo "stamped $v; build the image with: docker build --build-arg VERSION=$v -t ghcr.io/cmp-phase/cmp-phase:$v ."
+echo "stamped $v; commit and tag it, then: hack/release.sh $v dist/$v"

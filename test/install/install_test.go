@@ -28,7 +28,8 @@ func read(t *testing.T, path string) string {
 
 // TestEveryImageIsPinnedToTheVersion: VERSION is a release, and the kustomize base and the
 // Helm values name the image at exactly it — no :latest ships, so ?ref=<version> pins the
-// image with the manifests (hack/stamp-version.sh writes all three).
+// image with the manifests (hack/stamp-version.sh writes all three). A release's copies of
+// the manifests name the image by digest instead (hack/release.sh; test/release checks them).
 func TestEveryImageIsPinnedToTheVersion(t *testing.T) {
 	v := strings.TrimSpace(read(t, "VERSION"))
 	if version.Canonical(v) != v {
