@@ -27,9 +27,12 @@ CGO_ENABLED=1 go test -count=1 -json -race -timeout 30m $unit 2>&1 | $summary ||
 # on 2 cores they are CPU-bound. -parallel 6: the e2e rollouts mostly wait on Argo CD, so
 # they run side by side; with eight at once (33 rollouts, a real Prometheus and Job pods) one
 # application controller on two cores left some waiting past their 6-minute limits.
-e2e=$(comm -23 <(go list -tags e2e ./... | sort) <(echo "$unit" | sort) | grep -v -e '/test/faults$' -e '/test/compat$' -e '/test/freshinstall$')
+e2e=$(comm -23 <(go list -tags e2e ./... | sort) <(echo "$unit" | sort) | grep -v -e '/test/faults$' -e '/test/compat$' -e '/test/freshinstall$' -e '/test/release$')
 # shellcheck disable=SC2086
 go test -tags e2e -count=1 -json -parallel 6 -timeout 60m $e2e 2>&1 | $summary || status=$?
+# A release cut by hack/release.sh (both platforms of one image, the CLI archives), pushed
+# to an in-process registry and checked; alone, as its builds take the 2 cores.
+go test -tags e2e -count=1 -json -timeout 20m ./test/release 2>&1 | $summary || status=$?
 # The documented install on a fresh API server, its sidecar and agent run from the rendered
 # manifests (they listen on the ports the manifests name, so alone), and the uninstall.
 go test -tags e2e -count=1 -json -timeout 15m ./test/freshinstall 2>&1 | $summary || status=$?

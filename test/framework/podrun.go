@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"path"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -21,15 +21,16 @@ import (
 // mountPaths, its user and groups, a read-only root when it asks for one, and the API
 // server reached as in-cluster (KUBERNETES_SERVICE_HOST). So a manifest's wrong flag,
 // missing mount or unreadable token fails a test instead of hiding behind flags the
-// harness wrote. Each container runs in a mount namespace of its own (unshare, as root) with
-// a root of its own (chroot): the host's system directories, the image's files over them.
+// harness wrote. Each container runs in a mount and UTS namespace of its own (unshare, as
+// root) with a root of its own (chroot): a copy of its image's root filesystem
+// (BuildImageRoot), the volumes mounted in it, read-only when the container asks.
 type Pod struct {
 	Name      string
 	Namespace string
 	Spec      corev1.PodSpec
-	// Images are what each image holds, by its repository (the image less its tag or
-	// digest): its files by path in the image, each a file on this machine.
-	Images map[string]map[string]string
+	// Images are each image's root filesystem (a directory, BuildImageRoot), by its
+	// repository (the image less its tag or digest).
+	Images map[string]string
 	// Hosts are names the containers resolve (Services) and the loopback addresses that
 	// stand for them (/etc/hosts).
 	Hosts map[string]string
@@ -45,32 +46,35 @@ func (e *Env) RunContainer(ctx context.Context, pod Pod, name string) (*Proc, er
 		return nil, fmt.Errorf("pod %s has no container %s", pod.Name, name)
 	}
 	stage := filepath.Join(e.Dir, "pods", pod.Name, name)
-	if err := os.MkdirAll(filepath.Join(stage, "root"), 0o755); err != nil {
+	if err := os.MkdirAll(stage, 0o755); err != nil {
 		return nil, fmt.Errorf("stage %s/%s: %w", pod.Name, name, err)
 	}
 	env, err := e.containerEnv(ctx, pod, c)
 	if err != nil {
 		return nil, fmt.Errorf("env of %s/%s: %w", pod.Name, name, err)
 	}
-	mounts, err := e.containerMounts(ctx, pod, c, stage)
-	if err != nil {
-		return nil, fmt.Errorf("volumes of %s/%s: %w", pod.Name, name, err)
-	}
-	files, ok := pod.Images[repository(c.Image)]
+	image, ok := pod.Images[repository(c.Image)]
 	if !ok {
 		return nil, fmt.Errorf("container %s/%s runs image %s, which the test does not provide", pod.Name, name, c.Image)
 	}
-	hosts := filepath.Join(stage, "hosts")
-	if err := writeHosts(hosts, pod.Hosts); err != nil {
-		return nil, err
+	if c.WorkingDir != "" {
+		return nil, fmt.Errorf("container %s/%s sets workingDir, which the harness does not run (the image has no shell to change into it)", pod.Name, name)
 	}
-	u := userOf(pod.Spec, c)
-	script := rootScript(filepath.Join(stage, "root"), pod.Name, files, mounts, hosts, readOnlyRoot(c))
+	u := userOf(pod.Spec, c, image)
+	mounts, err := e.containerMounts(ctx, pod, c, stage, u)
+	if err != nil {
+		return nil, fmt.Errorf("volumes of %s/%s: %w", pod.Name, name, err)
+	}
+	root := filepath.Join(stage, "root")
+	if err := prepareRoot(image, root, mounts, pod.Hosts); err != nil {
+		return nil, fmt.Errorf("root of %s/%s: %w", pod.Name, name, err)
+	}
+	script := rootScript(root, pod.Name, mounts, readOnlyRoot(c))
 	argv := expandAll(append(slices.Clone(c.Command), c.Args...), env)
 	if len(c.Command) == 0 {
 		return nil, fmt.Errorf("container %s/%s has no command: the harness does not read image entrypoints", pod.Name, name)
 	}
-	script += execLine(u, c.WorkingDir, env, argv)
+	script += execLine(u, env, argv)
 	scriptPath := filepath.Join(stage, "start.sh")
 	if err := os.WriteFile(scriptPath, []byte(script), 0o700); err != nil {
 		return nil, err
@@ -108,11 +112,12 @@ type user struct {
 	groups   []int64
 }
 
-// userOf is the container's user as the kubelet sets it: runAsUser and runAsGroup (the
-// container's over the pod's; no image here names a user, so 0 when unset), with fsGroup
-// and supplementalGroups as supplementary groups.
-func userOf(spec corev1.PodSpec, c corev1.Container) user {
-	u := user{}
+// userOf is the container's user as the kubelet and the runtime set it: runAsUser and
+// runAsGroup (the container's over the pod's), the primary group of runAsUser in the
+// image's /etc/passwd when no runAsGroup is set (0 when the image does not name the user),
+// with fsGroup and supplementalGroups as supplementary groups.
+func userOf(spec corev1.PodSpec, c corev1.Container, root string) user {
+	u := user{gid: -1}
 	if ps := spec.SecurityContext; ps != nil {
 		if ps.RunAsUser != nil {
 			u.uid = int(*ps.RunAsUser)
@@ -133,90 +138,95 @@ func userOf(spec corev1.PodSpec, c corev1.Container) user {
 			u.gid = int(*cs.RunAsGroup)
 		}
 	}
+	if u.gid < 0 {
+		u.gid = passwdGroup(filepath.Join(root, "etc", "passwd"), u.uid)
+	}
 	return u
+}
+
+// passwdGroup is uid's primary group in an /etc/passwd, 0 when it is not there.
+func passwdGroup(file string, uid int) int {
+	b, _ := os.ReadFile(file)
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Split(line, ":")
+		if len(f) > 3 && f[2] == strconv.Itoa(uid) {
+			if g, err := strconv.Atoi(f[3]); err == nil {
+				return g
+			}
+		}
+	}
+	return 0
 }
 
 func readOnlyRoot(c corev1.Container) bool {
 	return c.SecurityContext != nil && c.SecurityContext.ReadOnlyRootFilesystem != nil && *c.SecurityContext.ReadOnlyRootFilesystem
 }
 
-// writeHosts writes the container's /etc/hosts.
-func writeHosts(file string, hosts map[string]string) error {
+// prepareRoot copies the image's root filesystem to root (with owners and modes), makes the
+// mount points the image lacks, and writes its /etc/hosts: a container runtime's writable
+// layer, before the root turns read-only.
+func prepareRoot(image, root string, mounts []mount, hosts map[string]string) error {
+	if out, err := exec.Command("cp", "-a", image, root).CombinedOutput(); err != nil {
+		return fmt.Errorf("copy the image: %w: %s", err, out)
+	}
+	for _, d := range []string{"dev", "proc", "sys", "etc"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			return err
+		}
+	}
+	for _, m := range mounts {
+		if err := os.MkdirAll(filepath.Join(root, m.target), 0o755); err != nil {
+			return err
+		}
+	}
 	var b strings.Builder
 	b.WriteString("127.0.0.1 localhost\n")
-	names := make([]string, 0, len(hosts))
-	for n := range hosts {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(hosts)) {
 		fmt.Fprintf(&b, "%s %s\n", hosts[n], n)
 	}
-	return os.WriteFile(file, []byte(b.String()), 0o644)
+	return os.WriteFile(filepath.Join(root, "etc", "hosts"), []byte(b.String()), 0o644)
 }
 
 // shq quotes s for /bin/sh.
 func shq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
-// rootScript builds the container's root in its mount namespace (and names its UTS
-// namespace after the pod, as a pod's hostname is): a tmpfs, the host's system
-// directories bound read-only, the image's files, /dev, /proc and /sys, /etc/hosts, then the
-// volume mounts (parents first); then the root turns read-only when the container asks.
-func rootScript(root, hostname string, files map[string]string, mounts []mount, hosts string, readOnly bool) string {
+// rootScript mounts the container's root in its mount namespace (and names its UTS
+// namespace after the pod, as a pod's hostname is): the copied image bound onto itself,
+// /dev, /proc and /sys, the volumes (parents first); then the root turns read-only when the
+// container asks.
+func rootScript(root, hostname string, mounts []mount, readOnly bool) string {
 	var b strings.Builder
-	b.WriteString("set -eu\nR=" + shq(root) + "\nmount -t tmpfs -o mode=0755 cmp-phase-root \"$R\"\n")
+	b.WriteString("set -eu\nR=" + shq(root) + "\nmount --bind \"$R\" \"$R\"\n")
 	b.WriteString("hostname " + shq(hostname) + "\n")
-	for _, d := range []string{"/usr", "/bin", "/sbin", "/lib", "/lib64", "/etc"} {
-		fmt.Fprintf(&b, "if [ -e %[1]s ]; then mkdir -p \"$R\"%[1]s; mount --rbind %[1]s \"$R\"%[1]s; mount -o remount,bind,ro \"$R\"%[1]s; fi\n", shq(d))
-	}
 	for _, d := range []string{"/dev", "/proc", "/sys"} {
-		fmt.Fprintf(&b, "mkdir -p \"$R\"%[1]s; mount --rbind %[1]s \"$R\"%[1]s\n", shq(d))
-	}
-	fmt.Fprintf(&b, "mount --bind %s \"$R\"/etc/hosts\n", shq(hosts))
-	// The image's files: each directory of them a tmpfs of its own over what the host has
-	// there (never a write into the host's directories), then each file bound in.
-	paths := make([]string, 0, len(files))
-	dirs := map[string]bool{}
-	for p := range files {
-		paths = append(paths, p)
-		dirs[path.Dir(p)] = true
-	}
-	slices.Sort(paths)
-	for _, d := range slices.Sorted(maps.Keys(dirs)) {
-		fmt.Fprintf(&b, "mkdir -p \"$R\"%[1]s 2>/dev/null || true; mount -t tmpfs -o mode=0755 cmp-phase-image \"$R\"%[1]s\n", shq(d))
-	}
-	for _, p := range paths {
-		fmt.Fprintf(&b, "touch \"$R\"%s; mount --bind %s \"$R\"%s\n", shq(p), shq(files[p]), shq(p))
+		fmt.Fprintf(&b, "mount --rbind %[1]s \"$R\"%[1]s\n", shq(d))
 	}
 	slices.SortFunc(mounts, func(a, b mount) int { return strings.Count(a.target, "/") - strings.Count(b.target, "/") })
 	for _, m := range mounts {
-		fmt.Fprintf(&b, "mkdir -p \"$R\"%s; mount --bind %s \"$R\"%s\n", shq(m.target), shq(m.source), shq(m.target))
+		fmt.Fprintf(&b, "mount --bind %s \"$R\"%s\n", shq(m.source), shq(m.target))
 		if m.readOnly {
 			fmt.Fprintf(&b, "mount -o remount,bind,ro \"$R\"%s\n", shq(m.target))
 		}
 	}
 	if readOnly {
-		b.WriteString("mount -o remount,ro \"$R\"\n")
+		b.WriteString("mount -o remount,bind,ro \"$R\"\n")
 	}
 	return b.String()
 }
 
 // execLine runs argv as the container's user in its root, with its env only.
-func execLine(u user, workDir string, env []string, argv []string) string {
+func execLine(u user, env []string, argv []string) string {
 	var b strings.Builder
-	b.WriteString("exec chroot --userspec=" + strconv.Itoa(u.uid) + ":" + strconv.Itoa(u.gid))
+	b.WriteString("exec env -i")
+	for _, kv := range env {
+		b.WriteString(" " + shq(kv))
+	}
+	b.WriteString(" chroot --userspec=" + strconv.Itoa(u.uid) + ":" + strconv.Itoa(u.gid))
 	gs := []string{strconv.Itoa(u.gid)} // chroot keeps root's groups unless told
 	for _, g := range u.groups {
 		gs = append(gs, strconv.FormatInt(g, 10))
 	}
-	b.WriteString(" --groups=" + strings.Join(gs, ","))
-	b.WriteString(" \"$R\" /usr/bin/env -i")
-	if workDir != "" {
-		b.WriteString(" -C " + shq(workDir))
-	}
-	for _, kv := range env {
-		b.WriteString(" " + shq(kv))
-	}
+	b.WriteString(" --groups=" + strings.Join(gs, ",") + " \"$R\"")
 	for _, a := range argv {
 		b.WriteString(" " + shq(a))
 	}

@@ -36,7 +36,7 @@ type volFiles struct {
 // (files root-owned, their group the pod's fsGroup, modes as defaultMode or 0644), and the
 // service account token the ServiceAccount admission plugin adds to a pod that does not
 // opt out.
-func (e *Env) containerMounts(ctx context.Context, pod Pod, c corev1.Container, stage string) ([]mount, error) {
+func (e *Env) containerMounts(ctx context.Context, pod Pod, c corev1.Container, stage string, u user) ([]mount, error) {
 	vols := map[string]corev1.Volume{}
 	for _, v := range pod.Spec.Volumes {
 		vols[v.Name] = v
@@ -46,7 +46,6 @@ func (e *Env) containerMounts(ctx context.Context, pod Pod, c corev1.Container, 
 		vols[auto.Name] = *auto
 		mounts = append(mounts, corev1.VolumeMount{Name: auto.Name, MountPath: saMountPath, ReadOnly: true})
 	}
-	u := userOf(pod.Spec, c)
 	fsGroup := 0
 	if sc := pod.Spec.SecurityContext; sc != nil && sc.FSGroup != nil {
 		fsGroup = int(*sc.FSGroup)

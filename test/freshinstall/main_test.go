@@ -16,12 +16,19 @@ import (
 	"github.com/cmp-phase/cmp-phase/test/framework"
 )
 
-// bins are the programs the image holds, built from this tree.
-var bins framework.Binaries
+// bins are the programs the image holds, built from this tree; imageRoot is the image's
+// root filesystem, which the containers run in.
+var (
+	bins      framework.Binaries
+	imageRoot string
+)
 
 func TestMain(m *testing.M) {
 	var err error
-	if bins, err = framework.BuildBinaries(); err != nil {
+	if bins, err = framework.BuildBinaries(); err == nil {
+		imageRoot, err = framework.BuildImageRoot(bins.Dir)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
@@ -30,10 +37,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// image is what cmp-phase's image holds: both programs at the paths the manifests run.
-func image() map[string]map[string]string {
-	return map[string]map[string]string{"ghcr.io/cmp-phase/cmp-phase": {
-		"/usr/local/bin/cmp-phase": bins.CmpPhase,
-		"/usr/local/bin/agent":     bins.Agent,
-	}}
+// image is cmp-phase's image, as the manifests name it, for RunContainer.
+func image() map[string]string {
+	return map[string]string{framework.ImageRepository: imageRoot}
 }

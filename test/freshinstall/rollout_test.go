@@ -145,11 +145,17 @@ func rollOutTwice(t *testing.T, e *framework.Env) {
 }
 
 // removeTheParent is the uninstall's steps 1 and 2 for a parent whose children go: deleted
-// with Argo CD's resources finalizer, the agent removes its children, then it goes, and no
-// Application keeps the agent's finalizer.
+// with the argocd CLI (cascading: Argo CD's resources finalizer on), the agent removes its
+// children, then it goes, and no Application keeps the agent's finalizer.
 func removeTheParent(t *testing.T, e *framework.Env) {
 	t.Helper()
-	kubectl(t, e, "-n", "argocd", "delete", "application", rollout, "--wait=false")
+	ctx := context.Background()
+	if err := e.Login(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := e.ArgoCDCLI(ctx, "app", "delete", rollout, "--yes", "--wait=false"); err != nil {
+		t.Fatalf("argocd app delete %s: %v\n%s", rollout, err, out)
+	}
 	e.WaitFor(t, 4*time.Minute, "the parent and its children are gone", func(ctx context.Context) (bool, string) {
 		apps, err := e.Argo.ArgoprojV1alpha1().Applications("argocd").List(ctx, listOpts)
 		if err != nil {
