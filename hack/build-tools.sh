@@ -33,6 +33,8 @@ install_debs() {
   local missing=()
   command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
   command -v git >/dev/null 2>&1 || missing+=(git)
+  # test/freshinstall runs the getting-started page's download commands as written
+  command -v curl >/dev/null 2>&1 || missing+=(curl)
   # metric checks' e2e tests query a real Prometheus (test/framework's env.Prometheus)
   command -v prometheus >/dev/null 2>&1 || missing+=(prometheus)
   # the UI extension's browser test (TestUIExtension) drives headless Chromium and builds

@@ -51,17 +51,19 @@ func TestTheDocumentedInstallOnAFreshAPIServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gh, err := e.StartFakeGitHub(map[string]string{
-		"https://raw.githubusercontent.com/argoproj/argo-cd/" + e.Tools.ArgoCDVersion + "/manifests/install.yaml": filepath.Join(e.Tools.ArgoDir, "install.yaml"),
-	})
+	files := releaseFiles(t)
+	files["https://raw.githubusercontent.com/argoproj/argo-cd/"+e.Tools.ArgoCDVersion+"/manifests/install.yaml"] = filepath.Join(e.Tools.ArgoDir, "install.yaml")
+	gh, err := e.StartFakeGitHub(files)
 	if err != nil {
 		t.Fatal(err)
 	}
 	internet = gh.Env()
 	defer func() { internet = nil }()
+	blocks := pageBlocks(t)
+	gettingStartedCLI(t, e, blocks)
 	// the getting-started page's install block as written (docs/install.md's commands),
 	// manifests/install fetching Argo CD's install.yaml from the fake GitHub
-	runBlock(t, e, framework.RepoRoot(), pageBlocks(t)["install"])
+	runBlock(t, e, framework.RepoRoot(), blocks["install"])
 	applyEachCombination(t, e, tmp)
 	applyStandalone(t, e)
 	runTheInstalledContainers(t, e, install)
