@@ -63,8 +63,10 @@ func TestUIExtensionManifests(t *testing.T) {
 	if data["extension.config"] != other {
 		t.Errorf("argocd-cm's extension.config after the component: %q, want the installation's %q", data["extension.config"], other)
 	}
-	backend := parseBackend(t, data[ourKey])
-	if len(backend.Services) != 1 || !strings.HasPrefix(backend.Services[0].URL, "http://cmp-phase-extension.") ||
+	backend, err := parseBackend(data[ourKey])
+	if err != nil {
+		t.Errorf("argocd-cm %s: %v", ourKey, err)
+	} else if len(backend.Services) != 1 || !strings.HasPrefix(backend.Services[0].URL, "http://cmp-phase-extension.") ||
 		len(backend.Services[0].Headers) != 1 || backend.Services[0].Headers[0].Value != "$cmp-phase-extension:secret" {
 		t.Errorf("argocd-cm %s: %+v", ourKey, backend)
 	}
@@ -94,8 +96,8 @@ func TestUIExtensionManifests(t *testing.T) {
 	if _, ok := values.Configs.CM["extension.config"]; ok {
 		t.Error("values-extension.yaml sets configs.cm.extension.config, the key other proxy extensions share")
 	}
-	if got := parseBackend(t, values.Configs.CM[ourKey]); fmt.Sprint(got) != fmt.Sprint(backend) {
-		t.Errorf("values-extension.yaml's %s: %+v, manifests/extension's: %+v", ourKey, got, backend)
+	if got, err := parseBackend(values.Configs.CM[ourKey]); err != nil || fmt.Sprint(got) != fmt.Sprint(backend) {
+		t.Errorf("values-extension.yaml's %s: %+v (%v), manifests/extension's: %+v", ourKey, got, err, backend)
 	}
 	ext := values.Server.Extensions
 	if !semver.IsValid(ext.Image.Tag) || semver.Compare(ext.Image.Tag, "v1.0.0") < 0 {
@@ -163,28 +165,29 @@ func buildOver(t *testing.T, extensionConfig string, components ...string) resma
 	return m
 }
 
-func deploymentSpec(t *testing.T, m resmap.ResMap, name string) map[string]any {
+// rendered is a rendered resource's field at path (a map).
+func rendered(t *testing.T, m resmap.ResMap, kind, name string, path ...string) map[string]any {
 	t.Helper()
 	for _, r := range m.Resources() {
-		if r.GetKind() == "Deployment" && r.GetName() == name {
-			spec, _, _ := unstructured.NestedMap(asJSON(t, r), "spec", "template", "spec")
-			return spec
+		if r.GetKind() == kind && r.GetName() == name {
+			v, _, _ := unstructured.NestedMap(asJSON(t, r), path...)
+			return v
 		}
 	}
-	t.Fatalf("no Deployment %s", name)
+	t.Fatalf("no %s %s", kind, name)
 	return nil
 }
 
+func deploymentSpec(t *testing.T, m resmap.ResMap, name string) map[string]any {
+	return rendered(t, m, "Deployment", name, "spec", "template", "spec")
+}
+
 func configMapData(t *testing.T, m resmap.ResMap, name string) map[string]string {
-	t.Helper()
-	for _, r := range m.Resources() {
-		if r.GetKind() == "ConfigMap" && r.GetName() == name {
-			data, _, _ := unstructured.NestedStringMap(asJSON(t, r), "data")
-			return data
-		}
+	out := map[string]string{}
+	for k, v := range rendered(t, m, "ConfigMap", name, "data") {
+		out[k], _ = v.(string)
 	}
-	t.Fatalf("no ConfigMap %s", name)
-	return nil
+	return out
 }
 
 // uiVolume is where argocd-server's pod gets the extension's file.
@@ -247,14 +250,16 @@ type backendConfig struct {
 }
 
 // parseBackend reads a per-extension value strictly: an unknown field (say, the shared
-// key's "extensions:" list) fails.
-func parseBackend(t *testing.T, s string) backendConfig {
-	t.Helper()
+// key's "extensions:" list) or no service fails.
+func parseBackend(s string) (backendConfig, error) {
 	var b backendConfig
-	if err := yaml.UnmarshalStrict([]byte(s), &b); err != nil || len(b.Services) == 0 {
-		t.Fatalf("%s is no backend configuration: %v\n%s", ourKey, err, s)
+	if err := yaml.UnmarshalStrict([]byte(s), &b); err != nil {
+		return b, err
 	}
-	return b
+	if len(b.Services) == 0 {
+		return b, fmt.Errorf("no backend service in %q", s)
+	}
+	return b, nil
 }
 
 // ourExtensionConfig is manifests/extension's extension.config.cmp-phase with the agent's
