@@ -1,8 +1,10 @@
 // Builds the extension into dist/extension-cmp-phase.js: one IIFE, React taken from the
 // window.React Argo CD provides (src/react.ts), nothing else bundled but our code.
-// Also builds dist/test-shell.js, the stand-in for Argo CD's UI shell the browser test
-// loads (it bundles React 19 from npm, which Argo CD's UI would provide); it is not shipped.
+// With argocd-src/ present (test/argocd-src.mjs), also builds dist/test-shell.js, the
+// stand-in for Argo CD's application page the browser test loads: Argo CD's own
+// extensions-service.ts and React 19 from npm, as Argo CD's UI provides them; not shipped.
 import * as esbuild from 'esbuild';
+import * as fs from 'node:fs';
 
 const common = {
   bundle: true,
@@ -31,9 +33,15 @@ await esbuild.build({
   }],
 });
 
+if (!fs.existsSync('argocd-src/shared/services/extensions-service.ts')) {
+  console.log('no argocd-src/: the test shell is not built (node test/argocd-src.mjs <argo-cd module dir>)');
+  process.exit(0);
+}
+
 await esbuild.build({
   ...common,
   entryPoints: ['test/shell.tsx'],
+  tsconfig: 'test/tsconfig.json',
   outfile: 'dist/test-shell.js',
   define: {'process.env.NODE_ENV': '"production"'},
   minify: true,

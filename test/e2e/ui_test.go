@@ -12,8 +12,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,6 +27,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/extension"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/state"
@@ -35,29 +36,43 @@ import (
 )
 
 // TestUIExtension drives the Argo CD UI extension in headless Chromium against the real
-// stack: argocd-server v3.5.7 with the proxy extension on, serving the built
-// extension-cmp-phase.js from its own /extensions.js, and the real agent's endpoint behind
-// it; users log in with ID tokens of a loopback OIDC issuer (local accounts have no groups).
+// stack: argocd-server with the proxy extension on, serving the extension-cmp-phase.js the
+// release packs, laid out as manifests/extension's ConfigMap volume puts it under its
+// extensions directory, and the real agent's endpoint behind it; users log in with ID tokens
+// of a loopback OIDC issuer (local accounts have no groups).
 //
 // Argo CD's UI bundle cannot be built here (its argo-ui dependency is only on GitHub), so a
-// test page stands in for the UI shell: served by argocd-server from its static assets, it
-// provides window.React (React 19 from npm) and an extensionsAPI with Argo CD's
-// registration signatures, loads /extensions.js, and renders the registered status panel
-// item and app view with the real Application fetched from argocd-server's API with the
-// user's real session token (the argocd.token cookie).
+// page stands in for the application page: served by argocd-server from its static assets,
+// it runs Argo CD's own extensions-service.ts (from the argo-cd module of the Argo CD the
+// stack runs) as the registration API, sets window.React as Argo CD does, loads
+// /extensions.js, and renders what was registered as Argo CD's application page does, with
+// the real Application and resource tree fetched from argocd-server's API with the user's
+// real session token (the argocd.token cookie). buildUI type-checks the extension and the
+// page against that Argo CD's definitions and checks the page's render sites against its
+// source.
 //
-// It asserts: panel and grid show what `cmp-phase status -o json` shows at the same state
-// generation, and change when the agent admits the next phase; with actions off the view
-// shows the commands and no write endpoint answers; a user without `applications, get`
-// is refused by argocd-server and sees no data; an approve click by a user outside the
-// gate's group does not count, the same click by a user in it opens the gate and the
-// rollout completes. Screenshots go to the artifacts directory it logs.
+// It asserts: argocd-server starts and serves /extensions.js with the extension's directory
+// empty (its ConfigMap missing), and serves the extension once when it is there; the
+// extension's own extension.config.cmp-phase and another proxy extension in the shared
+// extension.config both answer through argocd-server, also after the extension's key
+// changes; panel and grid show what `cmp-phase status -o json` shows at the same state
+// generation, and change when the agent admits the next phase; Argo CD's dark and light
+// theme colour it; it shows only on parents (not on their children, multi-source parents
+// too) and its status panel item opens the flyout; with actions off the view shows the
+// commands and no write endpoint answers; a user without `applications, get` is refused by
+// argocd-server and sees no data; an approve click by a user outside the gate's group does
+// not count, the same click by a user in it opens the gate and the rollout completes.
+// Screenshots go to the artifacts directory it logs.
 func TestUIExtension(t *testing.T) {
 	// Not parallel: turning SSO on restarts argocd-server in-process, which the other tests'
 	// calls to it must not meet; run first and alone, it leaves SSO on for them.
 	u := startUI(t)
 	u.groupsHeader()
+	u.bothProxyExtensions()
 	u.followsTheRollout()
+	u.themes()
+	u.onlyOnParents()
+	u.flyout()
 	u.readOnly()
 	u.approvals()
 	u.b.atFleetSize(1000)
@@ -75,10 +90,12 @@ type uiRun struct {
 	tokens         map[string]string
 }
 
-// startUI builds and installs the extension, starts the rollout's two agents (on one Lease,
-// whichever leads drives it; each serves the endpoint: one with actions on and groups
-// trusted, one read-only), turns on SSO with the test issuer, the extension (read-only
-// first) and RBAC in argocd-server, commits v1 with a gated staging, and opens a browser.
+// startUI builds and installs the extension (as manifests/extension mounts it, after showing
+// argocd-server starts without it), starts the rollout's two agents (on one Lease, whichever
+// leads drives it; each serves the endpoint: one with actions on and groups trusted, one
+// read-only), turns on SSO with the test issuer, the extension (read-only first), another
+// proxy extension and RBAC in argocd-server, commits v1 with a gated staging, and opens a
+// browser.
 func startUI(t *testing.T) *uiRun {
 	t.Helper()
 	ctx := context.Background()
@@ -155,8 +172,141 @@ func (u *uiRun) followsTheRollout() {
 	r.waitState("staging asks for approval after its soak", func(st *state.State) bool { return u.gate(st) != nil && u.gate(st).AskedAt != nil })
 	at := b.agreesWithCLI(r, func(s shown) bool { return strings.Contains(s.Waiting, "waiting for approvals 0 of 1 from sre") })
 	u.t.Logf("at the gate the panel says %q", at.Waiting)
-	b.shot("ui-panel-item.png", `[data-shell-panel]`)
+	b.shot("ui-panel-item.png", `[data-shell=status-panel]`)
 	b.shot("ui-panel.png", `#root`) // the panel item and the view: the docs' image
+}
+
+// bothProxyExtensions: the extension's own extension.config.cmp-phase and another proxy
+// extension in the shared extension.config (echo, a tiny backend of its own) both answer
+// through argocd-server.
+func (u *uiRun) bothProxyExtensions() {
+	u.t.Helper()
+	env.WaitFor(u.t, 2*time.Minute, "both proxy extensions to answer through argocd-server", func(context.Context) (bool, string) {
+		code, body := viaArgoCD(u.t, "GET", "/extensions/cmp-phase/api/v1/status", u.tokens["alice"], "")
+		ecode, ebody := viaArgoCD(u.t, "GET", "/extensions/echo/", u.tokens["alice"], "")
+		var doc status.Doc
+		var echo map[string]string
+		ok := code == http.StatusOK && json.Unmarshal([]byte(body), &doc) == nil && doc.Rollout == "ui-ext" &&
+			ecode == http.StatusOK && json.Unmarshal([]byte(ebody), &echo) == nil && echo["user"] == "alice@example.com"
+		return ok, fmt.Sprintf("cmp-phase %d %.200s; echo %d %.200s", code, body, ecode, ebody)
+	})
+}
+
+// argoThemes are the colours of argo-ui's $themes (src/styles/theme.scss), which Argo CD
+// compiles under .theme-light and .theme-dark: background-2, text-1, text-2.
+var argoThemes = map[string]struct{ Background, Text, Strong string }{
+	"light": {"rgb(255, 255, 255)", "rgb(73, 87, 99)", "rgb(54, 60, 74)"},
+	"dark":  {"rgb(48, 50, 55)", "rgb(222, 230, 235)", "rgb(255, 255, 255)"},
+}
+
+// themes: under Argo CD's theme classes the view takes that theme's colours, and its status
+// colours are those of Argo CD's colors.ts (read from the argo-cd module); a screenshot of
+// each theme.
+func (u *uiRun) themes() {
+	u.t.Helper()
+	b := u.b
+	status := argoStatusColors(u.t)
+	for _, theme := range []string{"dark", "light"} {
+		b.openThemed(u.r.name, theme)
+		raw := runIn(b, "read the colours", chromedp.Evaluate[string](`(() => {
+  const c = (sel, p) => { const e = document.querySelector(sel); return e ? getComputedStyle(e)[p] : 'missing ' + sel; };
+  return JSON.stringify({
+    Background: c('[data-shell-view] [data-testid=cmp-phase-root]', 'backgroundColor'),
+    Text: c('[data-shell-view] [data-testid=cmp-phase-root]', 'color'),
+    Strong: c('[data-shell-view] [data-testid=cmp-phase-header] .cmp-phase-strong', 'color'),
+    Running: c('[data-shell=status-panel] [data-testid=cmp-phase-status]', 'color'),
+    Done: c('[data-shell-view] [data-testid=cmp-phase-row][data-status=Done] > span:nth-child(2)', 'color'),
+  });
+})()`))
+		var got struct{ Background, Text, Strong, Running, Done string }
+		if err := json.Unmarshal([]byte(raw), &got); err != nil {
+			u.t.Fatalf("the colours: %v: %s", err, raw)
+		}
+		want := argoThemes[theme]
+		if got.Background != want.Background || got.Text != want.Text || got.Strong != want.Strong ||
+			got.Running != status["ARGO_RUNNING_COLOR"] || got.Done != status["ARGO_SUCCESS_COLOR"] {
+			u.t.Fatalf("in Argo CD's %s theme the extension is drawn %+v, want %+v, running %s and done %s", theme, got, want, status["ARGO_RUNNING_COLOR"], status["ARGO_SUCCESS_COLOR"])
+		}
+		b.shot("ui-"+theme+".png", `#root`)
+	}
+	u.t.Log("the extension takes Argo CD's dark and light theme colours")
+}
+
+// argoStatusColors are Argo CD's status colours (ui/src/app/shared/components/colors.ts) as
+// computed styles give them: rgb(r, g, b).
+func argoStatusColors(t *testing.T) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(argoCDModule(t), "ui", "src", "app", "shared", "components", "colors.ts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, m := range regexp.MustCompile(`export const (ARGO_\w+_COLOR) = '#([0-9a-fA-F]{6})';`).FindAllStringSubmatch(string(b), -1) {
+		v, err := strconv.ParseUint(m[2], 16, 32)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[m[1]] = fmt.Sprintf("rgb(%d, %d, %d)", v>>16, (v>>8)&0xff, v&0xff)
+	}
+	if out["ARGO_RUNNING_COLOR"] == "" || out["ARGO_SUCCESS_COLOR"] == "" {
+		t.Fatalf("no status colours in Argo CD's colors.ts: %v", out)
+	}
+	return out
+}
+
+// onlyOnParents: on a child of the rollout (an Application whose source names no plugin)
+// Argo CD's registry offers no Rollout view (shouldDisplay), the page falls back to the
+// tree, and the status panel has no rollout item; a parent naming the plugin in one of
+// several sources shows both.
+func (u *uiRun) onlyOnParents() {
+	u.t.Helper()
+	t, b := u.t, u.b
+	var doc status.Doc
+	if err := json.Unmarshal([]byte(u.r.cli("status", u.r.name, "-o", "json")), &doc); err != nil || len(doc.Children) == 0 {
+		t.Fatalf("the rollout's children: %v %+v", err, doc)
+	}
+	child := doc.Children[0].Name
+	b.do("open a child's page", chromedp.Navigate("http://"+env.ArgoServer+"/cmp-phase-ui/shell.html?app="+child),
+		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`[data-shell-app=%q]`, child))))
+	env.WaitFor(t, 30*time.Second, "the extension to register", func(context.Context) (bool, string) {
+		got := runIn(b, "read the registry", chromedp.Evaluate[string](`JSON.stringify(window.cmpPhaseShell.registered())`))
+		return strings.Contains(got, `"appView":[{`), got
+	})
+	time.Sleep(2 * time.Second) // a panel item would have polled by now
+	shownFor := runIn(b, "ask the registry", chromedp.Evaluate[string](`JSON.stringify(window.cmpPhaseShell.registered(window.cmpPhaseShell.app))`))
+	if !strings.Contains(shownFor, `"shown":false`) || b.count(`[data-shell-view-icon=Rollout]`) != 0 || b.count(`[data-shell-view=tree]`) != 1 ||
+		b.count(`[data-testid=cmp-phase-panel]`) != 0 || b.count(`.cmp-phase`) != 0 {
+		t.Fatalf("on the child %s the extension shows: registry %s, Rollout icon %d, tree %d, panel items %d", child, shownFor,
+			b.count(`[data-shell-view-icon=Rollout]`), b.count(`[data-shell-view=tree]`), b.count(`[data-testid=cmp-phase-panel]`))
+	}
+	// Sources as Argo CD's Application carries them: which the registry shows the view for.
+	cases := runIn(b, "ask the registry about sources", chromedp.Evaluate[string](`(() => {
+  const app = spec => ({metadata: {name: 'x', namespace: 'argocd'}, spec: Object.assign({project: 'default', destination: {}}, spec), status: {}});
+  const shown = spec => window.cmpPhaseShell.registered(app(spec)).appView.map(v => v.shown).join();
+  const git = {repoURL: 'https://git.example/r', path: 'p'};
+  return JSON.stringify({
+    source: shown({source: Object.assign({plugin: {name: '`+contract.PluginName+`', env: []}}, git), sources: []}),
+    sources: shown({sources: [git, Object.assign({plugin: {name: '`+contract.PluginName+`', env: []}}, git)]}),
+    otherPlugin: shown({source: Object.assign({plugin: {name: 'other-v1', env: []}}, git)}),
+    directory: shown({source: git}),
+  });
+})()`))
+	if cases != `{"source":"true","sources":"true","otherPlugin":"false","directory":"false"}` {
+		t.Fatalf("shouldDisplay by source: %s", cases)
+	}
+	t.Logf("on the child %s no Rollout view and no panel item; shown for sources %s", child, cases)
+}
+
+// flyout: a click on the status panel item opens the Rollout as its flyout.
+func (u *uiRun) flyout() {
+	u.t.Helper()
+	b := u.b
+	b.open(u.r.name)
+	b.do("open the flyout", chromedp.Click(chromedp.CSS(`[data-shell=status-panel] [data-testid=cmp-phase-panel]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-shell-flyout=cmp-phase] [data-testid=cmp-phase-view][data-generation]`)))
+	b.shot("ui-flyout.png", `[data-shell-flyout]`)
+	b.do("close the flyout", chromedp.Click(chromedp.CSS(`[data-shell-flyout-close]`)),
+		chromedp.WaitNotPresent(chromedp.CSS(`[data-shell-flyout]`)))
 }
 
 // readOnly: with actions off the view shows the command and no write endpoint answers
@@ -195,7 +345,8 @@ func (u *uiRun) readOnly() {
 func (u *uiRun) approvals() {
 	u.t.Helper()
 	t, b, r := u.t, u.b, u.r
-	patchArgoCM(u.ctx, t, map[string]string{"extension.config": extensionConfig(u.rwAddr)})
+	patchArgoCM(u.ctx, t, map[string]string{ourKey: ourExtensionConfig(t, u.rwAddr)})
+	u.bothProxyExtensions() // a change of the extension's key leaves the other as it was
 	b.login(u.tokens["carol"])
 	b.open(r.name)
 	b.waitFor(`[data-testid=cmp-phase-action-approve]`)
@@ -211,7 +362,7 @@ func (u *uiRun) approvals() {
 	b.login(u.tokens["alice"])
 	b.open(r.name)
 	b.waitFor(`[data-testid=cmp-phase-action-approve]`)
-	b.shot("ui-view-actions.png", `[data-testid=cmp-phase-view]`)
+	b.shot("ui-view-actions.png", `[data-shell-view] [data-testid=cmp-phase-view]`)
 	b.approve("checks green")
 	r.until("the rollout alice approved completes", u.rev, rollout.StatusCompleted, everywhere("v1"))
 	st, err := r.state(u.ctx)
@@ -222,7 +373,7 @@ func (u *uiRun) approvals() {
 		t.Fatalf("the gate after alice's click: %+v approved by %q", g, st.Rollout.Phases[1].ApprovedBy)
 	}
 	b.agreesWithCLI(r, func(s shown) bool { return s.Status == string(rollout.StatusCompleted) })
-	b.shot("ui-view-completed.png", `[data-testid=cmp-phase-view]`)
+	b.shot("ui-view-completed.png", `[data-shell-view] [data-testid=cmp-phase-view]`)
 }
 
 // atFleetSize renders the view over a made-up rollout of n children in the same browser
@@ -238,7 +389,11 @@ func (b *browser) atFleetSize(n int) {
 		Rows      int     `json:"rows"`
 		PhaseRows int     `json:"phaseRows"`
 	}
-	raw := runIn(b, "render the synthetic rollout", chromedp.Evaluate[string](fmt.Sprintf(`window.cmpPhaseShell.synthetic(%d).then(m => JSON.stringify(m))`, n), chromedp.EvalAwaitPromise))
+	// once the deferred /extensions.js has registered the extension
+	raw := runIn(b, "render the synthetic rollout", chromedp.Evaluate[string](fmt.Sprintf(`new Promise(ok => {
+  const registered = () => window.cmpPhaseShell.registered().appView.length ? ok() : setTimeout(registered, 20);
+  registered();
+}).then(() => window.cmpPhaseShell.synthetic(%d)).then(m => JSON.stringify(m))`, n), chromedp.EvalAwaitPromise))
 	var m measure
 	if err := json.Unmarshal([]byte(raw), &m); err != nil {
 		b.t.Fatalf("the synthetic rollout: %v: %s", err, raw)
@@ -249,24 +404,9 @@ func (b *browser) atFleetSize(n int) {
 	}
 	last := fmt.Sprintf("synthetic-prod-%04d", n-51)
 	b.do("scroll to the last child",
-		chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => { const w = document.querySelector('[data-testid=cmp-phase-window][data-rows="%d"]'); w.scrollTop = w.scrollHeight; })()`, n-50)),
-		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`[data-testid=cmp-phase-row][data-cluster=%q]`, last))))
-	b.shot("ui-view-1000.png", `[data-testid=cmp-phase-view]`)
-}
-
-// buildUI type-checks and builds the extension and the test shell from the project's own
-// files (npm ci from the lock file) and returns ui/dist.
-func buildUI(t *testing.T) string {
-	t.Helper()
-	dir := filepath.Join(framework.RepoRoot(), "ui")
-	for _, args := range [][]string{{"ci", "--no-audit", "--no-fund"}, {"run", "typecheck"}, {"run", "build"}} {
-		cmd := exec.Command("npm", args...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("npm %v in %s: %v\n%s", args, dir, err, out)
-		}
-	}
-	return filepath.Join(dir, "dist")
+		chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => { const w = document.querySelector('[data-shell-view] [data-testid=cmp-phase-window][data-rows="%d"]'); w.scrollTop = w.scrollHeight; })()`, n-50)),
+		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`[data-shell-view] [data-testid=cmp-phase-row][data-cluster=%q]`, last))))
+	b.shot("ui-view-1000.png", `[data-shell-view] [data-testid=cmp-phase-view]`)
 }
 
 // uiArtifacts is where the screenshots go: $CMP_PHASE_UI_ARTIFACTS, else a new temp dir
@@ -286,62 +426,6 @@ func uiArtifacts(t *testing.T) string {
 	t.Logf("screenshots in %s", dir)
 	return dir
 }
-
-// installUI puts the extension where argocd-server serves extensions from (its fixed
-// /tmp/extensions, as the argocd-extension-installer init container does) and the test
-// shell page in its static assets.
-func installUI(t *testing.T, dist string) {
-	t.Helper()
-	js, err := os.ReadFile(filepath.Join(dist, "extension-cmp-phase.js"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	extDir := filepath.Join("/tmp/extensions", fmt.Sprintf("cmp-phase-e2e-%d", os.Getpid()))
-	if err := os.MkdirAll(extDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(extDir) })
-	if err := os.WriteFile(filepath.Join(extDir, "extension-cmp-phase.js"), js, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	shell, err := os.ReadFile(filepath.Join(dist, "test-shell.js"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	page := filepath.Join(env.Dir, "tmp", "cmp-phase-ui")
-	if err := os.MkdirAll(page, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(page, "test-shell.js"), shell, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(page, "shell.html"), []byte(shellPage), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// shellPage stands in for Argo CD's application page: the shell, then argocd-server's own
-// /extensions.js, then the parent fetched from argocd-server's API every 3 s.
-const shellPage = `<!doctype html>
-<html><head><meta charset="utf-8"><title>cmp-phase extension (test shell)</title></head>
-<body style="margin:0;background:#fff">
-<div style="padding:6px 12px;background:#0dadea;color:#fff;font:13px sans-serif">Test shell standing in for Argo CD's UI (its bundle cannot be built here) · argocd-server, the extension and the data are real</div>
-<div id="root"></div>
-<script src="/cmp-phase-ui/test-shell.js"></script>
-<script src="/extensions.js"></script>
-<script>
-async function load() {
-  const name = new URLSearchParams(location.search).get('app');
-  if (!name) { return; } // ?synthetic: the test calls cmpPhaseShell.synthetic itself
-  const res = await fetch('/api/v1/applications/' + encodeURIComponent(name), {credentials: 'same-origin'});
-  if (!res.ok) { document.getElementById('root').setAttribute('data-app-error', String(res.status)); return; }
-  window.cmpPhaseShell.render(await res.json());
-}
-load();
-setInterval(load, 3000);
-</script>
-</body></html>
-`
 
 func extensionSecret(t *testing.T) (string, string) {
 	t.Helper()
@@ -366,26 +450,6 @@ func freeAddr(t *testing.T) string {
 	return "127.0.0.1:" + strconv.Itoa(p)
 }
 
-// extensionConfig is argocd-cm's extension.config naming the agent's endpoint at addr (the
-// shared secret by its reference to the labelled Secret cmp-phase-extension, as
-// manifests/extension has it) and, as cmp-phase-echo, the test's echo of what argocd-server
-// forwards.
-func extensionConfig(addr string) string {
-	return fmt.Sprintf(`extensions:
-- name: cmp-phase
-  backend:
-    services:
-    - url: http://%s
-      headers:
-      - name: %s
-        value: '$cmp-phase-extension:secret'
-- name: cmp-phase-echo
-  backend:
-    services:
-    - url: %s
-`, addr, extension.DefaultSecretHeader, echoURL)
-}
-
 // echoURL is the test's echo server: it answers the identity headers argocd-server forwarded.
 var echoURL string
 
@@ -402,7 +466,7 @@ func startEcho(t *testing.T) {
 // browser sends claimed.
 func forwardedGroups(t *testing.T, token, claimed string) string {
 	t.Helper()
-	req, err := http.NewRequest("GET", "http://"+env.ArgoServer+"/extensions/cmp-phase-echo/", nil)
+	req, err := http.NewRequest("GET", "http://"+env.ArgoServer+"/extensions/echo/", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -422,9 +486,11 @@ func forwardedGroups(t *testing.T, token, claimed string) string {
 	return got["groups"]
 }
 
-// configureArgoCD puts the shared secret in the labelled Secret cmp-phase-extension, SSO with the test issuer and the
-// extension in argocd-cm, and RBAC: groups sre and dev may read applications and invoke the
-// extension, and so may erin, a user without groups; group outsiders may only invoke it.
+// configureArgoCD puts the shared secret in the labelled Secret cmp-phase-extension; SSO with
+// the test issuer, the extension under its own key (manifests/extension's, naming the agent
+// at addr) and another proxy extension (echo) in the shared extension.config in argocd-cm;
+// and RBAC: groups sre and dev may read applications and invoke both extensions, and so may
+// erin, a user without groups; group outsiders may only invoke cmp-phase.
 func configureArgoCD(ctx context.Context, t *testing.T, idp *framework.OIDC, secret, addr string) {
 	t.Helper()
 	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "cmp-phase-extension", Namespace: framework.ArgoNamespace,
@@ -438,7 +504,7 @@ func configureArgoCD(ctx context.Context, t *testing.T, idp *framework.OIDC, sec
 	}
 	policy := rbac.Data["policy.csv"] + `p, role:rollout-steer, applications, get, default/*, allow
 p, role:rollout-steer, extensions, invoke, cmp-phase, allow
-p, role:rollout-steer, extensions, invoke, cmp-phase-echo, allow
+p, role:rollout-steer, extensions, invoke, echo, allow
 p, role:extension-only, extensions, invoke, cmp-phase, allow
 g, sre, role:rollout-steer
 g, dev, role:rollout-steer
@@ -450,7 +516,8 @@ g, outsiders, role:extension-only
 		t.Fatal(err)
 	}
 	// argocd-server restarts itself in-process on a new url or oidc.config.
-	patchArgoCM(ctx, t, map[string]string{"url": "http://" + env.ArgoServer, "oidc.config": idp.ArgoCDConfig(), "extension.config": extensionConfig(addr)})
+	patchArgoCM(ctx, t, map[string]string{"url": "http://" + env.ArgoServer, "oidc.config": idp.ArgoCDConfig(),
+		ourKey: ourExtensionConfig(t, addr), "extension.config": echoConfig()})
 }
 
 func patchArgoCM(ctx context.Context, t *testing.T, data map[string]string) {
@@ -545,17 +612,21 @@ func (b *browser) login(token string) {
 	})
 }
 
-// open loads the shell page for the parent and waits for both registered components.
-func (b *browser) open(parent string) {
+// open loads the page for the parent in Argo CD's light theme (openThemed: the theme
+// given) and waits for both registered components; Argo CD's registry must hold exactly the
+// extension's status panel item (with its flyout) and its Rollout view, shown for the parent.
+func (b *browser) open(parent string) { b.openThemed(parent, "light") }
+
+func (b *browser) openThemed(parent, theme string) {
 	b.t.Helper()
 	b.do("open the shell page",
-		chromedp.Navigate("http://"+env.ArgoServer+"/cmp-phase-ui/shell.html?app="+parent),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid=cmp-phase-panel][data-generation]`)),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid=cmp-phase-view][data-generation]`)),
+		chromedp.Navigate("http://"+env.ArgoServer+"/cmp-phase-ui/shell.html?theme="+theme+"&app="+parent),
+		chromedp.WaitVisible(chromedp.CSS(`.theme-`+theme+` [data-shell=status-panel] [data-testid=cmp-phase-panel][data-generation]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-shell-view=Rollout] [data-testid=cmp-phase-view][data-generation]`)),
 	)
-	registered := runIn(b, "count the registrations", chromedp.Evaluate[string](`JSON.stringify([window.cmpPhaseShell.registered.statusPanel.length, window.cmpPhaseShell.registered.appView.length])`))
-	if registered != "[1,1]" {
-		b.t.Fatalf("the extension registered [status panel items, app views] %s, want [1,1]", registered)
+	registered := runIn(b, "read the registry", chromedp.Evaluate[string](`JSON.stringify(window.cmpPhaseShell.registered(window.cmpPhaseShell.app))`))
+	if want := `{"statusPanel":[{"title":"Rollout","id":"cmp-phase","flyout":true}],"appView":[{"title":"Rollout","icon":"fa-layer-group","shown":true}]}`; registered != want {
+		b.t.Fatalf("Argo CD's registry holds %s, want %s", registered, want)
 	}
 }
 
@@ -617,18 +688,19 @@ type shownCluster struct{ Name, Status string }
 const readPage = `(() => {
   const q = s => document.querySelector(s);
   const txt = s => (q(s) ? q(s).textContent.trim() : '');
+  const panel = '[data-shell=status-panel] ', view = '[data-shell-view] ';
   return JSON.stringify({
-    Generation: +q('[data-testid=cmp-phase-panel]').dataset.generation,
-    ViewGeneration: +q('[data-testid=cmp-phase-view]').dataset.generation,
-    Status: txt('[data-testid=cmp-phase-status]').replace(/^● /, ''),
-    Phase: txt('[data-testid=cmp-phase-phase]'),
-    Admitted: txt('[data-testid=cmp-phase-admitted]'),
-    Waiting: txt('[data-testid=cmp-phase-waiting]'),
-    Phases: [...document.querySelectorAll('[data-testid=cmp-phase-phase-group]')].map(g => ({
+    Generation: +q(panel + '[data-testid=cmp-phase-panel]').dataset.generation,
+    ViewGeneration: +q(view + '[data-testid=cmp-phase-view]').dataset.generation,
+    Status: txt(panel + '[data-testid=cmp-phase-status]').replace(/^● /, ''),
+    Phase: txt(panel + '[data-testid=cmp-phase-phase]'),
+    Admitted: txt(panel + '[data-testid=cmp-phase-admitted]'),
+    Waiting: txt(panel + '[data-testid=cmp-phase-waiting]'),
+    Phases: [...document.querySelectorAll(view + '[data-testid=cmp-phase-phase-group]')].map(g => ({
       Name: g.dataset.phase, Status: g.dataset.status, Admitted: +g.dataset.admitted, Members: +g.dataset.members,
       Clusters: [...g.querySelectorAll('[data-testid=cmp-phase-row]')].map(r => ({Name: r.dataset.cluster, Status: r.dataset.status})),
     })),
-    Hooks: [...document.querySelectorAll('[data-testid=cmp-phase-hook]')].map(h => ({Key: h.dataset.key, Status: h.dataset.status})),
+    Hooks: [...document.querySelectorAll(view + '[data-testid=cmp-phase-hook]')].map(h => ({Key: h.dataset.key, Status: h.dataset.status})),
   });
 })()`
 

@@ -1,3 +1,5 @@
+import type {App} from './argocd';
+
 // The status document (internal/status.Doc, what `cmp-phase status -o json` prints) as the
 // agent's endpoint serves it through argocd-server's proxy extension, and the actions.
 
@@ -113,11 +115,6 @@ export interface Fetched {
   namespace: string;
 }
 
-// AppRef is what argocd-server's proxy extension needs to authorize a call: the parent.
-export interface AppRef {
-  metadata: {name: string; namespace?: string; annotations?: Record<string, string>};
-  spec: {project?: string};
-}
 
 // root is Argo CD's base path (its <base href>, e.g. /argo-cd/ with --rootpath), "" at /.
 function root(): string {
@@ -127,9 +124,9 @@ function root(): string {
 
 const base = () => `${root()}/extensions/cmp-phase/api/v1`;
 
-function headers(app: AppRef): Record<string, string> {
+function headers(app: App): Record<string, string> {
   return {
-    'Argocd-Application-Name': `${app.metadata.namespace || 'argocd'}:${app.metadata.name}`,
+    'Argocd-Application-Name': `${app.metadata.namespace || 'argocd'}:${app.metadata.name || ''}`,
     'Argocd-Project-Name': app.spec.project || 'default',
   };
 }
@@ -153,7 +150,7 @@ async function failure(res: Response): Promise<HTTPError> {
   return new HTTPError(res.status, `${res.status}: ${msg}`);
 }
 
-export async function fetchStatus(app: AppRef, signal?: AbortSignal): Promise<Fetched> {
+export async function fetchStatus(app: App, signal?: AbortSignal): Promise<Fetched> {
   const res = await fetch(`${base()}/status`, {headers: headers(app), credentials: 'same-origin', signal});
   if (!res.ok) {
     throw await failure(res);
@@ -167,7 +164,7 @@ export async function fetchStatus(app: AppRef, signal?: AbortSignal): Promise<Fe
 
 export type Verb = 'approve' | 'reject' | 'promote' | 'pause' | 'resume';
 
-export async function act(app: AppRef, verb: Verb, body: {phase?: string; reason: string}): Promise<void> {
+export async function act(app: App, verb: Verb, body: {phase?: string; reason: string}): Promise<void> {
   const res = await fetch(`${base()}/actions/${verb}`, {
     method: 'POST',
     headers: {...headers(app), 'Content-Type': 'application/json'},
@@ -199,9 +196,4 @@ export async function fetchChildren(rollout: string, signal?: AbortSignal): Prom
     out.set(a.metadata?.name, {sync: a.status?.sync?.status, health: a.status?.health?.status});
   }
   return out;
-}
-
-// rolloutOf is the rollout the agent says the parent renders (its annotation), or "".
-export function rolloutOf(app: AppRef): string {
-  return app.metadata.annotations?.['cmp-phase.io/rollout'] || '';
 }

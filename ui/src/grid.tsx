@@ -4,7 +4,7 @@
 import React from './react';
 import type {Doc, Phase} from './api';
 import {approvalText, short, soaking, when} from './model';
-import {colors, statusColor} from './style';
+import {toneClass} from './style';
 
 export interface ChildHealth {
   sync?: string;
@@ -26,9 +26,9 @@ function phaseRows(p: Phase, filter: string): Row[] {
   return filter ? rows.filter(r => r.name.includes(filter) || r.status.toLowerCase() === filter.toLowerCase()) : rows;
 }
 
-function Cell(props: {children?: any; width: number | string; color?: string; title?: string}) {
+function Cell(props: {children?: any; width: number | string; tone?: string; title?: string}) {
   return (
-    <span title={props.title} style={{display: 'inline-block', width: props.width, overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap', color: props.color, verticalAlign: 'top'}}>
+    <span title={props.title} className={props.tone} style={{display: 'inline-block', width: props.width, overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap', verticalAlign: 'top'}}>
       {props.children}
     </span>
   );
@@ -61,15 +61,15 @@ export function Grid(props: {doc: Doc; health: Map<string, ChildHealth>}) {
     const child = revisionOf.get(r.name);
     const h = health.get(r.name) || {};
     return (
-      <div key={r.name} data-testid='cmp-phase-row' data-cluster={r.name} data-status={r.status}
-        style={{height: ROW, lineHeight: `${ROW}px`, borderBottom: `1px solid ${colors.grey}`, fontSize: 13}}>
+      <div key={r.name} data-testid='cmp-phase-row' data-cluster={r.name} data-status={r.status} className='cmp-phase-row'
+        style={{height: ROW, lineHeight: `${ROW}px`, fontSize: 13}}>
         <Cell width='28%' title={r.name}>{r.name}</Cell>
-        <Cell width='12%' color={statusColor(r.status)}>{r.status}</Cell>
+        <Cell width='12%' tone={toneClass(r.status)}>{r.status}</Cell>
         <Cell width='16%' title={child ? `revision ${child.revision}${child.commit ? ' commit ' + child.commit : ''}` : ''}>
           <span data-testid='cmp-phase-version'>{child ? (child.commit ? `@${short(child.commit).slice(0, 8)}` : short(child.revision)) : ''}</span>
         </Cell>
-        <Cell width='10%' color={statusColor(h.sync)}>{h.sync || '—'}</Cell>
-        <Cell width='10%' color={statusColor(h.health)}>{h.health || '—'}</Cell>
+        <Cell width='10%' tone={toneClass(h.sync)}>{h.sync || '—'}</Cell>
+        <Cell width='10%' tone={toneClass(h.health)}>{h.health || '—'}</Cell>
         <Cell width='24%' title={r.reason}>{r.status === 'Done' ? '' : r.reason || ''}</Cell>
       </div>
     );
@@ -77,7 +77,7 @@ export function Grid(props: {doc: Doc; health: Map<string, ChildHealth>}) {
   return (
     <div data-testid='cmp-phase-grid'>
       <input data-testid='cmp-phase-filter' placeholder='filter children by name or status' value={filter}
-        onChange={e => setFilter((e.target as HTMLInputElement).value)} style={{width: 320, margin: '4px 0 8px', padding: 4}} />
+        onChange={e => setFilter((e.target as HTMLInputElement).value)} style={{width: 320, margin: '4px 0 8px'}} />
       {(doc.phases || []).map((p, i) => {
         const key = `${p.name}@${p.track || ''}`;
         const rows = phaseRows(p, filter);
@@ -85,22 +85,22 @@ export function Grid(props: {doc: Doc; health: Map<string, ChildHealth>}) {
         const shown = open[key] ?? (isCurrent || rows.length <= 50);
         return (
           <div key={key + i} data-testid='cmp-phase-phase-group' data-phase={p.name} data-status={p.status} data-admitted={p.admitted} data-members={p.members}
-            style={{marginBottom: 10, border: `1px solid ${isCurrent ? colors.blue : colors.grey}`, borderRadius: 4}}>
-            <div style={{padding: '4px 8px', background: '#f8fbfb', cursor: 'pointer'}} onClick={() => setOpen({...open, [key]: !shown})}>
-              <b>{shown ? '▾' : '▸'} {p.name}{p.track ? `@${p.track}` : ''}</b>
-              <span style={{color: statusColor(p.status), marginLeft: 8}}>{p.status}</span>
+            className={`cmp-phase-group${isCurrent ? ' cmp-phase-current' : ''}`}>
+            <div className='cmp-phase-group-head' onClick={() => setOpen({...open, [key]: !shown})}>
+              <b className='cmp-phase-strong'>{shown ? '▾' : '▸'} {p.name}{p.track ? `@${p.track}` : ''}</b>
+              <span className={toneClass(p.status)} style={{marginLeft: 8}}>{p.status}</span>
               <span style={{marginLeft: 8}}>{p.admitted}/{p.members} admitted</span>
-              {p.approval && <span style={{marginLeft: 8, color: colors.muted}}>{approvalText(p)}</span>}
-              {soaking(p, Date.now()) && <span style={{marginLeft: 8, color: colors.muted}}>soak until {when(p.soakUntil)}</span>}
+              {p.approval && <span className='cmp-phase-muted' style={{marginLeft: 8}}>{approvalText(p)}</span>}
+              {soaking(p, Date.now()) && <span className='cmp-phase-muted' style={{marginLeft: 8}}>soak until {when(p.soakUntil)}</span>}
             </div>
             {shown && (
               <div style={{padding: '0 8px'}}>
-                <div style={{fontSize: 11, color: colors.muted, height: 20, lineHeight: '20px'}}>
+                <div className='cmp-phase-muted' style={{fontSize: 11, height: 20, lineHeight: '20px'}}>
                   <Cell width='28%'>CHILD</Cell><Cell width='12%'>IN PHASE</Cell><Cell width='16%'>VERSION</Cell><Cell width='10%'>SYNC</Cell><Cell width='10%'>HEALTH</Cell><Cell width='24%'>WAITS FOR</Cell>
                 </div>
                 <Windowed rows={rows} phase={p.name} render={row} />
                 {p.members > p.admitted && (
-                  <div style={{color: colors.muted, fontSize: 12, padding: '2px 0'}}>{p.members - p.admitted} member(s) not admitted yet</div>
+                  <div className='cmp-phase-muted' style={{fontSize: 12, padding: '2px 0'}}>{p.members - p.admitted} member(s) not admitted yet</div>
                 )}
               </div>
             )}

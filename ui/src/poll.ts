@@ -1,6 +1,7 @@
 // usePoll fetches the rollout's status now and every interval while mounted.
 import React from './react';
-import {AppRef, ChildState, Fetched, fetchChildren, fetchStatus} from './api';
+import type {App} from './argocd';
+import {ChildState, Fetched, fetchChildren, fetchStatus} from './api';
 
 export interface Polled {
   data?: Fetched;
@@ -8,7 +9,7 @@ export interface Polled {
   refresh: () => void;
 }
 
-export function usePoll(app: AppRef, intervalMs: number): Polled {
+export function usePoll(app: App, intervalMs: number): Polled {
   const [data, setData] = React.useState<Fetched | undefined>();
   const [error, setError] = React.useState<string | undefined>();
   const [tick, setTick] = React.useState(0);

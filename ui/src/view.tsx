@@ -1,26 +1,17 @@
 // The Rollout view of the parent: the whole rollout, refreshed every few seconds.
 import React from './react';
-import {AppRef, Doc, Verb, act} from './api';
+import {Doc, Verb, act} from './api';
+import type {App, AppViewProps} from './argocd';
 import {ChildHealth, Grid} from './grid';
 import {RED, command, current, dur, offers, waiting, short, when} from './model';
+import {isParent, rolloutOf} from './parent';
 import {useChildren, useNow, usePoll} from './poll';
-import {colors, statusColor} from './style';
-
-interface Resource {
-  kind?: string;
-  name?: string;
-  status?: string;
-  health?: {status?: string};
-}
-
-export interface ViewApp extends AppRef {
-  status?: {resources?: Resource[]};
-}
+import {tone, toneClass} from './style';
 
 // healthOf is the children's sync and health: from argocd-server's list of the rollout's
 // children, else from the parent's resource list (which has no health for Applications
 // unless the installation configured a health check for them).
-function healthOf(app: ViewApp, listed: Map<string, ChildHealth>): Map<string, ChildHealth> {
+function healthOf(app: App, listed: Map<string, ChildHealth>): Map<string, ChildHealth> {
   const m = new Map<string, ChildHealth>();
   for (const r of app.status?.resources || []) {
     if (r.kind === 'Application' && r.name) {
@@ -31,9 +22,6 @@ function healthOf(app: ViewApp, listed: Map<string, ChildHealth>): Map<string, C
   return m;
 }
 
-const section: any = {margin: '14px 0 6px', fontSize: 14, fontWeight: 600, color: colors.text};
-const td: any = {padding: '2px 8px', borderBottom: `1px solid ${colors.grey}`, fontSize: 13, verticalAlign: 'top'};
-
 function Header(props: {doc: Doc; now: number}) {
   const d = props.doc;
   const p = current(d);
@@ -41,23 +29,23 @@ function Header(props: {doc: Doc; now: number}) {
   const w = waiting(d, props.now);
   return (
     <div data-testid='cmp-phase-header' data-generation={d.generation} data-status={d.status} data-phase={d.phase || ''}
-      style={{padding: 10, borderLeft: `4px solid ${statusColor(d.status)}`, background: red ? '#fdeeee' : '#f8fbfb'}}>
-      <div style={{fontSize: 16}}>
-        <b>{d.rollout}</b> <span style={{color: statusColor(d.status), fontWeight: 600}}>{d.status}</span>
+      className={`cmp-phase-header cmp-phase-bar-${tone(d.status)}`}>
+      <div style={{fontSize: 16}} className='cmp-phase-strong'>
+        <b>{d.rollout}</b> <span className={toneClass(d.status)} style={{fontWeight: 600}}>{d.status}</span>
         {d.phase && <span> at <b>{d.phase}</b></span>}
         {p && <span> · {p.admitted}/{p.members} admitted</span>}
       </div>
-      {w && <div data-testid='cmp-phase-view-waiting' style={{color: red ? colors.red : colors.text}}>{w}</div>}
-      <div style={{color: colors.muted, fontSize: 12}}>
+      {w && <div data-testid='cmp-phase-view-waiting' className={red ? 'cmp-phase-bad' : ''}>{w}</div>}
+      <div className='cmp-phase-muted' style={{fontSize: 12}}>
         generation {d.generation} · revision {short(d.revision)} {d.revision && d.commits?.[d.revision] ? `(commit ${short(d.commits[d.revision])})` : ''} {d.deployed ? ` · deployed ${short(d.deployed)}` : ''}
         {d.startedAt ? ` · started ${when(d.startedAt)}` : ''} {d.failureBudget ? ` · failures ${d.failureBudget.failures}/${d.failureBudget.maxFailures}` : ''}
       </div>
-      {(d.rejected || []).map((r, i) => <div key={i} style={{color: colors.red, fontSize: 12}}>refused edit: {r}</div>)}
+      {(d.rejected || []).map((r, i) => <div key={i} className='cmp-phase-bad' style={{fontSize: 12}}>refused edit: {r}</div>)}
     </div>
   );
 }
 
-function Actions(props: {app: AppRef; doc: Doc; actions: boolean; namespace: string; done: () => void}) {
+function Actions(props: {app: App; doc: Doc; actions: boolean; namespace: string; done: () => void}) {
   const [reason, setReason] = React.useState('');
   const [msg, setMsg] = React.useState('');
   const list = offers(props.doc);
@@ -67,13 +55,13 @@ function Actions(props: {app: AppRef; doc: Doc; actions: boolean; namespace: str
   if (!props.actions) {
     return (
       <div data-testid='cmp-phase-commands'>
-        <div style={section}>Steer it (actions are off here: run the command)</div>
+        <div className='cmp-phase-section'>Steer it (actions are off here: run the command)</div>
         {list.map(([verb, phase]) => {
           const cmd = command(verb, props.doc, props.namespace, phase);
           return (
             <div key={verb} style={{fontFamily: 'monospace', fontSize: 12, margin: '2px 0'}}>
               <code data-testid='cmp-phase-command' data-verb={verb}>{cmd}</code>{' '}
-              <button onClick={() => navigator.clipboard?.writeText(cmd)} style={{fontSize: 11}}>copy</button>
+              <button className='argo-button argo-button--base-o' onClick={() => navigator.clipboard?.writeText(cmd)} style={{fontSize: 11}}>copy</button>
             </div>
           );
         })}
@@ -96,7 +84,7 @@ function Actions(props: {app: AppRef; doc: Doc; actions: boolean; namespace: str
   };
   return (
     <div data-testid='cmp-phase-actions'>
-      <div style={section}>Steer it</div>
+      <div className='cmp-phase-section'>Steer it</div>
       <input data-testid='cmp-phase-reason' placeholder='why (required)' value={reason} onChange={e => setReason((e.target as HTMLInputElement).value)}
         style={{width: 260, padding: 4, marginRight: 8}} />
       {list.map(([verb, phase]) => (
@@ -105,7 +93,7 @@ function Actions(props: {app: AppRef; doc: Doc; actions: boolean; namespace: str
           {verb}{phase ? ` ${phase}` : ''}
         </button>
       ))}
-      <div data-testid='cmp-phase-action-result' style={{fontSize: 12, color: colors.muted, marginTop: 4}}>{msg}</div>
+      <div data-testid='cmp-phase-action-result' className='cmp-phase-muted' style={{fontSize: 12, marginTop: 4}}>{msg}</div>
     </div>
   );
 }
@@ -117,17 +105,17 @@ function Hooks(props: {doc: Doc; now: number}) {
   }
   return (
     <div>
-      <div style={section}>Hooks and checks</div>
-      <table style={{borderCollapse: 'collapse', width: '100%'}}>
+      <div className='cmp-phase-section'>Hooks and checks</div>
+      <table className='cmp-phase-table'>
         <tbody>
           {rows.map(({p, h}) => (
             <tr key={p.name + (p.track || '') + h.key} data-testid='cmp-phase-hook' data-key={h.key} data-status={h.status}>
-              <td style={td}>{p.name}</td>
-              <td style={td}>{h.key}</td>
-              <td style={{...td, color: statusColor(h.status)}}>{h.status}</td>
-              <td style={td}>{h.duration ? h.duration.replace(/(\d+\.\d)\d+/, '$1') : h.status === 'Running' && h.startedAt ? `for ${dur(props.now - Date.parse(h.startedAt))}` : ''}</td>
-              <td style={td}>{h.attempts ? `${h.attempts} attempt(s)` : ''}</td>
-              <td style={td}>{h.message}</td>
+              <td>{p.name}</td>
+              <td>{h.key}</td>
+              <td className={toneClass(h.status)}>{h.status}</td>
+              <td>{h.duration ? h.duration.replace(/(\d+\.\d)\d+/, '$1') : h.status === 'Running' && h.startedAt ? `for ${dur(props.now - Date.parse(h.startedAt))}` : ''}</td>
+              <td>{h.attempts ? `${h.attempts} attempt(s)` : ''}</td>
+              <td>{h.message}</td>
             </tr>
           ))}
         </tbody>
@@ -150,16 +138,16 @@ function Approvals(props: {doc: Doc}) {
   }
   return (
     <div>
-      <div style={section}>Approvals</div>
-      <table style={{borderCollapse: 'collapse', width: '100%'}}>
+      <div className='cmp-phase-section'>Approvals</div>
+      <table className='cmp-phase-table'>
         <tbody>
           {rows.map(({p, x, what, i}) => (
             <tr key={p.name + i} data-testid='cmp-phase-answer' data-by={x.by} data-counted={String(x.counted)}>
-              <td style={td}>{p.name}</td>
-              <td style={td}>{x.by}</td>
-              <td style={{...td, color: what === 'counted' ? colors.green : what === 'rejected' ? colors.red : colors.muted}}>{what}</td>
-              <td style={td}>{when(x.at)}</td>
-              <td style={td}>{x.note || [x.groups?.length ? `groups ${x.groups.join(',')}` : '', x.reason ? `"${x.reason}"` : ''].filter(Boolean).join('; ')}</td>
+              <td>{p.name}</td>
+              <td>{x.by}</td>
+              <td className={what === 'counted' ? 'cmp-phase-ok' : what === 'rejected' ? 'cmp-phase-bad' : 'cmp-phase-muted'}>{what}</td>
+              <td>{when(x.at)}</td>
+              <td>{x.note || [x.groups?.length ? `groups ${x.groups.join(',')}` : '', x.reason ? `"${x.reason}"` : ''].filter(Boolean).join('; ')}</td>
             </tr>
           ))}
         </tbody>
@@ -176,7 +164,7 @@ function History(props: {doc: Doc}) {
   const shown = h.slice(-15);
   return (
     <div>
-      <div style={section}>History (latest {shown.length} of {h.length})</div>
+      <div className='cmp-phase-section'>History (latest {shown.length} of {h.length})</div>
       {shown.map((e, i) => (
         <div key={i} data-testid='cmp-phase-history-line' style={{fontFamily: 'monospace', fontSize: 12}}>
           {when(e.at)} <b>{e.event}</b> {e.message}
@@ -186,26 +174,44 @@ function History(props: {doc: Doc}) {
   );
 }
 
-export function RolloutView(props: {application: ViewApp}) {
+function Polled(props: {application: App}) {
   const {data, error, refresh} = usePoll(props.application, 3000);
   const children = useChildren(data?.doc.rollout || '', 10000);
   const now = useNow();
   if (error && !data) {
-    return <div data-testid='cmp-phase-view' data-error='true' style={{padding: 16, color: colors.muted}}>cmp-phase: {error}</div>;
+    return <div data-testid='cmp-phase-view' data-error='true' className='cmp-phase-muted'>cmp-phase: {error}</div>;
   }
   if (!data) {
-    return <div data-testid='cmp-phase-view' data-loading='true' style={{padding: 16}}>loading the rollout…</div>;
+    return <div data-testid='cmp-phase-view' data-loading='true'>loading the rollout…</div>;
   }
   return (
-    <div data-testid='cmp-phase-view' data-generation={data.doc.generation} style={{padding: 16, maxWidth: 1200}}>
+    <div data-testid='cmp-phase-view' data-generation={data.doc.generation}>
       <Header doc={data.doc} now={now} />
       <Actions app={props.application} doc={data.doc} actions={data.actions} namespace={data.namespace} done={refresh} />
-      <div style={section}>Phases × children</div>
+      <div className='cmp-phase-section'>Phases × children</div>
       <Grid doc={data.doc} health={healthOf(props.application, children)} />
       <Hooks doc={data.doc} now={now} />
       <Approvals doc={data.doc} />
       <History doc={data.doc} />
-      {error && <div style={{color: colors.muted, fontSize: 12}}>last refresh failed: {error}</div>}
+      {error && <div className='cmp-phase-muted' style={{fontSize: 12}}>last refresh failed: {error}</div>}
+    </div>
+  );
+}
+
+// RolloutView is the Rollout app view and the status panel item's flyout: the whole rollout
+// of a parent. Argo CD offers the view only where shouldDisplay (isParent) holds; the
+// flyout opens from the item, which only parents show.
+export function RolloutView(props: AppViewProps) {
+  const app = props.application;
+  return (
+    <div className='cmp-phase cmp-phase-view' data-testid='cmp-phase-root' style={{padding: 16, maxWidth: 1200}}>
+      {!isParent(app) ? (
+        <div data-testid='cmp-phase-view' data-none='true'>This Application does not render through the cmp-phase plugin.</div>
+      ) : !rolloutOf(app) ? (
+        <div data-testid='cmp-phase-view' data-pending='true' className='cmp-phase-muted'>No rollout yet: the agent has not annotated this parent.</div>
+      ) : (
+        <Polled application={app} />
+      )}
     </div>
   );
 }
