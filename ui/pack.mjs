@@ -1,5 +1,5 @@
 // Packs the built extension (node build.mjs first) as the release ships it, into dist/:
-// - extension-cmp-phase.tar.gz: resources/cmp-phase/extension-cmp-phase.js, the layout
+// - extension-cmp-phase.tar.gz: resources/extension-cmp-phase.js/extension-cmp-phase.js, the layout
 //   Argo CD's argocd-extension-installer takes (for installs that download it);
 // - extension-cmp-phase-configmap.yaml: the ConfigMap cmp-phase-extension-ui holding the
 //   same file under the key extension-cmp-phase.js, which manifests/extension mounts into
@@ -17,8 +17,8 @@ if (Buffer.byteLength(js) > 900 * 1024) {
 }
 
 fs.rmSync('dist/pack', {recursive: true, force: true});
-fs.mkdirSync('dist/pack/resources/cmp-phase', {recursive: true});
-fs.copyFileSync('dist/extension-cmp-phase.js', 'dist/pack/resources/cmp-phase/extension-cmp-phase.js');
+fs.mkdirSync('dist/pack/resources/extension-cmp-phase.js', {recursive: true});
+fs.copyFileSync('dist/extension-cmp-phase.js', 'dist/pack/resources/extension-cmp-phase.js/extension-cmp-phase.js');
 // Reproducible: fixed owners and times, and zlib's gzip header carries no time.
 const tar = execFileSync('tar', ['-C', 'dist/pack', '--owner=0', '--group=0', '--numeric-owner', '--mtime=@0', '--sort=name', '-cf', '-', 'resources'], {maxBuffer: 64 << 20});
 fs.writeFileSync('dist/extension-cmp-phase.tar.gz', gzipSync(tar, {level: 9}));

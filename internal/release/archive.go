@@ -1,6 +1,7 @@
 package release
 
 import (
+	"encoding/json"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -20,6 +21,7 @@ import (
 // named cmp-phase (it looks for a directory matching extension*-<name>*.js).
 const (
 	UITarball   = "extension-cmp-phase.tar.gz"
+	UIConfigMap = "extension-cmp-phase-configmap.yaml"
 	UIChecksums = "extension-cmp-phase_checksums.txt"
 	UIJSPath    = "resources/extension-cmp-phase.js/extension-cmp-phase.js"
 )
@@ -45,7 +47,47 @@ func writeUITarball(dir, js string, epoch time.Time) error {
 	}, epoch); err != nil {
 		return fmt.Errorf("%w (fix: build the UI, npm ci && npm run build in ui/)", err)
 	}
-	return writeSums(filepath.Join(dir, UIChecksums), dir, []string{UITarball})
+	if err := writeUIConfigMap(filepath.Join(dir, UIConfigMap), js); err != nil {
+		return err
+	}
+	return writeSums(filepath.Join(dir, UIChecksums), dir, []string{UITarball, UIConfigMap})
+}
+
+// maxUIConfigMap bounds the bundle a ConfigMap may carry: 1 MiB in all, with room for the
+// object around it.
+const maxUIConfigMap = 900 << 10
+
+// writeUIConfigMap writes the ConfigMap cmp-phase-extension-ui holding the bundle under the
+// key extension-cmp-phase.js, which manifests/extension mounts into argocd-server's
+// extensions directory (nothing is downloaded when argocd-server starts; docs/ui.md). The
+// value is a JSON string — YAML reads JSON — so the bundle stays one scalar, byte for byte.
+func writeUIConfigMap(file, js string) error {
+	b, err := os.ReadFile(js)
+	if err != nil {
+		return fmt.Errorf("read the UI bundle: %w (fix: build the UI, npm ci && npm run build in ui/)", err)
+	}
+	if len(b) > maxUIConfigMap {
+		return fmt.Errorf("the UI bundle is %d bytes, too large for the ConfigMap (at most %d; fix: make the bundle smaller)", len(b), maxUIConfigMap)
+	}
+	value, err := json.Marshal(string(b))
+	if err != nil {
+		return err
+	}
+	cm := `# The cmp-phase UI extension for argocd-server (docs/ui.md). manifests/extension mounts this
+# ConfigMap, optionally, into argocd-server's extensions directory: apply it in argocd's namespace.
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: cmp-phase-extension-ui
+  labels:
+    app.kubernetes.io/part-of: argocd
+    app.kubernetes.io/name: cmp-phase-extension-ui
+data:
+  extension-cmp-phase.js: ` + string(value) + "\n"
+	if err := os.WriteFile(file, []byte(cm), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", file, err)
+	}
+	return nil
 }
 
 func writeTarGz(file string, entries []entry, epoch time.Time) (string, error) {

@@ -147,7 +147,7 @@ func (r *run) ui(context.Context) error {
 	if err := writeUITarball(r.o.Out, r.o.UIJS, r.o.Epoch); err != nil {
 		return err
 	}
-	r.add(UITarball, UIChecksums)
+	r.add(UITarball, UIConfigMap, UIChecksums)
 	return nil
 }
 

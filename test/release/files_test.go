@@ -137,7 +137,16 @@ func (c *cut) checkUI(t *testing.T) {
 		!bytes.Contains(js, []byte("extensionsAPI")) {
 		t.Errorf("%s holds %d entries (%d bytes of js), want resources/extension-cmp-phase.js/extension-cmp-phase.js registering with extensionsAPI", release.UITarball, len(files), len(js))
 	}
-	want := sha256Hex(t, filepath.Join(c.out, release.UITarball)) + "  " + release.UITarball + "\n"
+	cm := readFile(t, filepath.Join(c.out, release.UIConfigMap))
+	var obj struct {
+		Metadata struct{ Name string }
+		Data     map[string]string
+	}
+	if err := yaml.Unmarshal([]byte(cm), &obj); err != nil || obj.Metadata.Name != "cmp-phase-extension-ui" || obj.Data["extension-cmp-phase.js"] != string(js) {
+		t.Errorf("%s: not the ConfigMap cmp-phase-extension-ui holding the tarball's bundle byte for byte (err %v)", release.UIConfigMap, err)
+	}
+	want := sha256Hex(t, filepath.Join(c.out, release.UIConfigMap)) + "  " + release.UIConfigMap + "\n" + // sorted, as sha256sum lists
+		sha256Hex(t, filepath.Join(c.out, release.UITarball)) + "  " + release.UITarball + "\n"
 	if got := readFile(t, filepath.Join(c.out, release.UIChecksums)); got != want {
 		t.Errorf("%s: %q, want %q", release.UIChecksums, got, want)
 	}
