@@ -28,6 +28,9 @@ func BuildImageRoot(dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if err := os.Chmod(root, 0o755); err != nil { // an image's / (MkdirTemp makes it 0700)
+		return "", err
+	}
 	err = withHostImage(context.Background(), func(idx v1.ImageIndex) error {
 		img, err := release.PlatformImage(idx, hostPlatform())
 		if err != nil {
