@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Stamps a release version into everything that names the image, so one ref pins both the
-# manifests and the image: VERSION, manifests/base's images: newTag, and the image of both
-# containers in manifests/helm/values.yaml. test/install fails when they disagree or one
-# ships :latest. The image itself is built with the same version (Dockerfile's VERSION).
+# manifests and the image: VERSION, manifests/base's images: newTag, the image of both
+# containers in manifests/helm/values.yaml, and the cmp-phase chart's version and appVersion.
+# test/install fails when they disagree or one ships :latest. The image itself is built with
+# the same version (Dockerfile's VERSION).
 #   hack/stamp-version.sh v0.2.0
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,4 +16,5 @@ cd "$root"
 echo "$v" > VERSION
 sed -i -E "s|^(  newTag: ).*|\1$v|" manifests/base/kustomization.yaml
 sed -i -E "s|(image: ghcr.io/cmp-phase/cmp-phase:).*|\1$v|" manifests/helm/values.yaml
+sed -i -E -e "s|^version: .*|version: ${v#v}|" -e "s|^appVersion: .*|appVersion: $v|" manifests/helm/cmp-phase/Chart.yaml
 echo "stamped $v; build the image with: docker build --build-arg VERSION=$v -t ghcr.io/cmp-phase/cmp-phase:$v ."
