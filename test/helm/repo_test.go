@@ -102,11 +102,17 @@ func kustomize(t *testing.T, resources, components []string) map[string]map[stri
 			t.Fatal(err)
 		}
 	}
+	return build(t, dir)
+}
+
+// build is `kustomize build dir`'s objects by key.
+func build(t *testing.T, dir string) map[string]map[string]any {
+	t.Helper()
 	opts := krusty.MakeDefaultOptions()
 	opts.LoadRestrictions = types.LoadRestrictionsNone
 	m, err := krusty.MakeKustomizer(opts).Run(filesys.MakeFsOnDisk(), dir)
 	if err != nil {
-		t.Fatalf("kustomize build %v %v: %v", resources, components, err)
+		t.Fatalf("kustomize build: %v", err)
 	}
 	out, err := m.AsYaml()
 	if err != nil {
