@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Stamps a release version into everything in git that names the image, so one ref pins both
-# the manifests and the image: VERSION, manifests/base's images: newTag, and the image of both
-# containers in manifests/helm/values.yaml. test/install fails when they disagree or one
-# ships :latest. Then commit, tag, and cut the release with hack/release.sh (docs/release.md),
-# which builds the image with this version and writes copies of the manifests naming it by
-# digest.
+# the manifests and the image: VERSION, manifests/base's images: newTag, the image of both
+# containers in manifests/helm/values.yaml, and the cmp-phase chart's version and appVersion.
+# test/install fails when they disagree or one ships :latest. Then commit, tag, and cut the
+# release with hack/release.sh (docs/release.md), which builds the image with this version and
+# writes copies of the manifests naming it by digest.
 #   hack/stamp-version.sh v0.2.0
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,4 +17,5 @@ cd "$root"
 echo "$v" > VERSION
 sed -i -E "s|^(  newTag: ).*|\1$v|" manifests/base/kustomization.yaml
 sed -i -E "s|(image: ghcr.io/cmp-phase/cmp-phase:).*|\1$v|" manifests/helm/values.yaml
+sed -i -E -e "s|^version: .*|version: ${v#v}|" -e "s|^appVersion: .*|appVersion: $v|" manifests/helm/cmp-phase/Chart.yaml
 echo "stamped $v; commit and tag it, then: hack/release.sh $v dist/$v"

@@ -23,6 +23,9 @@ status=0
 unit=$(go list ./...)
 # shellcheck disable=SC2086
 CGO_ENABLED=1 go test -count=1 -json -race -timeout 30m $unit 2>&1 | $summary || status=$?
+# The Helm values and chart under Helm's own merge, loader and engine: a module of its own
+# (test/helm/doc.go says why), so go list ./... above leaves it out.
+(cd test/helm && go test -count=1 -json -timeout 10m ./... 2>&1) | $summary || status=$?
 # The end-to-end packages (those only -tags e2e builds, but the fault and compat suites), without -race:
 # on 2 cores they are CPU-bound. -parallel 6: the e2e rollouts mostly wait on Argo CD, so
 # they run side by side; with eight at once (33 rollouts, a real Prometheus and Job pods) one

@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -178,35 +177,4 @@ func agentContainer(t *testing.T, objs []map[string]any) map[string]any {
 	}
 	t.Fatal("no cmp-phase-agent container")
 	return nil
-}
-
-// sameObjects fails unless a Helm values file's extraObjects are exactly the kustomize
-// build want.
-func sameObjects(t *testing.T, file string, extraObjects, want []map[string]any) {
-	t.Helper()
-	if len(extraObjects) != len(want) {
-		t.Fatalf("%s: extraObjects holds %d objects, the kustomize build %d (fix: copy them over)", file, len(extraObjects), len(want))
-	}
-	for _, w := range want {
-		if got := find(extraObjects, objKey(w)); !reflect.DeepEqual(got, w) {
-			t.Errorf("%s differs between the kustomize build and %s (fix: copy it over)\nkustomize: %v\nhelm: %v", objKey(w), file, w, got)
-		}
-	}
-}
-
-// TestTheHelmJobNamespaceValuesCarryTheSame: values-job-namespace.yaml's extraObjects are
-// exactly manifests/rbac (with manifests/job-namespace/agent's Role) and
-// manifests/job-namespace, and values.yaml tells the agent's flag.
-func TestTheHelmJobNamespaceValuesCarryTheSame(t *testing.T) {
-	want := kustomizeIn(t, "resources: [MANIFESTS/rbac, MANIFESTS/job-namespace]\ncomponents: [MANIFESTS/job-namespace/agent]\n", map[string]string{})
-	var values struct {
-		ExtraObjects []map[string]any `json:"extraObjects"`
-	}
-	if err := yaml.Unmarshal([]byte(read(t, "manifests/helm/values-job-namespace.yaml")), &values); err != nil {
-		t.Fatal(err)
-	}
-	sameObjects(t, "values-job-namespace.yaml", values.ExtraObjects, want)
-	if !strings.Contains(read(t, "manifests/helm/values.yaml"), "--job-namespace, cmp-phase-jobs") {
-		t.Error("manifests/helm/values.yaml does not tell the agent's --job-namespace")
-	}
 }

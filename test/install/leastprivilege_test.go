@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"sigs.k8s.io/yaml"
 )
 
 // argoInstall is Argo CD's own install.yaml, from the Go module cache.
@@ -66,41 +64,6 @@ func TestTheLeastPrivilegeComponentTakesListAndWatchOnSecrets(t *testing.T) {
 		if !strings.Contains(cm, "accounts.cmp-phase-agent:apiKey") || strings.Contains(components, "extension") != strings.Contains(cm, "extension.config") ||
 			!strings.Contains(rbac, "p, cmp-phase-agent, clusters, get, *, allow") {
 			t.Errorf("%s: argocd-cm %s, argocd-rbac-cm %s", components, cm, rbac)
-		}
-	}
-}
-
-// TestTheHelmLeastPrivilegeValuesCarryTheSame: values-least-privilege.yaml's extraObjects
-// are exactly manifests/rbac with manifests/least-privilege's Role, its configs the
-// component's Argo CD account and policy, and values.yaml tells the agent's env and mount.
-func TestTheHelmLeastPrivilegeValuesCarryTheSame(t *testing.T) {
-	want := kustomizeIn(t, "resources: [MANIFESTS/rbac]\ncomponents: [MANIFESTS/least-privilege]\n", map[string]string{})
-	var values struct {
-		Configs      map[string]map[string]string `json:"configs"`
-		ExtraObjects []map[string]any             `json:"extraObjects"`
-	}
-	if err := yaml.Unmarshal([]byte(read(t, "manifests/helm/values-least-privilege.yaml")), &values); err != nil {
-		t.Fatal(err)
-	}
-	sameObjects(t, "values-least-privilege.yaml", values.ExtraObjects, want)
-	if !slices.Contains(ruleResources(find(values.ExtraObjects, "Role/argocd/cmp-phase-agent")), "[][secrets]:[get]") {
-		t.Error("the agent's Role in values-least-privilege.yaml may still list Secrets")
-	}
-	comp := map[string]string{}
-	for name, key := range map[string]string{"argocd-cm": "accounts.cmp-phase-agent", "argocd-rbac-cm": "policy.cmp-phase-agent.csv"} {
-		var cm struct{ Data map[string]string }
-		if err := yaml.Unmarshal([]byte(read(t, "manifests/least-privilege/"+name+".yaml")), &cm); err != nil {
-			t.Fatal(err)
-		}
-		comp[key] = cm.Data[key]
-	}
-	if values.Configs["cm"]["accounts.cmp-phase-agent"] != comp["accounts.cmp-phase-agent"] || values.Configs["rbac"]["policy.cmp-phase-agent.csv"] != comp["policy.cmp-phase-agent.csv"] {
-		t.Errorf("configs %v, the component's %v", values.Configs, comp)
-	}
-	agent := read(t, "manifests/helm/values.yaml")
-	for _, line := range []string{"{name: CMP_PHASE_AGENT_INVENTORY_FROM, value: argocd}", "{name: cmp-phase-argocd, mountPath: /var/run/cmp-phase/argocd, readOnly: true}"} {
-		if !strings.Contains(agent, line) {
-			t.Errorf("manifests/helm/values.yaml does not tell the agent's %s", line)
 		}
 	}
 }
