@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/cmp-phase/cmp-phase/internal/jsoncost"
 )
 
 // MaxSize bounds an encoded inventory.
@@ -34,6 +36,9 @@ type Inventory struct {
 func Decode(source string, b []byte) (*Inventory, error) {
 	if len(b) > MaxSize {
 		return nil, fmt.Errorf("inventory %s: %d bytes, over the limit of %d", source, len(b), MaxSize)
+	}
+	if err := jsoncost.Check(b, jsoncost.Limit); err != nil {
+		return nil, fmt.Errorf("inventory %s: %w (fix: the agent rewrites it; for a file, list fewer clusters)", source, err)
 	}
 	var inv Inventory
 	d := json.NewDecoder(bytes.NewReader(b))

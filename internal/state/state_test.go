@@ -83,7 +83,14 @@ func TestDecodeRefusesWhatItCannotTrust(t *testing.T) {
 		"a pin to nothing":       {gz(`{"schema":1,"generation":1,"revisions":{"r":{}},"deployed":"r","children":["a"],"pinned":{"a":"x"}}`), `revision "x"`},
 		"deployed without specs": {gz(`{"schema":1,"generation":1,"deployed":"r","children":["a"]}`), `deployed revision "r" has no stored spec`},
 		"over-size input":        {bytes.Repeat([]byte{0}, MaxConfigMapBytes+1), "over the ConfigMap limit"},
-		"a gzip bomb":            {gz(strings.Repeat(" ", maxInflated+10)), "inflates past"},
+		"a gzip bomb":            {gz(strings.Repeat(" ", MaxInflated+10)), "inflate past"},
+		// issue 47: 58 KB gzip'd inflated to 57 MB and took 1.17 GB to decode.
+		"a bomb of empty phases":  {gz(hostile("rollout-phases", 6<<20)), "to decode, over the limit of 128 MiB"},
+		"a bomb of history":       {gz(hostile("history", 6<<20)), "to decode, over the limit of 128 MiB"},
+		"a bomb of values":        {gz(hostile("values", 6<<20)), "to decode, over the limit of 128 MiB"},
+		"a bomb of map entries":   {gz(hostile("clusters", 3<<20)), "to decode, over the limit of 128 MiB"},
+		"a bomb's fix":            {gz(hostile("rollout-phases", 6<<20)), "fix: delete the state ConfigMap"},
+		"a bomb past the inflate": {gz(hostile("rollout-phases", 9<<20)), "8× the ConfigMap's limit"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
