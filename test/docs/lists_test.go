@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cmp-phase/cmp-phase/internal/hooks/commandhook"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
 )
 
@@ -36,5 +37,13 @@ func quoted(names []string) string {
 func TestTheExpressionBuiltinsAreTheAllowList(t *testing.T) {
 	if got, want := listed(t, "docs/spec.md", "expr-builtins"), quoted(targets.AllowedBuiltins()); got != want {
 		t.Fatalf("docs/spec.md's expression builtins differ from targets.AllowedBuiltins (fix: write them as)\n%s", want)
+	}
+}
+
+// TestTheCommandEnvWordsAreTheAllowList: docs/hooks/command.md lists exactly the first
+// words a command hook's variables may have.
+func TestTheCommandEnvWordsAreTheAllowList(t *testing.T) {
+	if got, want := listed(t, "docs/hooks/command.md", "command-env-words"), quoted(commandhook.EnvWords); got != want {
+		t.Fatalf("docs/hooks/command.md's words differ from commandhook.EnvWords (fix: write them as)\n%s", want)
 	}
 }
