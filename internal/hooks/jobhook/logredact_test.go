@@ -5,6 +5,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"html"
+	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -147,7 +150,23 @@ func secretForms(s string) map[string]string {
 		"base64 raw std": base64.RawStdEncoding.EncodeToString(b),
 		"base64 url":     base64.URLEncoding.EncodeToString(b),
 		"base64 raw url": base64.RawURLEncoding.EncodeToString(b),
+		// issue 47: the forms the redaction missed.
+		"basic auth":   "Basic " + base64.StdEncoding.EncodeToString([]byte("user:"+s)),
+		"basic auth 2": "Basic " + base64.StdEncoding.EncodeToString([]byte("alice:"+s)),
+		"basic auth 3": "Basic " + base64.StdEncoding.EncodeToString([]byte("admin:"+s)),
+		"in base64":    base64.URLEncoding.EncodeToString([]byte("k=" + s + ";more")),
+		"html":         html.EscapeString(s),
+		"html quot":    strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&#x27;").Replace(s),
+		"hex":          hex.EncodeToString(b),
+		"HEX":          strings.ToUpper(hex.EncodeToString(b)),
+		"lower %xx":    lowerHexEscapes(url.QueryEscape(s)),
+		"lower %xx pa": lowerHexEscapes(url.PathEscape(s)),
 	}
+}
+
+// lowerHexEscapes is a URL-escaped text with lower-case %xx escapes.
+func lowerHexEscapes(s string) string {
+	return regexp.MustCompile(`%[0-9A-F]{2}`).ReplaceAllStringFunc(s, strings.ToLower)
 }
 
 // noHTML is s JSON-escaped by an encoder that leaves <, > and & alone, without the quotes.
@@ -164,11 +183,14 @@ func noHTML(s string) string {
 // JSON, a Go error or base64 (a Basic auth header) shows it in another spelling; every one is
 // redacted from a pod's log.
 func TestASecretIsRedactedInItsJSONAndBase64Forms(t *testing.T) {
-	for _, secret := range []string{`p"a\ss<w>&rd` + "\n\tpart-two ü\u2028x", "user:s3cr3t?", "ab\x01c"} {
+	for _, secret := range []string{`p"a\ss<w>&rd` + "\n\tpart-two ü\u2028x", "user:s3cr3t?", "ab\x01c", "hunter2!/+é'"} {
 		for name, form := range secretForms(secret) {
 			got, err := redactLog("2026 bad token "+form+" end\n", [][]byte{[]byte(secret)}, false, 1024)
 			if err != nil || strings.Contains(got, form) {
 				t.Errorf("log, %s form %q of %q: %q %v", name, form, secret, got, err)
+			}
+			if strings.HasPrefix(form, "Basic ") && got != "2026 bad token Basic [redacted] end" {
+				t.Errorf("log, %s form %q of %q: the base64 around the secret stays: %q", name, form, secret, got)
 			}
 		}
 	}
