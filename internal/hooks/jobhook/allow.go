@@ -170,8 +170,10 @@ func restricted(pod *corev1.PodSpec) error {
 	return nil
 }
 
-// restrictContainer sets a container's unset privileges to restricted's: no escalation,
-// every capability dropped.
+// restrictContainer sets a container's unset privileges to restricted's (no escalation)
+// and drops every capability whatever the spec's drop list says: a list without ALL
+// ([NET_RAW]) kept the runtime's defaults. What the spec adds stays (the allowlist lets it
+// add NET_BIND_SERVICE only, which restricted permits with ALL dropped).
 func restrictContainer(c *corev1.Container) {
 	if c.SecurityContext == nil {
 		c.SecurityContext = &corev1.SecurityContext{}
@@ -183,9 +185,7 @@ func restrictContainer(c *corev1.Container) {
 	if sc.Capabilities == nil {
 		sc.Capabilities = &corev1.Capabilities{}
 	}
-	if len(sc.Capabilities.Drop) == 0 {
-		sc.Capabilities.Drop = []corev1.Capability{"ALL"}
-	}
+	sc.Capabilities.Drop = []corev1.Capability{"ALL"}
 }
 
 func ptr[T any](v T) *T { return &v }

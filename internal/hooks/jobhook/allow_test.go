@@ -1,6 +1,7 @@
 package jobhook
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -67,6 +68,19 @@ func TestAJobIsBuiltRestricted(t *testing.T) {
 	call.Hook.Block.(*Block).Spec.Template.Spec.SecurityContext = &corev1.PodSecurityContext{RunAsUser: &uid}
 	if got := mustBuildJob(t, call, "argocd", "default").Spec.Template.Spec.SecurityContext; got.RunAsNonRoot != nil || *got.RunAsUser != 1000 {
 		t.Fatalf("the spec's own user is kept: %+v", got)
+	}
+	// issue 47: a drop list without ALL kept the runtime's default capabilities.
+	for _, caps := range []corev1.Capabilities{
+		{Drop: []corev1.Capability{"NET_RAW"}},
+		{Drop: []corev1.Capability{"NET_RAW", "ALL"}},
+		{Drop: []corev1.Capability{"NET_RAW"}, Add: []corev1.Capability{"NET_BIND_SERVICE"}},
+	} {
+		call := jobCall(BeforeHookCreation)
+		call.Hook.Block.(*Block).Spec.Template.Spec.Containers[0].SecurityContext = &corev1.SecurityContext{Capabilities: caps.DeepCopy()}
+		got := mustBuildJob(t, call, "argocd", "default").Spec.Template.Spec.Containers[0].SecurityContext.Capabilities
+		if !slices.Equal(got.Drop, []corev1.Capability{"ALL"}) || !slices.Equal(got.Add, caps.Add) {
+			t.Errorf("drop %v add %v: built with drop %v add %v, want drop [ALL] and the spec's add", caps.Drop, caps.Add, got.Drop, got.Add)
+		}
 	}
 	for name, edit := range map[string]func(*corev1.PodSpec){
 		"runtimeClassName": func(p *corev1.PodSpec) { p.RuntimeClassName = ptr("kata") },
