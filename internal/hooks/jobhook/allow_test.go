@@ -20,7 +20,8 @@ func TestAJobPodIsAnAllowlist(t *testing.T) {
 	const c = `{name: c, image: x}`
 	ok := pod(`securityContext: {runAsNonRoot: true, runAsUser: 1000, fsGroup: 2000, seccompProfile: {type: RuntimeDefault}},
 		volumes: [{name: cfg, configMap: {name: c}}, {name: p, projected: {sources: [{configMap: {name: c}}, {downwardAPI: {items: [{path: l, fieldRef: {fieldPath: metadata.labels}}]}}]}}],
-		containers: [{name: c, image: x, ports: [{containerPort: 8080}], securityContext: {allowPrivilegeEscalation: false, readOnlyRootFilesystem: true,
+		containers: [{name: c, image: x, ports: [{containerPort: 8080}], livenessProbe: {httpGet: {path: /healthz, port: 8080, scheme: HTTP}, periodSeconds: 5},
+		readinessProbe: {tcpSocket: {port: 8080}}, lifecycle: {preStop: {exec: {command: [sleep, "1"]}}}, securityContext: {allowPrivilegeEscalation: false, readOnlyRootFilesystem: true,
 		capabilities: {drop: [ALL], add: [NET_BIND_SERVICE]}, seccompProfile: {type: Localhost, localhostProfile: p.json}}}]`)
 	if _, err := parseWithCheck(strings.ReplaceAll(ok, "\n\t\t", " ")); err != nil {
 		t.Fatalf("a restricted pod: %v", err)
@@ -43,6 +44,13 @@ func TestAJobPodIsAnAllowlist(t *testing.T) {
 		pod(`priorityClassName: system-node-critical, containers: [` + c + `]`):                                            `spec.priorityClassName: is not allowed`,
 		pod(`securityContext: {runAsUser: 0}, containers: [` + c + `]`):                                                    `spec.securityContext.runAsUser: must be a user other than 0 (root)`,
 		pod(`containers: [{name: c, image: x, securityContext: {runAsNonRoot: false}}]`):                                   `containers[0].securityContext.runAsNonRoot: must be true`,
+		// issue 47: a probe or a lifecycle hook calling another host on the pod's behalf.
+		pod(`containers: [{name: c, image: x, livenessProbe: {httpGet: {host: 169.254.169.254, path: /, port: 80}}}]`):             `containers[0].livenessProbe.httpGet.host: is not allowed`,
+		pod(`containers: [{name: c, image: x, readinessProbe: {tcpSocket: {host: 10.0.0.1, port: 6443}}}]`):                        `containers[0].readinessProbe.tcpSocket.host: is not allowed`,
+		pod(`containers: [{name: c, image: x, startupProbe: {httpGet: {host: kubernetes.default, port: 443}}}]`):                   `containers[0].startupProbe.httpGet.host: is not allowed`,
+		pod(`containers: [{name: c, image: x, lifecycle: {postStart: {httpGet: {host: 10.0.0.1, port: 80}}}}]`):                    `containers[0].lifecycle.postStart.httpGet.host: is not allowed`,
+		pod(`containers: [{name: c, image: x, lifecycle: {preStop: {tcpSocket: {host: 10.0.0.1, port: 22}}}}]`):                    `containers[0].lifecycle.preStop.tcpSocket.host: is not allowed`,
+		pod(`initContainers: [{name: c, image: x, lifecycle: {preStop: {httpGet: {host: h, port: 1}}}}], containers: [` + c + `]`): `initContainers[0].lifecycle.preStop.httpGet.host: is not allowed`,
 	} {
 		_, err := parseWithCheck(block)
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "fix: remove it: a job hook's pod runs at Pod Security restricted level") {
