@@ -161,6 +161,12 @@ func planOf(s *spec.Spec, inv *inventory.Inventory) (*lineupDoc, error) {
 			taking = append(taking, c)
 		}
 	}
+	// The line-up reads names and labels only; generate renders every child, refusing a
+	// cluster name that is no label value or two clusters giving one child name: so must
+	// plan, or it lists children no render would make.
+	if err := render.Check(s, inv); err != nil {
+		return nil, fmt.Errorf("rollout %s: %w", s.Name, err)
+	}
 	phases, tracks, err := rollout.Lineup(*p, taking)
 	if err != nil {
 		return nil, fmt.Errorf("rollout %s: %w", s.Name, err)
