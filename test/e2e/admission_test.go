@@ -87,6 +87,16 @@ func TestTheAPIServerChecksWhoApproves(t *testing.T) {
 	if err := write(map[string]string{"status": "test", "approve": "staging", "approver": "alice", "approver-groups": "sre, system:authenticated", "pause": "hold"}); err != nil {
 		t.Fatalf("an edit beside a pending approval refused: %v", err)
 	}
+	everyApprovalFieldIsGuarded(t, writeAs, alice, bob)
+}
+
+// everyApprovalFieldIsGuarded: by is who approves when approver is not written, so alice's
+// own approval by by is admitted, and turning it into bob's by changing only by, or by
+// dropping approver, is refused; a reject's reason is part of it, so bob may not rewrite
+// alice's, and may pause beside it.
+func everyApprovalFieldIsGuarded(t *testing.T, writeAs func(kubernetes.Interface, map[string]string) error, alice, bob kubernetes.Interface) {
+	t.Helper()
+	write := func(data map[string]string) error { return writeAs(alice, data) }
 	refusedAs := func(who kubernetes.Interface, what, wantApprover, user string, data map[string]string) {
 		t.Helper()
 		err := writeAs(who, data)
@@ -94,8 +104,6 @@ func TestTheAPIServerChecksWhoApproves(t *testing.T) {
 			t.Fatalf("%s: want it refused, got %v", what, err)
 		}
 	}
-	// by is who approves when approver is not written: alice's own is admitted, and turning
-	// it into bob's by changing only by, or by dropping approver, is refused.
 	if err := write(map[string]string{"status": "test", "approve": "prod", "by": "alice"}); err != nil {
 		t.Fatalf("alice's approval by by refused: %v", err)
 	}
@@ -107,7 +115,6 @@ func TestTheAPIServerChecksWhoApproves(t *testing.T) {
 		t.Fatalf("by beside an approver is not who approves, yet it was refused: %v", err)
 	}
 	refusedAs(alice, "alice dropping approver so that by names bob", "bob", "alice", map[string]string{"status": "test", "approve": "prod", "by": "bob"})
-	// A reject's reason is part of it: bob may not rewrite alice's.
 	if err := write(map[string]string{"status": "test", "reject": "prod", "approver": "alice", "reason": "error rate up"}); err != nil {
 		t.Fatalf("alice's reject refused: %v", err)
 	}
