@@ -54,7 +54,10 @@ type compiledRev struct {
 	// (a templated repoURL or targetRevision, or a templatePatch), so each rendered child
 	// is pinned; otherwise the compiled template already is.
 	pinEach bool
-	owner   *Renderer // whose params bound it counts in
+	// parentKeysEach: a child's annotation keys may differ from the template's (a
+	// templated key, a templatePatch), so each rendered child is checked for the parent's.
+	parentKeysEach bool
+	owner          *Renderer // whose params bound it counts in
 
 	// The parameters of the last inventory seen, by child name: Generate is pure in
 	// (revision, inventory), and serve reuses an inventory object until it changes.
@@ -120,6 +123,10 @@ func (r *Renderer) compiled(id string, body []byte, rollout string) (*compiledRe
 	if err != nil {
 		return nil, fmt.Errorf("revision %s: %w", id, err)
 	}
+	parentKeysEach, err := refuseParentKeys(tree, rev.TemplatePatch)
+	if err != nil {
+		return nil, fmt.Errorf("revision %s: %w", id, err)
+	}
 	addSlots(tree, rev.PreserveResourcesOnDeletion)
 	pinEach := false
 	if rev.Content != nil {
@@ -131,7 +138,7 @@ func (r *Renderer) compiled(id string, body []byte, rollout string) (*compiledRe
 	if err != nil {
 		return nil, fmt.Errorf("revision %s: %w", id, err)
 	}
-	c := &compiledRev{rev: rev, tmpl: t, pinEach: pinEach, owner: r}
+	c := &compiledRev{rev: rev, tmpl: t, pinEach: pinEach, parentKeysEach: parentKeysEach, owner: r}
 	r.cache.Add(key, c)
 	return c, nil
 }
