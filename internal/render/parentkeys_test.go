@@ -53,10 +53,11 @@ func parentKeyRender(t *testing.T, goTemplate bool, key, annotations, patch stri
 // naming the key and the fix; a key of another domain passes.
 func TestAChildNeverCarriesTheParentsAnnotations(t *testing.T) {
 	patch := "  templatePatch: |\n    metadata:\n      annotations:\n        cmp-phase.io/rollout-id: 'r@{{.cluster}}'\n"
-	cases := []struct {
+	type parentKeyCase struct {
 		name, key, annotations, patch, want string
-		goTemplate                           bool
-	}{
+		goTemplate                          bool
+	}
+	cases := []parentKeyCase{
 		{name: "a templated key", key: contract.ParentAdmitted, annotations: "'{{.key}}': 3/3", goTemplate: true,
 			want: "child web-a: its annotation cmp-phase.io/admitted is an annotation of the parent (fix: remove it"},
 		{name: "a templatePatch", key: "x", annotations: "a: b", patch: patch, goTemplate: true,
@@ -66,10 +67,7 @@ func TestAChildNeverCarriesTheParentsAnnotations(t *testing.T) {
 		{name: "another domain's key", key: "x", annotations: "example.com/status: Stopped, notes: cmp-phase.io/status"},
 	}
 	for _, k := range contract.ParentAnnotationKeys {
-		cases = append(cases, struct {
-			name, key, annotations, patch, want string
-			goTemplate                           bool
-		}{name: "written " + k, key: "x", annotations: k + ": forged",
+		cases = append(cases, parentKeyCase{name: "written " + k, key: "x", annotations: k + ": forged",
 			want: "template.metadata.annotations." + k + " is an annotation of the parent (fix: remove it from the template"})
 	}
 	for _, tc := range cases {
