@@ -169,15 +169,7 @@ func TestSkipLetsARolloutWithADegradedClusterFinish(t *testing.T) {
 }
 
 // rejected counts the ControlRejected Events of acts.
-func rejected(acts []Action) int {
-	n := 0
-	for _, a := range acts {
-		if a.Kind == ActEvent && a.Reason == EvControlRejected {
-			n++
-		}
-	}
-	return n
-}
+func rejected(acts []Action) int { return countEvents(acts, EvControlRejected) }
 
 // TestABadSkipKeyIsReportedOncePerChange: a skip key naming 80,000 children the rollout
 // does not have was one Event and one log line per name on every pass (issue 47). It is
