@@ -74,8 +74,8 @@ func TestInventoryConfigMapRefusesWhatItCannotTrust(t *testing.T) {
 		"a gzip bomb": {map[string][]byte{contract.InventoryGzipKey: bomb.Bytes()}, nil, "over the limit"},
 		"corrupt":     {nil, map[string]string{contract.InventoryKey: `{"clusters":[{"name":""}]}`}, "name and server are required"},
 		// issue 47: what a document's bytes cost to decode, not only its size.
-		"a gzip bomb of empty clusters":  {map[string][]byte{contract.InventoryGzipKey: gzipped(emptyClusters(1 << 20))}, nil, "to decode, over the limit of 128 MiB"},
-		"a plain bomb of empty clusters": {nil, map[string]string{contract.InventoryKey: string(emptyClusters(300000))}, "to decode, over the limit of 128 MiB"},
+		"a gzip bomb of empty clusters":  {map[string][]byte{contract.InventoryGzipKey: gzipped(emptyClusters(1 << 20))}, nil, "to decode, over the limit of 256 MiB"},
+		"a plain bomb of empty clusters": {nil, map[string]string{contract.InventoryKey: string(emptyClusters(300000))}, "to decode, over the limit of 256 MiB"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -17,9 +17,9 @@ const (
 	PerScalar        = 192
 )
 
-// Limit is what decoding one ConfigMap's document may allocate (the state, the inventory,
-// a plan's keys): 128 MiB, a quarter of the sidecar's memory; a 10,000-cluster state with
-// its history costs 73 MiB, a 10,000-cluster inventory ≈ 60 MiB.
+// Limit is what decoding one ConfigMap's document may allocate (the state, a plan's keys;
+// the inventory has its own, inventory.MaxDecodeCost): 128 MiB, a quarter of the sidecar's
+// memory; a 10,000-cluster state with its history costs 73 MiB.
 const Limit = 128 << 20
 
 // counts are the items of a document Cost weighs.
