@@ -11,6 +11,9 @@ import (
 // growth; an object elsewhere (a map's value, a field) far less; a scalar the decoder
 // cannot store costs ≈ 170 bytes of error context.
 const (
+	// PerByte: the decoder's buffer grows to twice the document, and a raw value
+	// (json.RawMessage) is copied once more.
+	PerByte          = 4
 	PerObjectInArray = 2048
 	PerObject        = 768
 	PerArray         = 64
@@ -27,57 +30,103 @@ type counts struct {
 	objectsInArrays, objects, arrays, scalars int64
 }
 
-// Cost is what decoding b may allocate, at most: its bytes, and each object, array and
+// Cost is what decoding b may allocate, at most: its bytes (PerByte), and each object, array and
 // scalar (a string, number, true, false or null; an object's keys included) by its weight.
 // It does not validate b: the decoder does.
-func Cost(b []byte) int64 {
-	n := count(b)
-	return int64(len(b)) + n.objectsInArrays*PerObjectInArray + n.objects*PerObject + n.arrays*PerArray + n.scalars*PerScalar
+func Cost(b []byte) int64 { return CostRaw(b, "", false) }
+
+// CostRaw is Cost for a document whose decoder keeps some values raw (json.RawMessage:
+// copied, not parsed): with raw, the values of the object under the top-level key under
+// ("" the document itself) weigh one scalar each and their bytes.
+func CostRaw(b []byte, under string, raw bool) int64 {
+	sc := scan{under: under, rawAt: -1, skipUntil: -1}
+	if raw && under == "" {
+		sc.rawAt = 1
+	}
+	n := sc.count(b)
+	return int64(len(b))*PerByte + n.objectsInArrays*PerObjectInArray + n.objects*PerObject + n.arrays*PerArray + n.scalars*PerScalar
 }
 
 // maxDepth is the nesting encoding/json refuses past; deeper, count keeps no kinds and
 // weighs every object as one in an array.
 const maxDepth = 10000
 
-// count counts b's items in one pass, keeping the kind of each open container (true: an
-// array) to tell an object in an array from one elsewhere.
-func count(b []byte) counts {
-	var n counts
-	var open []bool
-	depth := 0
+// scan is one pass's state: the kind of each open container (true: an array) to tell an
+// object in an array from one elsewhere, and the raw values it does not look into.
+type scan struct {
+	n         counts
+	open      []bool
+	depth     int
+	under     string // the top-level key whose object's values are raw ("": none, or rawAt set)
+	lastKey   string // the last string at depth 1: the key of the value that follows
+	rawAt     int    // the depth of raw values, -1 when none (yet)
+	skipUntil int    // inside a raw container: the depth it was opened at, else -1
+}
+
+// count counts b's items.
+func (sc *scan) count(b []byte) counts {
 	inLiteral := false
 	for i := 0; i < len(b); i++ {
 		c := b[i]
 		switch class[c] {
 		case quote:
-			n.scalars++
-			i = stringEnd(b, i+1)
-		case openObject:
-			if depth > len(open) || (depth > 0 && open[depth-1]) {
-				n.objectsInArrays++
-			} else {
-				n.objects++
+			end := stringEnd(b, i+1)
+			if sc.depth == 1 && sc.under != "" {
+				sc.lastKey = string(b[i+1 : end])
 			}
-			open = push(open, depth, false)
-			depth++
-		case openArray:
-			n.arrays++
-			open = push(open, depth, true)
-			depth++
+			if sc.skipUntil < 0 {
+				sc.n.scalars++
+			}
+			i = end
+		case openObject, openArray:
+			sc.opened(c == '[')
 		case closing:
-			depth = max(depth-1, 0)
-			open = open[:min(depth, len(open))]
+			sc.closed()
 		case delimiter:
 		default: // a number, true, false or null goes on to the next delimiter
-			if !inLiteral {
-				n.scalars++
+			if !inLiteral && sc.skipUntil < 0 {
+				sc.n.scalars++
 			}
 			inLiteral = true
 			continue
 		}
 		inLiteral = false
 	}
-	return n
+	return sc.n
+}
+
+// opened counts a container opened at the current depth, unless inside a raw value; one
+// that is a raw value counts as one scalar, and what it holds as nothing.
+func (sc *scan) opened(array bool) {
+	switch {
+	case sc.skipUntil >= 0:
+	case sc.depth == sc.rawAt:
+		sc.n.scalars++
+		sc.skipUntil = sc.depth
+	case array:
+		sc.n.arrays++
+	case sc.depth > len(sc.open) || (sc.depth > 0 && sc.open[sc.depth-1]):
+		sc.n.objectsInArrays++
+	default:
+		sc.n.objects++
+	}
+	if !array && sc.depth == 1 && sc.under != "" && sc.lastKey == sc.under && sc.skipUntil < 0 {
+		sc.rawAt = 2
+	}
+	sc.open = push(sc.open, sc.depth, array)
+	sc.depth++
+}
+
+// closed ends the innermost container.
+func (sc *scan) closed() {
+	sc.depth = max(sc.depth-1, 0)
+	sc.open = sc.open[:min(sc.depth, len(sc.open))]
+	if sc.skipUntil == sc.depth {
+		sc.skipUntil = -1
+	}
+	if sc.depth == 1 && sc.rawAt == 2 {
+		sc.rawAt = -1 // the raw object ended
+	}
 }
 
 // push records the kind of a container opened at depth, up to maxDepth.
@@ -127,16 +176,24 @@ var class = func() (t [256]uint8) {
 func upperBound(b []byte) int64 {
 	braces, brackets := int64(bytes.Count(b, []byte("{"))), int64(bytes.Count(b, []byte("[")))
 	scalars := int64(bytes.Count(b, []byte(",")) + bytes.Count(b, []byte(":")) + 1)
-	return int64(len(b)) + braces*PerObjectInArray + brackets*PerArray + (scalars+braces+brackets)*PerScalar
+	return int64(len(b))*PerByte + braces*PerObjectInArray + brackets*PerArray + (scalars+braces+brackets)*PerScalar
 }
 
 // Check refuses b when its Cost is over limit. Most documents are far within it: their
 // upper bound, counted fast, says so without the scan.
-func Check(b []byte, limit int64) error {
+func Check(b []byte, limit int64) error { return check(b, limit, Cost) }
+
+// CheckRaw is Check with CostRaw(b, under, true): for a document whose decoder keeps the
+// values of the object under the top-level key under ("" the document's own) raw.
+func CheckRaw(b []byte, under string, limit int64) error {
+	return check(b, limit, func(b []byte) int64 { return CostRaw(b, under, true) })
+}
+
+func check(b []byte, limit int64, cost func([]byte) int64) error {
 	if upperBound(b) <= limit {
 		return nil
 	}
-	if c := Cost(b); c > limit {
+	if c := cost(b); c > limit {
 		return fmt.Errorf("%d bytes that would take up to %d MiB to decode, over the limit of %d MiB (too many objects or values)", len(b), c>>20, limit>>20)
 	}
 	return nil

@@ -26,8 +26,38 @@ func TestCostCounts(t *testing.T) {
 		if ub, cost := upperBound([]byte(c.doc)), Cost([]byte(c.doc)); ub < cost {
 			t.Errorf("%.40s: the fast bound %d is under the cost %d", c.doc, ub, cost)
 		}
-		if got := count([]byte(c.doc)); got != c.want {
+		if got := countOf(c.doc, "", false); got != c.want {
 			t.Errorf("%.40s: %+v, want %+v", c.doc, got, c.want)
+		}
+	}
+}
+
+// countOf counts doc's items as CostRaw(doc, under, raw) weighs them.
+func countOf(doc, under string, raw bool) counts {
+	sc := scan{under: under, rawAt: -1, skipUntil: -1}
+	if raw && under == "" {
+		sc.rawAt = 1
+	}
+	return sc.count([]byte(doc))
+}
+
+// TestRawValuesWeighTheirBytes: a value the decoder keeps as json.RawMessage is copied, not
+// parsed: it weighs one scalar (and its bytes), whatever it holds; the rest as Cost does.
+func TestRawValuesWeighTheirBytes(t *testing.T) {
+	for _, c := range []struct {
+		doc, under string
+		want       counts
+	}{
+		{`{"revisions":{"a":{"x":[{},{}]},"b":"s"},"rollout":{"phases":[{}]}}`, "revisions",
+			counts{objects: 3, scalars: 7, arrays: 1, objectsInArrays: 1}}, // a's value is one scalar
+		{`{"a":{"x":[{},{}]},"b":[1,2]}`, "", counts{objects: 1, scalars: 4}},
+		{`{"other":{"a":{"x":{}}},"revisions":"s"}`, "revisions", counts{objects: 4, scalars: 5}}, // nothing raw
+	} {
+		if got := countOf(c.doc, c.under, true); got != c.want {
+			t.Errorf("%s under %q: %+v, want %+v", c.doc, c.under, got, c.want)
+		}
+		if CostRaw([]byte(c.doc), c.under, true) > Cost([]byte(c.doc)) {
+			t.Errorf("%s: raw weighs more than parsed", c.doc)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
+	"github.com/cmp-phase/cmp-phase/internal/jsoncost"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/tmpl"
 )
@@ -109,11 +110,20 @@ func (c *compiledRev) lockedParams(inv *inventory.Inventory) (map[string]Params,
 	return byName, nil
 }
 
+// maxRevisionCost bounds what decoding a revision's body may allocate (jsoncost.Cost). The
+// state and the plan keep bodies raw, so a ConfigMap edit could hold one that costs
+// gigabytes to decode; a spec the parser accepts (at most 200,000 YAML nodes) weighs at
+// most ≈ 400 MiB, within it.
+const maxRevisionCost = 4 * jsoncost.Limit
+
 func (r *Renderer) compiled(id string, body []byte, rollout string) (*compiledRev, error) {
 	// The same revision may come with another commit (or source) until the state records one.
 	key := rollout + "/" + id + "@" + string(spec.ContentTail(body))
 	if c, ok := r.cache.Get(key); ok {
 		return c, nil
+	}
+	if err := jsoncost.Check(body, maxRevisionCost); err != nil { // a state's or plan's copy, decoded here
+		return nil, fmt.Errorf("revision %s: %w (fix: restore the state or plan ConfigMap, or let the parent render it again)", id, err)
 	}
 	rev, err := spec.DecodeRevision(body)
 	if err != nil {

@@ -27,12 +27,16 @@ const (
 	// 10,000-cluster state with its history inflates to 4.9 MiB). A state is written only
 	// within it, and read only within it: no gzip bomb (58 KB inflated to 57 MB before).
 	MaxInflated = 8 * MaxConfigMapBytes
-	// MaxDecodeCost bounds what decoding the document may allocate (jsoncost.Cost: its
-	// objects, arrays and values weighed), checked before it is decoded: 57 MB of
-	// state took 1.17 GB to decode before, 10 MiB of `{},` 4.3 GB. A 10,000-cluster state
-	// with its history costs 73 MiB (and allocates 29).
+	// MaxDecodeCost bounds what decoding the document may allocate (jsoncost.CostRaw: its
+	// objects, arrays and values weighed, the revisions' bodies by their bytes: they stay
+	// json.RawMessage, and the render weighs each before it decodes one), checked before
+	// it is decoded: 57 MB of state took 1.17 GB to decode before, 10 MiB of `{},` 4.3 GB.
+	// A 10,000-cluster state with its history costs 73 MiB (and allocates 29).
 	MaxDecodeCost = jsoncost.Limit
 )
+
+// revisionsKey is the state document's key of the revisions' bodies (json.RawMessage).
+const revisionsKey = "revisions"
 
 // rebuild is the fix of a state document no read can trust.
 const rebuild = "fix: delete the state ConfigMap; the agent rebuilds the state from the live children"
@@ -57,7 +61,7 @@ func Encode(s *State) ([]byte, error) {
 	if len(raw) > MaxInflated {
 		return nil, fmt.Errorf("state is %d bytes of JSON, over the limit of %d (8 MiB): garbage-collect revisions or split the fleet", len(raw), MaxInflated)
 	}
-	if err := jsoncost.Check(raw, MaxDecodeCost); err != nil {
+	if err := jsoncost.CheckRaw(raw, revisionsKey, MaxDecodeCost); err != nil {
 		return nil, fmt.Errorf("state is %w: garbage-collect revisions or split the fleet", err)
 	}
 	if buf.Len() > Budget {
@@ -108,7 +112,7 @@ func DecodeJSON(raw []byte) (*State, error) {
 	if len(raw) > MaxInflated {
 		return nil, fmt.Errorf("decode state: %d bytes, over the limit of %d", len(raw), MaxInflated)
 	}
-	if err := jsoncost.Check(raw, MaxDecodeCost); err != nil {
+	if err := jsoncost.CheckRaw(raw, revisionsKey, MaxDecodeCost); err != nil {
 		return nil, fmt.Errorf("decode state: %w (%s)", err, rebuild)
 	}
 	return decodeStrict(raw)
