@@ -11,9 +11,9 @@ import (
 // growth; an object elsewhere (a map's value, a field) far less; a scalar the decoder
 // cannot store costs ≈ 170 bytes of error context.
 const (
-	// PerByte: the decoder's buffer grows to twice the document, and a raw value
-	// (json.RawMessage) is copied once more.
-	PerByte          = 4
+	// PerByte: the decoder's buffer grows to twice the document (every smaller buffer
+	// before it allocated too), and a raw value (json.RawMessage) is copied once more.
+	PerByte          = 6
 	PerObjectInArray = 2048
 	PerObject        = 768
 	PerArray         = 64
