@@ -170,13 +170,30 @@ var class = func() (t [256]uint8) {
 }()
 
 // upperBound is at least Cost(b) for a valid document b, counted fast: every brace,
-// bracket, comma and colon, also those in strings, each object weighed as one in an array;
-// in valid JSON each scalar follows its own `{`, `[`, `,` or `:`, or is the whole document.
+// bracket, comma and colon, also those in strings, each object weighed as one in an array
+// but one right after a colon (a value in an object; with white space between, weighed as
+// in an array); in valid JSON each scalar follows its own `{`, `[`, `,` or `:`, or is the
+// whole document.
 // (An invalid document fails the decoder's syntax scan before it allocates a value.)
 func upperBound(b []byte) int64 {
 	braces, brackets := int64(bytes.Count(b, []byte("{"))), int64(bytes.Count(b, []byte("[")))
+	values := afterColon(b, '{') // right after a colon: an object's value, not an array's
 	scalars := int64(bytes.Count(b, []byte(",")) + bytes.Count(b, []byte(":")) + 1)
-	return int64(len(b))*PerByte + braces*PerObjectInArray + brackets*PerArray + (scalars+braces+brackets)*PerScalar
+	return int64(len(b))*PerByte + (braces-values)*PerObjectInArray + values*PerObject + brackets*PerArray + (scalars+braces+brackets)*PerScalar
+}
+
+// afterColon counts the bytes c right after a colon, visiting only the c's.
+func afterColon(b []byte, c byte) int64 {
+	var n int64
+	for i := 0; ; i++ {
+		j := bytes.IndexByte(b[i:], c)
+		if j < 0 {
+			return n
+		}
+		if i += j; i > 0 && b[i-1] == ':' {
+			n++
+		}
+	}
 }
 
 // Check refuses b when its Cost is over limit. Most documents are far within it: their
