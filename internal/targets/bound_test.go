@@ -124,6 +124,16 @@ func TestExpressionsCannotAllocateWithoutBound(t *testing.T) {
 	}
 }
 
+// TestTheMeterKeepsTypeErrorsAtLoad: `+` of a string and a number is refused when the
+// expression compiles, as expr-lang refuses it, not only when it runs.
+func TestTheMeterKeepsTypeErrorsAtLoad(t *testing.T) {
+	for _, src := range []string{`name + 1 == "x"`, `1 + labels.env == "x"`} {
+		if _, err := (*Cache)(nil).Compile(src); err == nil || !strings.Contains(err.Error(), "invalid operation") {
+			t.Errorf("%s: %v", src, err)
+		}
+	}
+}
+
 // TestBoundedExpressionsStillWork: what cluster selection needs is left alone.
 func TestBoundedExpressionsStillWork(t *testing.T) {
 	s := Subject{Name: "prod-eu-1", Labels: map[string]string{"env": "prod", "tier": "2"}}

@@ -142,7 +142,7 @@ type meterPatch struct{}
 func (meterPatch) Visit(node *ast.Node) {
 	switch n := (*node).(type) {
 	case *ast.BinaryNode:
-		if n.Operator == "+" && !(numeric(n.Left) && numeric(n.Right)) {
+		if n.Operator == "+" && mayBuild(n.Left, n.Right) {
 			ast.Patch(node, call(fnCat, n.Left, n.Right))
 		}
 	case *ast.BuiltinNode:
@@ -161,17 +161,18 @@ func call(fn string, args ...ast.Node) *ast.CallNode {
 	return &ast.CallNode{Callee: &ast.IdentifierNode{Value: fn}, Arguments: all}
 }
 
-// numeric reports whether n's checked type is a number (adding numbers builds nothing).
-func numeric(n ast.Node) bool {
-	t := n.Type()
-	if t == nil {
-		return false
+// mayBuild reports whether `l + r` may build a string: both are strings, or either's type
+// is not known until it runs. Numbers, and operands the checker refuses to add (string +
+// int), are left to the VM and the checker, which reports the mismatch at load.
+func mayBuild(l, r ast.Node) bool {
+	lk, rk := kindOf(l), kindOf(r)
+	return lk == reflect.String && rk == reflect.String || lk == reflect.Interface || rk == reflect.Interface
+}
+
+// kindOf is n's checked type's kind, Interface when it is not known.
+func kindOf(n ast.Node) reflect.Kind {
+	if t := n.Type(); t != nil {
+		return t.Kind()
 	}
-	switch t.Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
-		reflect.Float32, reflect.Float64:
-		return true
-	}
-	return false
+	return reflect.Interface
 }
