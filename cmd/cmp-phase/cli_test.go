@@ -310,3 +310,42 @@ func TestRolloutNamesComplete(t *testing.T) {
 		t.Fatalf("%d %q", code, out)
 	}
 }
+
+// TestPlanRefusesTheClusterNamesARenderRefuses: plan --inventory-file listed children for
+// cluster names generate refuses to render (issue 47): a name that is no label value, two
+// clusters rendering one child name. plan now refuses each as validate's dry render (the
+// render generate and the sidecar run) does, with the same message; a good name passes.
+func TestPlanRefusesTheClusterNamesARenderRefuses(t *testing.T) {
+	cluster := func(name string) string {
+		return fmt.Sprintf(`{"name":%q,"server":"https://10.0.0.%d:6443","labels":{"env":"prod","argocd.argoproj.io/secret-type":"cluster"}}`, name, len(name)%250+1)
+	}
+	for _, tc := range []struct{ name, clusters, want string }{
+		{"a space", cluster("x y"), `cluster "x y": its name is not a Kubernetes label value`},
+		{"an EKS ARN", cluster("arn:aws:eks:eu-west-1:123456789012:cluster/prod"), `its name is not a Kubernetes label value`},
+		{"64 characters", cluster(strings.Repeat("a", 64)), `its name is not a Kubernetes label value`},
+		{"a leading dash", cluster("-prod"), `cluster "-prod": its name is not a Kubernetes label value`},
+		{"a slash", cluster("eu/prod"), `cluster "eu/prod": its name is not a Kubernetes label value`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			inv := filepath.Join(t.TempDir(), "inventory.json")
+			if err := os.WriteFile(inv, []byte(`{"clusters":[`+tc.clusters+`]}`), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, vErr, vCode := runCmd(t, "validate", "../../examples/progressive", "--inventory-file", inv)
+			out, pErr, pCode := runCmd(t, "plan", "../../examples/progressive", "--inventory-file", inv)
+			if vCode != 1 || !strings.Contains(vErr, tc.want) {
+				t.Fatalf("validate: %d %q, want it refused with %q", vCode, vErr, tc.want)
+			}
+			if pCode != 1 || !strings.Contains(pErr, tc.want) || !strings.Contains(pErr, "(fix: ") || out != "" {
+				t.Fatalf("plan: %d %q %q, want it refused as validate is", pCode, out, pErr)
+			}
+		})
+	}
+	inv := filepath.Join(t.TempDir(), "inventory.json")
+	if err := os.WriteFile(inv, []byte(`{"clusters":[`+cluster("prod-1")+`]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, code := runCmd(t, "plan", "../../examples/progressive", "--inventory-file", inv); code != 0 || !strings.Contains(out, "guestbook-prod-1") {
+		t.Fatalf("a good name: %d %q %q", code, out, errOut)
+	}
+}

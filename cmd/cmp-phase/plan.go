@@ -95,8 +95,11 @@ them; a spec of list generators needs none. Nothing is written.
 			if err != nil {
 				return failed(err)
 			}
-			if err := render.Check(s, inv); err != nil { // every child renders, within the bounds
-				return failed(s.Locate(err))
+			// The line-up reads names and labels only; generate renders every child — refusing
+			// a cluster name that is no label value, two clusters giving one child name, a
+			// template past its bounds — so must plan, or it lists children no render would make.
+			if err := render.Check(s, inv); err != nil {
+				return failed(s.Locate(fmt.Errorf("rollout %s: %w", s.Name, err)))
 			}
 			doc, err := planOf(a.ctx, s, inv)
 			if err != nil {

@@ -9,6 +9,10 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 )
 
+// MaxFleetWindowsBytes bounds the fleet's windows key: YAML takes hundreds of bytes per
+// node to decode (64 KiB of `{},` allocate 36 MiB), and a list of windows is short.
+const MaxFleetWindowsBytes = 64 << 10
+
 // ParseFleetWindows reads the fleet ConfigMap's windows key: change windows over every
 // rollout, a YAML list in the spec's shape (compiled). A list that cannot be read fails
 // closed: it comes back as one deny window that never ends, named InvalidFleetWindows, with
@@ -17,6 +21,10 @@ func ParseFleetWindows(data map[string]string) ([]spec.Window, *Problem) {
 	v, ok := data[contract.WindowsKey]
 	if !ok {
 		return nil, nil
+	}
+	if len(v) > MaxFleetWindowsBytes {
+		p := new(Problemf(contract.WindowsKey, v, "%s of %s is %d bytes, over the limit of %d (fix: fewer windows; until then every rollout is held)", contract.WindowsKey, contract.FleetConfigMap, len(v), MaxFleetWindowsBytes))
+		return []spec.Window{ClosedWindow(InvalidFleetWindows)}, p
 	}
 	var ws []spec.Window
 	err := yaml.UnmarshalStrict([]byte(v), &ws)

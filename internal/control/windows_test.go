@@ -19,6 +19,7 @@ func TestParseFleetWindows(t *testing.T) {
 		{"a blackout", "- name: xmas\n  kind: deny\n  blackoutDates: ['2026-12-24']\n", []string{"xmas"}, ""},
 		{"a bad schedule fails closed", "- {name: n, kind: deny, schedule: '0 25 * * *', duration: 8h}", []string{InvalidFleetWindows}, "windows[0].schedule"},
 		{"an unknown field fails closed", "- {name: n, kind: deny, shedule: '0 1 * * *'}", []string{InvalidFleetWindows}, "shedule"},
+		{"an over-size list fails closed", "[" + strings.Repeat("{},", 1<<18) + "{}]", []string{InvalidFleetWindows}, "over the limit of 65536 (fix: fewer windows"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			data := map[string]string{}

@@ -76,7 +76,10 @@ func (h *handler) action(w http.ResponseWriter, r *http.Request) {
 	}
 	ro.Approver = &steer.Identity{User: user}
 	if h.o.TrustGroups {
-		ro.Approver.Groups = groups(r.Header.Get(HeaderGroups))
+		var readable bool
+		if ro.Approver.Groups, readable = groups(r.Header.Get(HeaderGroups)); !readable {
+			h.o.Log.Warn("extension groups not recorded", "user", user, "reason", unreadableGroups)
+		}
 	}
 	err = v.run(r.Context(), ro, req)
 	if refused := (*steer.Refused)(nil); errors.As(err, &refused) {
@@ -108,13 +111,21 @@ func decode(r *http.Request) (Request, int, error) {
 	return req, 0, nil
 }
 
-// groups splits Argo CD's comma-separated groups header.
-func groups(h string) []string {
-	var out []string
+// unreadableGroups says why a groups header is not recorded, and the fix.
+const unreadableGroups = "a group holds '=' (an LDAP DN?), and argocd-server joins groups with commas, so a group with a comma cannot be told from two (cn=dev,sre would count as sre): the approval is recorded without groups (fix: give gates groups without commas, e.g. map LDAP groups to their cn in Dex, or approve with the CLI)"
+
+// groups reads Argo CD's groups header, which joins the user's groups with commas: a group
+// holding a comma is split there, and cannot be told from two. Such groups are LDAP DNs
+// (cn=dev,ou=groups,…), so a header with an item holding '=' is not readable: no groups
+// (readable false), rather than a fragment of a DN counted as a group of its own.
+func groups(h string) (out []string, readable bool) {
 	for g := range strings.SplitSeq(h, ",") {
 		if g = strings.TrimSpace(g); g != "" {
 			out = append(out, g)
 		}
+		if strings.Contains(g, "=") {
+			return nil, false
+		}
 	}
-	return out
+	return out, true
 }

@@ -344,3 +344,27 @@ func TestGroupsAreRecordedOnlyWhenTrusted(t *testing.T) {
 		t.Fatalf("groups recorded without trust: %v", cm.Data)
 	}
 }
+
+// TestAGroupsHeaderThatMaySplitAGroupRecordsNone: argocd-server joins a user's groups with
+// commas, so the group cn=dev,sre reached the agent as cn=dev and sre, and counted for a
+// gate asking sre (issue 47). A header with an item holding '=' (an LDAP DN's part) records
+// no groups; a header of plain names records them.
+func TestAGroupsHeaderThatMaySplitAGroupRecordsNone(t *testing.T) {
+	for header, want := range map[string]string{
+		"cn=dev,sre":                     "",
+		"sre,cn=dev,ou=groups,dc=corp":   "",
+		"cn=sre,ou=groups,dc=corp":       "",
+		"sre, ops ,system:authenticated": "sre,ops,system:authenticated",
+		"platform-team,sre":              "platform-team,sre",
+	} {
+		s := newStack(t, true)
+		w := call(s.h, "POST", "/api/v1/actions/approve", `{"phase":"staging","reason":"ok"}`, map[string]string{HeaderGroups: header})
+		if w.Code != http.StatusOK {
+			t.Fatalf("%q: %d %s", header, w.Code, w.Body)
+		}
+		cm, _ := s.kube.CoreV1().ConfigMaps(ns).Get(context.Background(), contract.StateConfigMap("guestbook"), metav1.GetOptions{})
+		if got := cm.Data[contract.ApproverGroupsKey]; got != want || cm.Data[contract.ApproverKey] != "alice" {
+			t.Errorf("%q: approver-groups %q, want %q (%v)", header, got, want, cm.Data)
+		}
+	}
+}

@@ -25,6 +25,7 @@ var metadata = []netip.Addr{
 	netip.MustParseAddr("169.254.170.23"),  // AWS EKS Pod Identity agent
 	netip.MustParseAddr("fd00:ec2::254"),   // AWS IPv6
 	netip.MustParseAddr("fd00:ec2::23"),    // AWS EKS Pod Identity agent, IPv6
+	netip.MustParseAddr("fd20:ce::254"),    // GCP IPv6 (inside fc00::/7, which --hook-allow-private opens)
 	netip.MustParseAddr("100.100.100.200"), // Alibaba Cloud
 	netip.MustParseAddr("168.63.129.16"),   // Azure wireserver (a public address)
 }

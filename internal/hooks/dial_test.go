@@ -67,7 +67,8 @@ func TestARequestErrorNamesTheHostNotTheURL(t *testing.T) {
 func TestASecretIsRedactedInItsEscapedForms(t *testing.T) {
 	secret := "s3cr/t +&="
 	r := newRedactor([]string{secret})
-	for _, form := range []string{secret, url.QueryEscape(secret), url.PathEscape(secret)} {
+	for _, form := range []string{secret, url.QueryEscape(secret), url.PathEscape(secret),
+		"s3cr%2ft+%2b%26%3d", "s3cr/t +&amp;=", "733363722f74202b263d", "733363722F74202B263D"} {
 		if got := r.apply("query=" + form + " end"); got != "query=[redacted] end" {
 			t.Errorf("%q: got %q", form, got)
 		}

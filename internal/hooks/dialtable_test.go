@@ -35,6 +35,7 @@ func TestSpecialPurposeAddresses(t *testing.T) {
 		{"100.100.100.200", always, "cloud metadata"},
 		{"fd00:ec2::254", always, "cloud metadata"},
 		{"fd00:ec2::23", always, "cloud metadata"},
+		{"fd20:ce::254", always, "cloud metadata"}, // GCP IPv6 (issue 47: passed with --hook-allow-private)
 		// IPv4 special-purpose rows.
 		{"0.0.0.0", always, "not a unicast address"},
 		{"0.1.2.3", always, `"This network"`},

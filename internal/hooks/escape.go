@@ -3,6 +3,7 @@ package hooks
 import (
 	"bytes"
 	"encoding/json"
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"net/url"
@@ -29,13 +30,16 @@ const (
 	// A cluster value may not be in its scheme, user info or port, and in its host only as
 	// leading DNS labels before a domain the spec writes (https://{{name}}.example.com, where
 	// the value must then be one DNS label); in the path it is one segment
-	// (url.PathEscape), in the query one value (url.QueryEscape). The host the filled URL
-	// names must be the host its template names.
+	// (url.PathEscape) and never . or .. (which would move the path); in the query one
+	// value (url.QueryEscape). The host the filled URL names must be the host its template
+	// names.
 	URL
-	// Body is an HTTP request body. In a JSON body (its text starts with { or [) a cluster
-	// value inside a string literal is JSON-escaped (no quotes added); outside one it must be
-	// a single JSON scalar (a number, true, false, null, a quoted string). A body that is
-	// not JSON takes it as written.
+	// Body is an HTTP request body, read by its text around the placeholders. In a JSON
+	// body (it starts with { or [) a cluster value inside a string literal is JSON-escaped
+	// (no quotes added); outside one it must be a single JSON scalar (a number, true, false,
+	// null, a quoted string). In an XML body (it starts with <) it is XML-escaped, and in a
+	// CDATA section may not hold ]]>. In a form (key=value pairs joined by &) it is one
+	// query value (url.QueryEscape). A body of other text takes it as written.
 	Body
 	// PromQL is a Prometheus query: a cluster value inside a string literal is escaped for
 	// it (\ and the quote; a `raw` string refuses a backtick); outside one it must be a
@@ -216,21 +220,18 @@ func escape(in Context, t template, i int, out, v string) (string, error) {
 			}
 		case inQuery:
 			return url.QueryEscape(v), nil
-		case inPath, inFragment:
+		case inPath:
+			if v == "." || v == ".." {
+				return "", errors.New("value is a . or .. path segment, which would move the request to another path (fix: give the cluster another name, or put it in the query)")
+			}
+			return url.PathEscape(v), nil
+		case inFragment:
 			return url.PathEscape(v), nil
 		default: // TemplateProblem refused it
 			return "", fmt.Errorf("value would set the URL's scheme (fix: %s)", urlHostFix)
 		}
 	case Body:
-		if !strings.HasPrefix(strings.TrimSpace(t.masked), "{") && !strings.HasPrefix(strings.TrimSpace(t.masked), "[") {
-			return v, nil
-		}
-		if inJSONString(prefix) {
-			return jsonEscape(v), nil
-		}
-		if !jsonScalar(v) {
-			return "", errors.New("value outside a JSON string is not one JSON scalar (fix: put the placeholder inside quotes, \"{{…}}\")")
-		}
+		return bodyEscape(t.masked, prefix, v)
 	case PromQL:
 		return promEscape(prefix, v)
 	case Arg:
@@ -241,6 +242,43 @@ func escape(in Context, t template, i int, out, v string) (string, error) {
 		return "", errors.New("value would choose the program (fix: name the program literally; pass cluster values as arguments or in env)")
 	}
 	return v, nil
+}
+
+// formBody is a form's text with its placeholders cut out: key=value pairs joined by &.
+var formBody = regexp.MustCompile(`^[^&=\s]*=[^&\s]*(&[^&=\s]*=[^&\s]*)*$`)
+
+// bodyEscape is cluster value v where the body's text (masked: its placeholders cut out)
+// leaves it (prefix): escaped for a JSON, XML or form body (see Body); as written in other
+// text.
+func bodyEscape(masked, prefix, v string) (string, error) {
+	switch body := strings.TrimSpace(masked); {
+	case strings.HasPrefix(body, "{"), strings.HasPrefix(body, "["):
+		if inJSONString(prefix) {
+			return jsonEscape(v), nil
+		}
+		if !jsonScalar(v) {
+			return "", errors.New("value outside a JSON string is not one JSON scalar (fix: put the placeholder inside quotes, \"{{…}}\")")
+		}
+	case strings.HasPrefix(body, "<"):
+		return xmlEscape(prefix, v)
+	case formBody.MatchString(body):
+		return url.QueryEscape(v), nil
+	}
+	return v, nil
+}
+
+// xmlEscape is v XML-escaped, or, inside a CDATA section (where no entity is read), as
+// written unless it would end the section.
+func xmlEscape(prefix, v string) (string, error) {
+	if open := strings.LastIndex(prefix, "<![CDATA["); open >= 0 && !strings.Contains(prefix[open:], "]]>") {
+		if strings.Contains(v, "]]>") {
+			return "", errors.New("value holds ]]>, which would end the CDATA section (fix: put the placeholder outside CDATA, where it is escaped)")
+		}
+		return v, nil
+	}
+	var b strings.Builder
+	_ = xml.EscapeText(&b, []byte(v)) // a strings.Builder does not fail
+	return b.String(), nil
 }
 
 // inJSONString reports whether the text after JSON prefix is inside a string literal.

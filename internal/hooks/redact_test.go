@@ -1,49 +1,25 @@
 package hooks
 
 import (
-	"encoding/base64"
-	"encoding/json"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/cmp-phase/cmp-phase/internal/hooks/secrettest"
 )
-
-// secretForms are a secret as a message may quote it: JSON-escaped (with and without HTML
-// escaping), Go-quoted, and base64 in each alphabet, padded or not.
-func secretForms(s string) map[string]string {
-	j, _ := json.Marshal(s)
-	b := []byte(s)
-	return map[string]string{
-		"json":           string(j[1 : len(j)-1]),
-		"json no html":   noHTML(s),
-		"strconv.Quote":  strconv.Quote(s)[1 : len(strconv.Quote(s))-1],
-		"QuoteToASCII":   strconv.QuoteToASCII(s)[1 : len(strconv.QuoteToASCII(s))-1],
-		"base64 std":     base64.StdEncoding.EncodeToString(b),
-		"base64 raw std": base64.RawStdEncoding.EncodeToString(b),
-		"base64 url":     base64.URLEncoding.EncodeToString(b),
-		"base64 raw url": base64.RawURLEncoding.EncodeToString(b),
-	}
-}
-
-// noHTML is s JSON-escaped by an encoder that leaves <, > and & alone, without the quotes.
-func noHTML(s string) string {
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	q := strings.TrimSuffix(b.String(), "\n")
-	return q[1 : len(q)-1]
-}
 
 // TestASecretIsRedactedInItsJSONAndBase64Forms: a server or client quoting a secret back in
 // JSON, a Go error or base64 (a Basic auth header) shows it in another spelling; every one is
 // redacted, in a message (and in a job hook's pod log: internal/hooks/jobhook).
 func TestASecretIsRedactedInItsJSONAndBase64Forms(t *testing.T) {
-	for _, secret := range []string{`p"a\ss<w>&rd` + "\n\tpart-two ü\u2028x", "user:s3cr3t?", "ab\x01c"} {
+	for _, secret := range []string{`p"a\ss<w>&rd` + "\n\tpart-two ü\u2028x", "user:s3cr3t?", "ab\x01c", "hunter2!/+é'"} {
 		r := newRedactor([]string{secret})
-		for name, form := range secretForms(secret) {
-			if got := r.message(`{"error":"bad token `+form+`"}`, 1024); strings.Contains(got, form) || !strings.Contains(got, "[redacted]") {
+		for name, form := range secrettest.Forms(secret) {
+			got := r.message(`{"error":"bad token `+form+`"}`, 1024)
+			if strings.Contains(got, form) || !strings.Contains(got, "[redacted]") {
 				t.Errorf("message, %s form %q of %q: %q", name, form, secret, got)
+			}
+			if strings.HasPrefix(form, "Basic ") && !strings.HasSuffix(got, `bad token Basic [redacted]"}`) {
+				t.Errorf("message, %s form %q of %q: the base64 around the secret stays: %q", name, form, secret, got)
 			}
 		}
 	}

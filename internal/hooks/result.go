@@ -3,7 +3,9 @@ package hooks
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
+	"html"
 	"net/url"
 	"slices"
 	"strconv"
@@ -55,8 +57,9 @@ const shortSecretMessage = "message withheld: a secret value the hook uses is sh
 // longest first so a secret that contains another is redacted whole. short: a value was too
 // short to redact, so message withholds the text.
 type redactor struct {
-	forms []string
-	short bool
+	forms  []string
+	inside []string // Base64Inside of each secret: its whole base64 run is redacted
+	short  bool
 }
 
 func newRedactor(secrets []string) redactor {
@@ -69,6 +72,7 @@ func newRedactor(secrets []string) redactor {
 			r.short = true
 			continue
 		}
+		r.inside = append(r.inside, Base64Inside(s)...)
 		for _, form := range SecretForms(s) {
 			if len(form) >= minMessageSecret && !slices.Contains(r.forms, form) {
 				r.forms = append(r.forms, form)
@@ -80,6 +84,7 @@ func newRedactor(secrets []string) redactor {
 }
 
 func (r redactor) apply(s string) string {
+	s = RedactBase64Runs(s, r.inside, "[redacted]")
 	for _, secret := range r.forms {
 		s = strings.ReplaceAll(s, secret, "[redacted]")
 	}
@@ -108,18 +113,40 @@ func (r redactor) message(s string, max int) string {
 func Cut(s string, max int) string { return redactor{}.message(s, max) }
 
 // SecretForms are secret s as it may show in a log or a message: itself; base64 (standard and URL,
-// padded or not); URL-escaped; and escaped inside a JSON or Go string (json.Marshal with and
-// without HTML escaping, strconv.Quote and QuoteToASCII, without the quotes), as a client or
-// server quoting a request back writes it. Every message is redacted of them; a kind redacting
-// other text (a job's pod log) redacts the same forms.
+// padded or not, and inside a longer encoded text such as Basic base64("user:"+s):
+// base64Inside); URL-escaped (upper- and lower-case %xx); hex (either case); HTML-escaped;
+// and escaped inside a JSON or Go string (json.Marshal with and without HTML escaping,
+// strconv.Quote and QuoteToASCII, without the quotes), as a client or server quoting a
+// request back writes it. Every message is redacted of them; a kind redacting other text (a
+// job's pod log) redacts the same forms.
 func SecretForms(s string) []string {
 	if s == "" {
 		return nil
 	}
 	b := []byte(s)
+	h := hex.EncodeToString(b)
 	out := []string{s, base64.StdEncoding.EncodeToString(b), base64.RawStdEncoding.EncodeToString(b),
 		base64.URLEncoding.EncodeToString(b), base64.RawURLEncoding.EncodeToString(b),
-		url.QueryEscape(s), url.PathEscape(s), unquoted(strconv.Quote(s)), unquoted(strconv.QuoteToASCII(s))}
+		url.QueryEscape(s), url.PathEscape(s), lowerPercent(url.QueryEscape(s)), lowerPercent(url.PathEscape(s)),
+		h, strings.ToUpper(h), html.EscapeString(s), htmlEntities.Replace(s),
+		unquoted(strconv.Quote(s)), unquoted(strconv.QuoteToASCII(s))}
+	out = append(out, jsonForms(s)...)
+	out = append(out, Base64Inside(s)...)
+	var uniq []string
+	for _, f := range out {
+		if f != "" && !slices.Contains(uniq, f) {
+			uniq = append(uniq, f)
+		}
+	}
+	return uniq
+}
+
+// htmlEntities escapes as servers other than Go's do (&quot;, &#x27;).
+var htmlEntities = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&#x27;")
+
+// jsonForms are s inside a JSON string, with and without HTML escaping, without the quotes.
+func jsonForms(s string) []string {
+	var out []string
 	if j, err := json.Marshal(s); err == nil {
 		out = append(out, unquoted(string(j)))
 	}
@@ -129,13 +156,81 @@ func SecretForms(s string) []string {
 	if enc.Encode(s) == nil {
 		out = append(out, unquoted(strings.TrimSuffix(buf.String(), "\n")))
 	}
-	var uniq []string
-	for _, f := range out {
-		if f != "" && !slices.Contains(uniq, f) {
-			uniq = append(uniq, f)
+	return out
+}
+
+// minInside is the shortest run of base64 Base64Inside gives: a shorter one could be
+// anything's (so a secret of 3 bytes is found inside a longer base64 text only where it
+// starts a group of 3 bytes).
+const minInside = 4
+
+// Base64Inside are the runs of base64 that s encodes to wherever it starts in a longer
+// encoded text (Basic base64("user:"+s) starts it 5 bytes in): for each offset k of s in
+// a group of 3 bytes, the characters s's bytes alone decide — the last two (k=1) or one
+// (k=2) of the group s starts in, every group of s's bytes, the first one or two of the
+// group s ends in — in both alphabets, when at least minInside long.
+func Base64Inside(s string) []string {
+	var out []string
+	for k := range 3 {
+		n := k + len(s)
+		start, end := []int{0, 2, 3}[k], 4*(n/3)+[]int{0, 1, 2}[n%3]
+		if end-start < minInside {
+			continue
+		}
+		shifted := append(make([]byte, k), s...)
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
+			out = append(out, enc.EncodeToString(shifted)[start:end])
 		}
 	}
-	return uniq
+	return out
+}
+
+// RedactBase64Runs replaces with mark each run of base64 characters in s that holds one of
+// cores (Base64Inside): the whole run, so the characters next to a core, which also encode
+// bytes of the secret, go with it (Basic dXNlcjpodW50ZXIy becomes Basic [redacted]).
+func RedactBase64Runs(s string, cores []string, mark string) string {
+	for _, core := range cores {
+		for from := 0; ; {
+			i := strings.Index(s[from:], core)
+			if i < 0 {
+				break
+			}
+			start, end := from+i, from+i+len(core)
+			for start > 0 && isBase64(s[start-1]) {
+				start--
+			}
+			for end < len(s) && isBase64(s[end]) {
+				end++
+			}
+			s = s[:start] + mark + s[end:]
+			from = start + len(mark)
+		}
+	}
+	return s
+}
+
+func isBase64(c byte) bool {
+	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || strings.IndexByte("+/=-_", c) >= 0
+}
+
+// lowerPercent is a URL-escaped text with its %XX escapes in lower case, as some clients
+// write them.
+func lowerPercent(s string) string {
+	b := []byte(s)
+	for i := 0; i+2 < len(b); i++ {
+		if b[i] == '%' {
+			b[i+1], b[i+2] = toLowerHex(b[i+1]), toLowerHex(b[i+2])
+			i += 2
+		}
+	}
+	return string(b)
+}
+
+func toLowerHex(c byte) byte {
+	if c >= 'A' && c <= 'F' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 // unquoted is a quoted string without its quotes.

@@ -73,6 +73,9 @@ func TestInventoryConfigMapRefusesWhatItCannotTrust(t *testing.T) {
 		"not gzip":    {map[string][]byte{contract.InventoryGzipKey: []byte("plain")}, nil, "not gzip"},
 		"a gzip bomb": {map[string][]byte{contract.InventoryGzipKey: bomb.Bytes()}, nil, "over the limit"},
 		"corrupt":     {nil, map[string]string{contract.InventoryKey: `{"clusters":[{"name":""}]}`}, "name and server are required"},
+		// issue 47: what a document's bytes cost to decode, not only its size.
+		"a gzip bomb of empty clusters":  {map[string][]byte{contract.InventoryGzipKey: gzipped(emptyClusters(1 << 20))}, nil, "to decode, over the limit of 256 MiB"},
+		"a plain bomb of empty clusters": {nil, map[string]string{contract.InventoryKey: string(emptyClusters(300000))}, "to decode, over the limit of 256 MiB"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -83,4 +86,18 @@ func TestInventoryConfigMapRefusesWhatItCannotTrust(t *testing.T) {
 			}
 		})
 	}
+}
+
+// emptyClusters is an inventory of n empty clusters: 3 bytes each that would decode into a
+// Cluster struct each.
+func emptyClusters(n int) []byte {
+	return []byte(`{"clusters":[` + strings.Repeat(`{},`, n) + `{}]}`)
+}
+
+func gzipped(b []byte) []byte {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	_, _ = zw.Write(b)
+	_ = zw.Close()
+	return buf.Bytes()
 }

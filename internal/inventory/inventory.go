@@ -7,10 +7,17 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/cmp-phase/cmp-phase/internal/jsoncost"
 )
 
 // MaxSize bounds an encoded inventory.
 const MaxSize = 4 << 20
+
+// MaxDecodeCost bounds what decoding an inventory may allocate (jsoncost.Cost), checked
+// before it is decoded: 64× MaxSize, as an inventory of MaxSize of real clusters (their
+// labels and annotations) weighs up to ≈ 130 MiB, and 4 MiB of `{},` would weigh 2.7 GiB.
+const MaxDecodeCost = 64 * MaxSize
 
 // Cluster is one Argo CD cluster as the ApplicationSet clusters generator sees it.
 type Cluster struct {
@@ -34,6 +41,9 @@ type Inventory struct {
 func Decode(source string, b []byte) (*Inventory, error) {
 	if len(b) > MaxSize {
 		return nil, fmt.Errorf("inventory %s: %d bytes, over the limit of %d", source, len(b), MaxSize)
+	}
+	if err := jsoncost.Check(b, MaxDecodeCost); err != nil {
+		return nil, fmt.Errorf("inventory %s: %w (fix: the agent rewrites it; for a file, list fewer clusters)", source, err)
 	}
 	var inv Inventory
 	d := json.NewDecoder(bytes.NewReader(b))

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/jsoncost"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
 )
@@ -19,6 +20,15 @@ const rerender = "fix: let the parent re-render it"
 // compile each time). A plan of schema 1 (before the field) reads as it always did.
 func Decode(cm *corev1.ConfigMap, exprs *targets.Cache) (*Plan, error) {
 	where := cm.Namespace + "/" + cm.Name
+	for key, doc := range cm.Data {
+		check := jsoncost.Check
+		if key == contract.PlanRevisionsKey { // id → body, each kept raw: the render weighs a body before decoding it
+			check = func(b []byte, limit int64) error { return jsoncost.CheckRaw(b, "", limit) }
+		}
+		if err := check([]byte(doc), jsoncost.Limit); err != nil {
+			return nil, fmt.Errorf("plan %s key %s: %w (%s)", where, key, err, rerender)
+		}
+	}
 	p := &Plan{Rollout: cm.Labels[contract.LabelRollout], Parent: cm.Annotations[contract.AnnotationParent], Namespace: cm.Namespace,
 		Revision: cm.Data[contract.PlanRevisionKey], Body: json.RawMessage(cm.Data[contract.PlanSpecKey])}
 	if g, err := strconv.ParseInt(cm.Annotations[contract.AnnotationGeneration], 10, 64); err == nil && g > 0 {

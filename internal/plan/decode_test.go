@@ -28,6 +28,9 @@ func TestABadPlanIsRefusedNamingTheFix(t *testing.T) {
 		"bad window":       {`\"timeZone\":\"Europe/Paris\"`, `\"timeZone\":\"Mars/Olympus\"`, "windows"},
 		"truncated phases": {`\"phases\":[`, `\"phases\":[[`, contract.PlanPhasesKey},
 		"bad other key":    {`"revision":`, `"revisions.json":"{",` + `"revision":`, contract.PlanRevisionsKey},
+		// issue 47: a 1 MiB key of empty objects would take 700 MiB to decode.
+		"costly phases": {`\"phases\":[`, `\"phases\":[` + strings.Repeat(`{},`, 300000), "key phases.json: 901787 bytes that would take up to"},
+		"costly key":    {`"revision":`, `"children.json":"[` + strings.Repeat(`{},`, 300000) + `{}]",` + `"revision":`, "key children.json: 900004 bytes that would take up to"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			b := strings.Replace(string(raw), c.old, c.new, 1)

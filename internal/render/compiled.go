@@ -10,6 +10,7 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
+	"github.com/cmp-phase/cmp-phase/internal/jsoncost"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/tmpl"
 )
@@ -55,7 +56,10 @@ type compiledRev struct {
 	// (a templated repoURL or targetRevision, or a templatePatch), so each rendered child
 	// is pinned; otherwise the compiled template already is.
 	pinEach bool
-	owner   *Renderer // whose params bound it counts in
+	// parentKeysEach: a child's annotation keys may differ from the template's (a
+	// templated key, a templatePatch), so each rendered child is checked for the parent's.
+	parentKeysEach bool
+	owner          *Renderer // whose params bound it counts in
 
 	// The parameters of the last inventory seen, by child name: Generate is pure in
 	// (revision, inventory), and serve reuses an inventory object until it changes.
@@ -107,17 +111,30 @@ func (c *compiledRev) lockedParams(ctx context.Context, inv *inventory.Inventory
 	return byName, nil
 }
 
+// maxRevisionCost bounds what decoding a revision's body may allocate (jsoncost.Cost). The
+// state and the plan keep bodies raw, so a ConfigMap edit could hold one that costs
+// gigabytes to decode; a spec the parser accepts (at most 200,000 YAML nodes) weighs at
+// most ≈ 400 MiB, within it.
+const maxRevisionCost = 4 * jsoncost.Limit
+
 func (r *Renderer) compiled(id string, body []byte, rollout string) (*compiledRev, error) {
 	// The same revision may come with another commit (or source) until the state records one.
 	key := rollout + "/" + id + "@" + string(spec.ContentTail(body))
 	if c, ok := r.cache.Get(key); ok {
 		return c, nil
 	}
+	if err := jsoncost.Check(body, maxRevisionCost); err != nil { // a state's or plan's copy, decoded here
+		return nil, fmt.Errorf("revision %s: %w (fix: restore the state or plan ConfigMap, or let the parent render it again)", id, err)
+	}
 	rev, err := spec.DecodeRevision(body)
 	if err != nil {
 		return nil, fmt.Errorf("revision %s: %w", id, err)
 	}
 	tree, err := spec.DecodeTree(rev.Template)
+	if err != nil {
+		return nil, fmt.Errorf("revision %s: %w", id, err)
+	}
+	parentKeysEach, err := refuseParentKeys(tree, rev.TemplatePatch)
 	if err != nil {
 		return nil, fmt.Errorf("revision %s: %w", id, err)
 	}
@@ -132,7 +149,7 @@ func (r *Renderer) compiled(id string, body []byte, rollout string) (*compiledRe
 	if err != nil {
 		return nil, fmt.Errorf("revision %s: %w", id, err)
 	}
-	c := &compiledRev{rev: rev, tmpl: t, pinEach: pinEach, owner: r}
+	c := &compiledRev{rev: rev, tmpl: t, pinEach: pinEach, parentKeysEach: parentKeysEach, owner: r}
 	r.cache.Add(key, c)
 	return c, nil
 }

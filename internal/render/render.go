@@ -289,6 +289,11 @@ func (r *Renderer) renderRevision(rendered map[string][]byte, in Input, rev stri
 		if err := checkLabels(k, rendered[k]); err != nil {
 			return fmt.Errorf("render at revision %s: %w", rev, err)
 		}
+		if c.parentKeysEach {
+			if err := checkParentKeys(k, rendered[k]); err != nil {
+				return fmt.Errorf("render at revision %s: %w", rev, err)
+			}
+		}
 	}
 	if len(missing) > 0 {
 		return fmt.Errorf("state deploys %d children that revision %s no longer generates (%s) and no removal is recorded (fix: restore the clusters in the inventory, or let the agent record their removal)", len(missing), rev, strings.Join(head(missing, 5), ", "))

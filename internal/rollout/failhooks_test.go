@@ -39,10 +39,13 @@ func failingWorld(t *testing.T, action string) *world {
 }
 
 // started are the HookStarted Events among acts.
-func started(acts []Action) int {
+func started(acts []Action) int { return countEvents(acts, EvHookStarted) }
+
+// countEvents counts the Events of reason among acts.
+func countEvents(acts []Action, reason string) int {
 	n := 0
 	for _, a := range acts {
-		if a.Kind == ActEvent && a.Reason == EvHookStarted {
+		if a.Kind == ActEvent && a.Reason == reason {
 			n++
 		}
 	}

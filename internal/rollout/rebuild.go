@@ -4,12 +4,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 
 	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
+
+// MaxRebuildPhaseGen is the largest PHASE_GEN a state is rebuilt after (2^53, beyond any
+// count of writes and exact as a JSON number): state.MaxGeneration leaves room for 2^62
+// writes after it.
+const MaxRebuildPhaseGen = 1 << 53
 
 // Rebuild makes a state from the live children when the state ConfigMap was lost while
 // children exist: which revision each runs comes from its revision annotation, the specs
@@ -19,10 +23,11 @@ import (
 // children already on it are pinned there. The generation is after the parent's PHASE_GEN
 // (the renderer refuses a state older than the generation the parent names).
 func Rebuild(p plan.Plan, others map[string]json.RawMessage, live map[string]string, phaseGen int64) (*state.State, error) {
-	// phaseGen+1 must be a generation: PHASE_GEN=9223372036854775807 wrapped to a negative
-	// one, which every render then refused as older than the parent's.
-	if phaseGen < 0 || phaseGen == math.MaxInt64 {
-		return nil, fmt.Errorf("rebuild state: the parent's PHASE_GEN is %d, and the rebuilt state's generation must be one more, between 1 and %d (fix: set the parent's plugin env PHASE_GEN to 0, or remove it, and let the agent rebuild the state again)", phaseGen, int64(math.MaxInt64))
+	// phaseGen+1 must be a generation that many writes can follow: PHASE_GEN=2^63-1
+	// wrapped to a negative one, which every render then refused as older than the parent's,
+	// and one just below it rebuilt a state that could never be written again.
+	if phaseGen < 0 || phaseGen > MaxRebuildPhaseGen {
+		return nil, fmt.Errorf("rebuild state: the parent's PHASE_GEN is %d, and a state is rebuilt at one more, which must be between 1 and %d so it can be written again (fix: set the parent's plugin env PHASE_GEN to 0, or remove it, and let the agent rebuild the state again)", phaseGen, int64(MaxRebuildPhaseGen)+1)
 	}
 	bodies := maps.Clone(others)
 	if bodies == nil {

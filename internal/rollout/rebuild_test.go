@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cmp-phase/cmp-phase/internal/plan"
+	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
 func TestALostStateIsRebuiltFromTheLiveChildrenWithoutMovingAnyone(t *testing.T) {
@@ -47,20 +48,28 @@ func TestARevisionNobodyKeptFailsTheRebuildClosed(t *testing.T) {
 
 // TestAPhaseGenWithNoGenerationAfterItFailsTheRebuildClosed: the rebuilt state's generation
 // is PHASE_GEN+1, which for the largest int64 wrapped to a negative generation every render
-// refused as stale; it is an error naming PHASE_GEN and the fix instead.
+// refused as stale, and which just below it gave a state that could never be written again
+// (issue 47: safe but stuck, with a misleading message). A PHASE_GEN over 2^53 is an error
+// naming PHASE_GEN and the fix; one at 2^53 rebuilds a state that many writes can follow.
 func TestAPhaseGenWithNoGenerationAfterItFailsTheRebuildClosed(t *testing.T) {
 	live := map[string]string{"a": "r2"}
-	for _, gen := range []int64{math.MaxInt64, -1} {
+	for _, gen := range []int64{math.MaxInt64, math.MaxInt64 - 1, state.MaxGeneration, MaxRebuildPhaseGen + 1, -1} {
 		st, err := Rebuild(plan.Plan{Revision: "r2", Body: json.RawMessage(`{}`)}, nil, live, gen)
 		if err == nil {
 			t.Fatalf("PHASE_GEN %d: rebuilt generation %d", gen, st.Generation)
 		}
-		if !strings.Contains(err.Error(), fmt.Sprintf("PHASE_GEN is %d", gen)) || !strings.Contains(err.Error(), "(fix: ") {
+		if !strings.Contains(err.Error(), fmt.Sprintf("PHASE_GEN is %d", gen)) || !strings.Contains(err.Error(), "(fix: set the parent's plugin env PHASE_GEN to 0") {
 			t.Fatalf("PHASE_GEN %d: %v", gen, err)
 		}
 	}
-	st, err := Rebuild(plan.Plan{Revision: "r2", Body: json.RawMessage(`{}`)}, nil, live, math.MaxInt64-1)
-	if err != nil || st.Generation != math.MaxInt64 {
+	st, err := Rebuild(plan.Plan{Revision: "r2", Body: json.RawMessage(`{}`)}, nil, live, MaxRebuildPhaseGen)
+	if err != nil || st.Generation != MaxRebuildPhaseGen+1 {
 		t.Fatalf("%+v %v", st, err)
+	}
+	st.Generation += 1 << 40 // many writes later, the state is still one a read accepts
+	if b, err := state.Encode(st); err != nil {
+		t.Fatal(err)
+	} else if _, err := state.Decode(b); err != nil {
+		t.Fatalf("a state written after the rebuild: %v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
@@ -206,19 +207,26 @@ func jump(r *state.Rollout, p plan.Plan, c *control.Controls, now time.Time, act
 	consume(acts, contract.JumpKey, contract.ForceKey)
 }
 
-// skips keeps the rollout's quarantine list equal to the skip key (children it knows).
+// skips keeps the rollout's quarantine list equal to the skip key (children it knows). The
+// names it does not know are one refusal, however many, so it is reported once per change.
 func skips(st *state.State, c *control.Controls, acts *[]Action, now time.Time, reject func(string, string, string, ...any)) {
 	r := st.Rollout
 	if r == nil {
 		return
 	}
-	var valid []string
+	members := memberSet(r)
+	var valid, unknown []string
 	for _, s := range c.Skip {
-		if _, deployed := slices.BinarySearch(st.Children, s); deployed || isMember(r, s) {
+		if _, deployed := slices.BinarySearch(st.Children, s); deployed || members[s] {
 			valid = append(valid, s)
 		} else {
-			reject(contract.SkipKey, s, "no child %s in this rollout (fix: use a child Application's name)", s)
+			unknown = append(unknown, s)
 		}
+	}
+	if len(unknown) == 1 {
+		reject(contract.SkipKey, unknown[0], "no child %s in this rollout (fix: use a child Application's name)", unknown[0])
+	} else if len(unknown) > 1 {
+		reject(contract.SkipKey, strings.Join(unknown, ","), "no children %s in this rollout (fix: use child Applications' names)", someOf(unknown))
 	}
 	if !slices.Equal(valid, r.Skipped) {
 		r.Skipped = valid
@@ -226,22 +234,40 @@ func skips(st *state.State, c *control.Controls, acts *[]Action, now time.Time, 
 	}
 }
 
-func isMember(r *state.Rollout, c string) bool {
+// memberSet is every phase's members (in the snapshots' order, not sorted: arrange).
+func memberSet(r *state.Rollout) map[string]bool {
+	set := map[string]bool{}
 	for _, ph := range r.Phases {
-		if slices.Contains(ph.Members, c) { // in the snapshot's order, not sorted (arrange)
-			return true
+		for _, m := range ph.Members {
+			set[m] = true
 		}
 	}
-	return false
+	return set
+}
+
+// someOf names the first three of names and how many more there are.
+func someOf(names []string) string {
+	if len(names) <= 3 {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:3], ", "), len(names)-3)
 }
 
 // report emits a Warning for each refused edit not reported yet, and remembers them.
 func report(st *state.State, problems []control.Problem, now time.Time, acts *[]Action) {
 	seen := map[string]string{}
-	for _, p := range problems {
-		seen[p.Key] = p.String()
-		if old, ok := st.Rejected[p.Key]; !ok || old != p.String() {
-			emit(st.Rollout, acts, now, EvControlRejected, "refused "+p.String())
+	var keys []string
+	for _, p := range problems { // a key's problems are one report: the same on every pass
+		if prev, ok := seen[p.Key]; ok {
+			seen[p.Key] = prev + "; " + p.String()
+		} else {
+			seen[p.Key] = p.String()
+			keys = append(keys, p.Key)
+		}
+	}
+	for _, k := range keys {
+		if old, ok := st.Rejected[k]; !ok || old != seen[k] {
+			emit(st.Rollout, acts, now, EvControlRejected, "refused "+seen[k])
 		}
 	}
 	if len(seen) == 0 {

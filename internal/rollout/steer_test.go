@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -164,5 +165,44 @@ func TestSkipLetsARolloutWithADegradedClusterFinish(t *testing.T) {
 	w.step(t, 11)
 	if !strings.Contains(w.st.Rejected["skip"], "no child nope") || !slices.Equal(w.st.Rollout.Skipped, []string{"prod-1"}) {
 		t.Fatalf("skipped %v rejected %v", w.st.Rollout.Skipped, w.st.Rejected)
+	}
+}
+
+// rejected counts the ControlRejected Events of acts.
+func rejected(acts []Action) int { return countEvents(acts, EvControlRejected) }
+
+// TestABadSkipKeyIsReportedOncePerChange: a skip key naming 80,000 children the rollout
+// does not have was one Event and one log line per name on every pass (issue 47). It is
+// one refusal, reported when the key changes and not again while it stays; the children
+// it does know are skipped.
+func TestABadSkipKeyIsReportedOncePerChange(t *testing.T) {
+	w := newWorld(threePhases()...)
+	w.step(t, 0)
+	names := []string{"prod-1"}
+	for i := range 80000 {
+		names = append(names, fmt.Sprintf("nope-%05d", i))
+	}
+	w.edit(map[string]string{"skip": strings.Join(names, ",")})
+	start := time.Now()
+	if n := rejected(w.step(t, 1)); n != 1 {
+		t.Fatalf("%d refusals reported for one bad key, want 1", n)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Fatalf("a pass over 80,000 bad names took %v", took)
+	}
+	for pass := 2; pass < 5; pass++ {
+		if n := rejected(w.step(t, pass)); n != 0 {
+			t.Fatalf("pass %d reported the same bad key again (%d Events)", pass, n)
+		}
+	}
+	if msg := w.st.Rejected["skip"]; !strings.Contains(msg, "no children nope-00000, nope-00001, nope-00002 and 79997 more") || len(msg) > 2*control.MaxReason {
+		t.Fatalf("the refusal is %d bytes: %.300s", len(msg), msg)
+	}
+	if !slices.Equal(w.st.Rollout.Skipped, []string{"prod-1"}) {
+		t.Fatalf("skipped %v", w.st.Rollout.Skipped)
+	}
+	w.edit(map[string]string{"skip": "prod-1,nope-x"})
+	if n := rejected(w.step(t, 6)); n != 1 {
+		t.Fatalf("a changed bad key reported %d times, want once", n)
 	}
 }

@@ -19,15 +19,37 @@ func (e *nodesError) Error() string { return e.msg + " (fix: " + e.fix + ")" }
 // expandAliases returns n with every alias replaced by a copy of what its anchor names and
 // every merge key (<<) merged into its mapping, as kubectl reads YAML — so each part of the
 // spec can be decoded on its own (an alias to an anchor in another list element works).
-// A document over maxExpandedNodes as written is refused as too large, before any
-// alias is expanded; one that aliases make larger, as having too many aliases.
+// A document over maxExpandedNodes or maxDepth as written is refused as too large or too
+// deep, before any alias is expanded; one that aliases make larger or deeper, for its
+// aliases.
 func expandAliases(n *yaml.Node) (*yaml.Node, error) {
 	if own := countNodes(n); own > maxExpandedNodes {
 		return nil, &nodesError{msg: fmt.Sprintf("has %d YAML nodes, over the limit of %d", own, maxExpandedNodes),
 			fix: "split the rollout into several specs, or let a clusters generator list the clusters instead of list elements"}
 	}
+	if tooDeep(n, 0) {
+		return nil, &nodesError{msg: fmt.Sprintf("nests over %d levels deep", maxDepth), fix: "write it with fewer nested levels: a spec needs a few dozen"}
+	}
 	budget := maxExpandedNodes
 	return expand(n, &budget, 0)
+}
+
+// maxDepth bounds how deep a document nests, as written and once its aliases are
+// expanded: a spec needs a few dozen levels.
+const maxDepth = 1000
+
+// tooDeep reports whether n, at depth, nests past maxDepth as written (an alias is one
+// node), looking no deeper than that.
+func tooDeep(n *yaml.Node, depth int) bool {
+	if depth > maxDepth {
+		return true
+	}
+	for _, c := range n.Content {
+		if tooDeep(c, depth+1) {
+			return true
+		}
+	}
+	return false
 }
 
 // countNodes counts the nodes of n as written (an alias is one node).
@@ -43,8 +65,8 @@ func expand(n *yaml.Node, budget *int, depth int) (*yaml.Node, error) {
 	if *budget--; *budget < 0 {
 		return nil, &nodesError{msg: fmt.Sprintf("expanding its aliases makes over %d YAML nodes", maxExpandedNodes), fix: "use fewer, smaller aliases"}
 	}
-	if depth > 1000 {
-		return nil, fmt.Errorf("aliases nest over 1000 deep (fix: use fewer aliases)")
+	if depth > maxDepth { // the document as written is not (tooDeep): its aliases are
+		return nil, &nodesError{msg: fmt.Sprintf("expanding its aliases nests it over %d levels deep", maxDepth), fix: "use fewer aliases of aliases"}
 	}
 	if n.Kind == yaml.AliasNode {
 		if n.Alias == nil {

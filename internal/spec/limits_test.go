@@ -20,7 +20,7 @@ import (
 func manyEnv(n int) string {
 	vars := make([]string, n)
 	for i := range vars {
-		vars[i] = fmt.Sprintf("V%d: x", i)
+		vars[i] = fmt.Sprintf("PARAM_V%d: x", i)
 	}
 	return "{name: a, type: command, command: {command: [x], env: {" + strings.Join(vars, ", ") + "}}}"
 }

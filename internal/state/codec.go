@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/jsoncost"
 )
 
 // Limits of the state ConfigMap (its keys are contract.StateKey and contract.GenerationKey).
@@ -22,9 +23,23 @@ const (
 	// Budget is what the state may use: 640 KiB, 62.5% of the limit, keeping the rest as
 	// headroom (a 10,000-cluster rollout with its history uses less than half of it).
 	Budget = 640 << 10
-	// maxInflated bounds the decompressed document (no gzip bombs).
-	maxInflated = 64 << 20
+	// MaxInflated bounds the decompressed document: 8× the ConfigMap's limit (a
+	// 10,000-cluster state with its history inflates to 4.9 MiB). A state is written only
+	// within it, and read only within it: no gzip bomb (58 KB inflated to 57 MB before).
+	MaxInflated = 8 * MaxConfigMapBytes
+	// MaxDecodeCost bounds what decoding the document may allocate (jsoncost.CostRaw: its
+	// objects, arrays and values weighed, the revisions' bodies by their bytes: they stay
+	// json.RawMessage, and the render weighs each before it decodes one), checked before
+	// it is decoded: 57 MB of state took 1.17 GB to decode before, 10 MiB of `{},` 4.3 GB.
+	// A 10,000-cluster state with its history costs 73 MiB (and allocates 29).
+	MaxDecodeCost = jsoncost.Limit
 )
+
+// revisionsKey is the state document's key of the revisions' bodies (json.RawMessage).
+const revisionsKey = "revisions"
+
+// rebuild is the fix of a state document no read can trust.
+const rebuild = "fix: delete the state ConfigMap; the agent rebuilds the state from the live children"
 
 // ErrNoState means the ConfigMap exists but holds no state document.
 var ErrNoState = errors.New("no state document")
@@ -42,6 +57,12 @@ func Encode(s *State) ([]byte, error) {
 	}
 	if err := zw.Close(); err != nil {
 		return nil, fmt.Errorf("compress state: %w", err)
+	}
+	if len(raw) > MaxInflated {
+		return nil, fmt.Errorf("state is %d bytes of JSON, over the limit of %d (8 MiB): garbage-collect revisions or split the fleet", len(raw), MaxInflated)
+	}
+	if err := jsoncost.CheckRaw(raw, revisionsKey, MaxDecodeCost); err != nil {
+		return nil, fmt.Errorf("state is %w: garbage-collect revisions or split the fleet", err)
 	}
 	if buf.Len() > Budget {
 		return nil, fmt.Errorf("state is %d bytes compressed, over the budget of %d (640 KiB of a 1 MiB ConfigMap): garbage-collect revisions or split the fleet", buf.Len(), Budget)
@@ -63,12 +84,12 @@ func Decode(b []byte) (*State, error) {
 	}
 	// sized once from gzip's trailer (the inflated size, a hint: never past the limit)
 	buf := bytes.NewBuffer(make([]byte, 0, inflatedHint(b)+bytes.MinRead))
-	if _, err := buf.ReadFrom(io.LimitReader(zr, maxInflated+1)); err != nil {
+	if _, err := buf.ReadFrom(io.LimitReader(zr, MaxInflated+1)); err != nil {
 		return nil, fmt.Errorf("decode state: corrupt gzip: %w", err)
 	}
 	raw := buf.Bytes()
-	if len(raw) > maxInflated {
-		return nil, fmt.Errorf("decode state: inflates past %d bytes", maxInflated)
+	if len(raw) > MaxInflated {
+		return nil, fmt.Errorf("decode state: %d bytes inflate past %d (8× the ConfigMap's limit): a gzip bomb, not a state (%s)", len(b), MaxInflated, rebuild)
 	}
 	return DecodeJSON(raw)
 }
@@ -81,13 +102,24 @@ func inflatedHint(b []byte) int {
 		return 0
 	}
 	hint := uint64(binary.LittleEndian.Uint32(b[len(b)-4:]))
-	return int(min(hint, uint64(len(b))*1032, maxInflated))
+	return int(min(hint, uint64(len(b))*1032, MaxInflated))
 }
 
 // DecodeJSON parses and validates an uncompressed state document (as in a --state-file).
 // A valid document is read once, strictly; only one that fails is read again for its
 // schema, so a document of another schema says so rather than naming a field it has.
 func DecodeJSON(raw []byte) (*State, error) {
+	if len(raw) > MaxInflated {
+		return nil, fmt.Errorf("decode state: %d bytes, over the limit of %d", len(raw), MaxInflated)
+	}
+	if err := jsoncost.CheckRaw(raw, revisionsKey, MaxDecodeCost); err != nil {
+		return nil, fmt.Errorf("decode state: %w (%s)", err, rebuild)
+	}
+	return decodeStrict(raw)
+}
+
+// decodeStrict is DecodeJSON once the document's size and cost are known to be bounded.
+func decodeStrict(raw []byte) (*State, error) {
 	var s State
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.DisallowUnknownFields()

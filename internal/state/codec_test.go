@@ -42,7 +42,7 @@ func refDecode(b []byte) (*State, error) {
 	if err != nil {
 		return nil, err
 	}
-	raw, err := io.ReadAll(io.LimitReader(zr, maxInflated+1))
+	raw, err := io.ReadAll(io.LimitReader(zr, MaxInflated+1))
 	if err != nil {
 		return nil, err
 	}

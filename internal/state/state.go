@@ -212,6 +212,11 @@ func (s *State) Assignments() func(child string) (rev, phase string, ok bool) {
 	}
 }
 
+// MaxGeneration is the largest generation a state may have: every write adds one, and
+// int64 would wrap past its maximum to a negative generation every read refuses. 2^62
+// leaves 2^62 writes after any PHASE_GEN a state is rebuilt from (at most 2^53).
+const MaxGeneration = 1 << 62
+
 // Validate checks the invariants the renderer relies on.
 func (s *State) Validate() error {
 	if s.Schema != Schema {
@@ -219,6 +224,9 @@ func (s *State) Validate() error {
 	}
 	if s.Generation < 1 {
 		return fmt.Errorf("generation %d must be positive", s.Generation)
+	}
+	if s.Generation > MaxGeneration {
+		return fmt.Errorf("generation %d is over the limit of %d, past which the next write would wrap (fix: set the parent's plugin env PHASE_GEN to 0 and delete the state ConfigMap; the agent rebuilds it)", s.Generation, int64(MaxGeneration))
 	}
 	if !slices.IsSorted(s.Children) || len(slices.Compact(slices.Clone(s.Children))) != len(s.Children) {
 		return fmt.Errorf("children must be sorted and unique")

@@ -73,17 +73,25 @@ func TestDecodeRefusesWhatItCannotTrust(t *testing.T) {
 		in   []byte
 		want string
 	}{
-		"an empty document":      {nil, "no state document"},
-		"data that is not gzip":  {[]byte("plain text"), "not gzip"},
-		"corrupt json":           {gz(`{"schema":1,`), "corrupt json"},
-		"a future schema":        {gz(`{"schema":2,"generation":1}`), "schema 2, this cmp-phase reads 1 (fix: upgrade cmp-phase)"},
-		"an unknown field":       {gz(`{"schema":1,"generation":1,"shards":[]}`), `unknown field "shards"`},
-		"a zero generation":      {gz(`{"schema":1,"generation":0}`), "generation 0 must be positive"},
-		"unsorted children":      {gz(`{"schema":1,"generation":1,"children":["b","a"]}`), "sorted and unique"},
-		"a pin to nothing":       {gz(`{"schema":1,"generation":1,"revisions":{"r":{}},"deployed":"r","children":["a"],"pinned":{"a":"x"}}`), `revision "x"`},
-		"deployed without specs": {gz(`{"schema":1,"generation":1,"deployed":"r","children":["a"]}`), `deployed revision "r" has no stored spec`},
-		"over-size input":        {bytes.Repeat([]byte{0}, MaxConfigMapBytes+1), "over the ConfigMap limit"},
-		"a gzip bomb":            {gz(strings.Repeat(" ", maxInflated+10)), "inflates past"},
+		"an empty document":       {nil, "no state document"},
+		"data that is not gzip":   {[]byte("plain text"), "not gzip"},
+		"corrupt json":            {gz(`{"schema":1,`), "corrupt json"},
+		"a future schema":         {gz(`{"schema":2,"generation":1}`), "schema 2, this cmp-phase reads 1 (fix: upgrade cmp-phase)"},
+		"an unknown field":        {gz(`{"schema":1,"generation":1,"shards":[]}`), `unknown field "shards"`},
+		"a zero generation":       {gz(`{"schema":1,"generation":0}`), "generation 0 must be positive"},
+		"a generation that wraps": {gz(`{"schema":1,"generation":9223372036854775807}`), "over the limit of 4611686018427387904, past which the next write would wrap (fix: "},
+		"unsorted children":       {gz(`{"schema":1,"generation":1,"children":["b","a"]}`), "sorted and unique"},
+		"a pin to nothing":        {gz(`{"schema":1,"generation":1,"revisions":{"r":{}},"deployed":"r","children":["a"],"pinned":{"a":"x"}}`), `revision "x"`},
+		"deployed without specs":  {gz(`{"schema":1,"generation":1,"deployed":"r","children":["a"]}`), `deployed revision "r" has no stored spec`},
+		"over-size input":         {bytes.Repeat([]byte{0}, MaxConfigMapBytes+1), "over the ConfigMap limit"},
+		"a gzip bomb":             {gz(strings.Repeat(" ", MaxInflated+10)), "inflate past"},
+		// issue 47: 58 KB gzip'd inflated to 57 MB and took 1.17 GB to decode.
+		"a bomb of empty phases":  {gz(hostile("rollout-phases", 6<<20)), "to decode, over the limit of 128 MiB"},
+		"a bomb of history":       {gz(hostile("history", 6<<20)), "to decode, over the limit of 128 MiB"},
+		"a bomb of values":        {gz(hostile("values", 6<<20)), "to decode, over the limit of 128 MiB"},
+		"a bomb of map entries":   {gz(hostile("clusters", 3<<20)), "to decode, over the limit of 128 MiB"},
+		"a bomb's fix":            {gz(hostile("rollout-phases", 6<<20)), "fix: delete the state ConfigMap"},
+		"a bomb past the inflate": {gz(hostile("rollout-phases", 9<<20)), "8× the ConfigMap's limit"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

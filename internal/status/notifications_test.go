@@ -8,6 +8,7 @@ import (
 	"testing"
 	"text/template"
 
+	"github.com/Masterminds/sprig/v3"
 	"github.com/expr-lang/expr"
 	"sigs.k8s.io/yaml"
 
@@ -51,6 +52,15 @@ func app(st *state.State) map[string]any {
 		}
 	}
 	return map[string]any{"metadata": map[string]any{"name": "web-parent", "annotations": ann}}
+}
+
+// notificationFuncs are the functions argocd-notifications gives a template: sprig's, less
+// env and expandenv (notifications-engine's pkg/templates).
+func notificationFuncs() template.FuncMap {
+	f := sprig.TxtFuncMap()
+	delete(f, "env")
+	delete(f, "expandenv")
+	return f
 }
 
 func eval(t *testing.T, code string, env map[string]any) any {
@@ -119,7 +129,7 @@ func TestTheNotificationCatalogFiresOnTheParentsAnnotations(t *testing.T) {
 		for _, st := range []*state.State{rolling(), completed} {
 			for _, part := range []string{tmpl["message"].(string), tmpl["email"].(map[string]any)["subject"].(string), hook["body"].(string)} {
 				var out strings.Builder
-				if err := template.Must(template.New(name).Parse(part)).Execute(&out, map[string]any{"app": app(st)}); err != nil {
+				if err := template.Must(template.New(name).Funcs(notificationFuncs()).Parse(part)).Execute(&out, map[string]any{"app": app(st)}); err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
 				if strings.Contains(out.String(), "<no value>") || !strings.Contains(out.String(), "web") {

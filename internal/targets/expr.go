@@ -41,6 +41,12 @@ type env struct {
 	Labels      map[string]string `expr:"labels"`
 	Annotations map[string]string `expr:"annotations"`
 	Values      map[string]string `expr:"values"`
+	Meter       `expr:"-"`
+}
+
+// subjectEnv is s as an expression sees it, with a fresh Meter for one evaluation.
+func subjectEnv(s Subject) env {
+	return env{Name: s.Name, Server: s.Server, Labels: s.Labels, Annotations: s.Annotations, Values: s.Values, Meter: NewMeter()}
 }
 
 // Compile returns the compiled program for src, from the cache when it is there (a nil
@@ -72,12 +78,12 @@ func (c *Cache) Compile(src string) (*Program, error) {
 // fields only, bounded, and no now(): the renderer and the agent must put a cluster in the
 // same phase at every render, so an expression's answer depends on the cluster alone.
 func pure() []expr.Option {
-	return []expr.Option{expr.Env(env{}), expr.MaxNodes(MaxExprNodes), expr.DisableBuiltin("now")}
+	return append([]expr.Option{expr.Env(env{}), expr.MaxNodes(MaxExprNodes), expr.DisableBuiltin("now")}, meterOptions()...)
 }
 
 // Eval runs the program against a subject.
 func (p *Program) Eval(s Subject) (bool, error) {
-	out, err := Run(p.p, env{Name: s.Name, Server: s.Server, Labels: s.Labels, Annotations: s.Annotations, Values: s.Values})
+	out, err := Run(p.p, subjectEnv(s))
 	if err != nil {
 		return false, fmt.Errorf("evaluate %q for %s: %s", p.src, s.Name, oneLine(err.Error()))
 	}
@@ -111,7 +117,7 @@ func Fix(err error) string {
 	switch {
 	case strings.Contains(msg, "expected bool"):
 		return `make expr a condition that is true for the clusters to select, e.g. labels.env == "prod"`
-	case strings.Contains(msg, "unknown name now"):
+	case strings.Contains(msg, "unknown name now"), strings.Contains(msg, "it reads the time"):
 		return "select by the cluster's fields only: a phase's clusters must not change with the time (use windows for time)"
 	case strings.Contains(msg, "unknown name"):
 		return "name only name, server, labels, annotations or values"

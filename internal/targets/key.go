@@ -76,7 +76,7 @@ func (k *KeyProgram) Source() string { return k.src }
 // bool, NaN) is an error naming the cluster. A label s lacks reads as "", as in a target's
 // expr.
 func (k *KeyProgram) Eval(s Subject) (Key, error) {
-	out, err := Run(k.p, env{Name: s.Name, Server: s.Server, Labels: s.Labels, Annotations: s.Annotations, Values: s.Values})
+	out, err := Run(k.p, subjectEnv(s))
 	if err != nil {
 		return Key{}, fmt.Errorf("evaluate %q for %s: %s", k.src, s.Name, oneLine(err.Error()))
 	}

@@ -27,6 +27,9 @@ import (
 // its author is not in; it admits alice's own, and edits that carry no new answer. The
 // harness's agent runs as admin, not as the cmp-phase-agent ServiceAccount the policy
 // exempts, so the test's copy exempts admin too (its other tests' agents consume keys).
+// Every field an approval consists of is guarded (issue 47): alice changing only by (her
+// approval then bob's, opening a two-person gate alone), removing approver (so by names
+// someone else), or bob changing alice's reject's reason, are refused.
 func TestTheAPIServerChecksWhoApproves(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -51,18 +54,19 @@ func TestTheAPIServerChecksWhoApproves(t *testing.T) {
 	if _, err := env.Kube.CoreV1().ConfigMaps(framework.ArgoNamespace).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	approvers(ctx, t, rollout, "alice")
-	alice := as(t, "alice", "sre")
+	approvers(ctx, t, rollout, "alice", "bob")
+	alice, bob := as(t, "alice", "sre"), as(t, "bob", "sre")
 
-	write := func(data map[string]string) error {
-		cur, err := alice.CoreV1().ConfigMaps(framework.ArgoNamespace).Get(ctx, cm.Name, metav1.GetOptions{})
+	writeAs := func(who kubernetes.Interface, data map[string]string) error {
+		cur, err := who.CoreV1().ConfigMaps(framework.ArgoNamespace).Get(ctx, cm.Name, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
 		cur.Data = data
-		_, err = alice.CoreV1().ConfigMaps(framework.ArgoNamespace).Update(ctx, cur, metav1.UpdateOptions{})
+		_, err = who.CoreV1().ConfigMaps(framework.ArgoNamespace).Update(ctx, cur, metav1.UpdateOptions{})
 		return err
 	}
+	write := func(data map[string]string) error { return writeAs(alice, data) }
 	// The policy takes effect within seconds of its creation: until alice's forged approval
 	// is refused, nothing is proved.
 	env.WaitFor(t, time.Minute, "the policy refuses alice writing approver: bob", func(context.Context) (bool, string) {
@@ -82,6 +86,41 @@ func TestTheAPIServerChecksWhoApproves(t *testing.T) {
 	}
 	if err := write(map[string]string{"status": "test", "approve": "staging", "approver": "alice", "approver-groups": "sre, system:authenticated", "pause": "hold"}); err != nil {
 		t.Fatalf("an edit beside a pending approval refused: %v", err)
+	}
+	everyApprovalFieldIsGuarded(t, writeAs, alice, bob)
+}
+
+// everyApprovalFieldIsGuarded: by is who approves when approver is not written, so alice's
+// own approval by by is admitted, and turning it into bob's by changing only by, or by
+// dropping approver, is refused; a reject's reason is part of it, so bob may not rewrite
+// alice's, and may pause beside it.
+func everyApprovalFieldIsGuarded(t *testing.T, writeAs func(kubernetes.Interface, map[string]string) error, alice, bob kubernetes.Interface) {
+	t.Helper()
+	write := func(data map[string]string) error { return writeAs(alice, data) }
+	refusedAs := func(who kubernetes.Interface, what, wantApprover, user string, data map[string]string) {
+		t.Helper()
+		err := writeAs(who, data)
+		if err == nil || !strings.Contains(err.Error(), `approver is "`+wantApprover+`", the request is `+user) {
+			t.Fatalf("%s: want it refused, got %v", what, err)
+		}
+	}
+	if err := write(map[string]string{"status": "test", "approve": "prod", "by": "alice"}); err != nil {
+		t.Fatalf("alice's approval by by refused: %v", err)
+	}
+	refusedAs(alice, "alice changing only by to bob", "bob", "alice", map[string]string{"status": "test", "approve": "prod", "by": "bob"})
+	if err := write(map[string]string{"status": "test", "approve": "prod", "approver": "alice", "by": "alice"}); err != nil {
+		t.Fatalf("alice naming herself approver refused: %v", err)
+	}
+	if err := write(map[string]string{"status": "test", "approve": "prod", "approver": "alice", "by": "bob"}); err != nil {
+		t.Fatalf("by beside an approver is not who approves, yet it was refused: %v", err)
+	}
+	refusedAs(alice, "alice dropping approver so that by names bob", "bob", "alice", map[string]string{"status": "test", "approve": "prod", "by": "bob"})
+	if err := write(map[string]string{"status": "test", "reject": "prod", "approver": "alice", "reason": "error rate up"}); err != nil {
+		t.Fatalf("alice's reject refused: %v", err)
+	}
+	refusedAs(bob, "bob rewriting alice's reject's reason", "alice", "bob", map[string]string{"status": "test", "reject": "prod", "approver": "alice", "reason": "all fine, approve it"})
+	if err := writeAs(bob, map[string]string{"status": "test", "reject": "prod", "approver": "alice", "reason": "error rate up", "pause": "hold"}); err != nil {
+		t.Fatalf("bob's pause beside alice's pending reject refused: %v", err)
 	}
 }
 

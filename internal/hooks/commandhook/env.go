@@ -15,8 +15,31 @@ import (
 // so a variable that makes the dynamic loader, a shell, an interpreter or a tool run code,
 // load code, configuration or trust from elsewhere, or send traffic elsewhere would run a
 // spec author's code with the agent's rights through any allowed script (BASH_ENV='$(…)'
-// with a bash script is enough). One table, asked by the parser (validate, the sidecar)
-// and again by the runner right before it starts the command.
+// with a bash script is enough; TAR_OPTIONS made GNU tar run a program). No table of such
+// names can be complete, so the names a spec may set are an allow-list: KUBECONFIG, and
+// names whose first word (up to the first _, or the whole name) is one of EnvWords, words
+// no program reads its settings under. The refused table below only explains a refusal;
+// it also refuses what it names should an allowed word ever start one. Asked by the parser
+// (validate, the sidecar) and again by the runner right before it starts the command.
+
+// EnvWords are the first words of the names a command hook may declare (docs/hooks/command.md
+// lists them): seed 000's DEPLOYMENT_ENV, API_ENDPOINT and TARGET_URL, and the like.
+var EnvWords = []string{"API", "APP", "CHECK", "CLUSTER", "DEPLOYMENT", "EXPECTED", "INPUT", "PARAM", "RELEASE",
+	"SERVICE", "TARGET", "TICKET", "TOKEN"}
+
+// EnvNames are the other names a command hook may declare: KUBECONFIG (seed 000 declares
+// it; it can only name a file on the agent's machine, which the operator put there).
+var EnvNames = []string{"KUBECONFIG"}
+
+// allowedEnvName reports whether name is on the allow-list.
+func allowedEnvName(name string) bool {
+	first, _, _ := strings.Cut(name, "_")
+	return slices.Contains(EnvNames, name) || slices.Contains(EnvWords, first)
+}
+
+// notAllowedFix is the fix for a name off the allow-list.
+var notAllowedFix = "rename it to start with one of " + strings.Join(EnvWords, "_, ") +
+	"_ (e.g. PARAM_<NAME>), and let the script read it and set what its programs read"
 
 // commandEnvName is what a declared variable's name must look like: upper case letters,
 // digits and _, starting with a letter, at most 128 characters. Lower-case names
@@ -35,10 +58,9 @@ type envRule struct {
 // envFix is the fix for a refused variable the agent does not set itself.
 const envFix = "remove it: a command hook cannot set it; give a setting the script needs another name, or let the script set it"
 
-// commandEnvRules are the refused variables, by what they would let a spec do. They are
-// matched against the upper-cased name, so http_proxy is refused as HTTP_PROXY is.
-// KUBECONFIG is allowed: seed 000's example declares it, and it can only name a file on
-// the agent's machine, which the operator put there.
+// commandEnvRules are known refused variables, by what they would let a spec do: they say
+// why a name is refused (the allow-list refuses them too). They are matched against the
+// upper-cased name, so http_proxy is refused as HTTP_PROXY is.
 var commandEnvRules = []envRule{
 	{names: []string{"PATH", "HOME", "TMPDIR", contract.EnvAppSetName, contract.EnvAppSetNamespace, contract.EnvHookName,
 		contract.EnvHookType, contract.EnvHookKind, contract.EnvPhaseName, contract.EnvRolloutRevision, contract.EnvClusterName,
@@ -81,6 +103,9 @@ func CommandEnvProblem(name string) (why, fix string) {
 	}
 	if !commandEnvName.MatchString(name) {
 		return "is not an upper-case variable name", "name it with upper-case letters, digits and _, starting with a letter, at most 128 characters"
+	}
+	if !allowedEnvName(name) {
+		return "is not a name a command hook may set (a program the command runs may read it)", notAllowedFix
 	}
 	return "", ""
 }

@@ -54,6 +54,8 @@ func TestCommandEnvInjectionRefused(t *testing.T) {
 		"PATH":              "not run: command.env.PATH: is set by the agent",
 		"HOOK_TYPE":         "not run: command.env.HOOK_TYPE: is set by the agent",
 		"lower_case":        "not run: command.env.lower_case: is not an upper-case variable name",
+		"TAR_OPTIONS":       "not run: command.env.TAR_OPTIONS: is not a name a command hook may set",
+		"VAULT_ADDR":        "not run: command.env.VAULT_ADDR: is not a name a command hook may set",
 	} {
 		t.Run(name, func(t *testing.T) {
 			marker := filepath.Join(tmp, "injected-"+strings.NewReplacer("%", "", "_", "").Replace(name))

@@ -2,6 +2,7 @@ package httphook
 
 import (
 	"encoding/json"
+	"encoding/xml"
 	"errors"
 	"net/url"
 	"strings"
@@ -57,6 +58,41 @@ func TestAClusterValueIsOnePathSegmentOrOneQueryValue(t *testing.T) {
 		if err != nil || u.Host != "hooks.example.com" || u.Path != "/clusters/"+v+"/health" || u.Query().Get("env") != v || u.Query().Get("t") != "1" || len(u.Query()) != 2 || u.Fragment != "" {
 			t.Errorf("%q: filled %q: %+v %v", v, b.URL, u, err)
 		}
+	}
+	// issue 47: a . or .. segment moved the request to another path (/clusters/../health).
+	for _, v := range []string{"..", "."} {
+		b, err := fill(t, &Block{URL: "https://hooks.example.com/clusters/{{name}}/health"}, clusterOf(v))
+		if err == nil || !strings.Contains(err.Error(), "http.url") || !strings.Contains(err.Error(), "a . or .. path segment") || !strings.Contains(err.Error(), "(fix: ") {
+			t.Errorf("%q in the path: %+v %v", v, b, err)
+		}
+	}
+}
+
+// TestAClusterValueInAFormOrXMLBodyStaysOneValue: a form body's value is one query value
+// and an XML body's text or attribute stays one (issue 47: both took it as written); in a
+// CDATA section a value may not end the section.
+func TestAClusterValueInAFormOrXMLBodyStaysOneValue(t *testing.T) {
+	for _, v := range append(hostile, "a&admin=true", "<admin>true</admin>", `"/><x y="`, "]]>") {
+		b, err := fill(t, &Block{URL: "https://h.example.com/", Body: "cluster={{name}}&env={{metadata.labels.env}}&t=1"}, clusterOf(v))
+		q, perr := url.ParseQuery(b.Body)
+		if err != nil || perr != nil || len(q) != 3 || q.Get("cluster") != v || q.Get("env") != v || q.Get("t") != "1" {
+			t.Errorf("form %q: %+v %v %v", v, b, q, err)
+		}
+		b, err = fill(t, &Block{URL: "https://h.example.com/", Body: `<deploy cluster="{{name}}"><env>{{metadata.labels.env}}</env></deploy>`}, clusterOf(v))
+		var doc struct {
+			Cluster string   `xml:"cluster,attr"`
+			Env     []string `xml:"env"`
+			Admin   []string `xml:"admin"`
+		}
+		if err != nil || xml.Unmarshal([]byte(b.Body), &doc) != nil || doc.Cluster != v || len(doc.Env) != 1 || doc.Env[0] != v || len(doc.Admin) != 0 {
+			t.Errorf("xml %q: %+v %+v %v", v, b, doc, err)
+		}
+	}
+	if b, err := fill(t, &Block{URL: "https://h.example.com/", Body: "<x><![CDATA[{{name}}]]></x>"}, clusterOf("a<b>&c")); err != nil || b.Body != "<x><![CDATA[a<b>&c]]></x>" {
+		t.Errorf("a CDATA value: %+v %v", b, err)
+	}
+	if _, err := fill(t, &Block{URL: "https://h.example.com/", Body: "<x><![CDATA[{{name}}]]></x>"}, clusterOf("]]><admin/>")); err == nil || !strings.Contains(err.Error(), "would end the CDATA section") {
+		t.Errorf("a value ending CDATA: %v", err)
 	}
 }
 

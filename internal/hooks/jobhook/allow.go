@@ -38,13 +38,32 @@ var (
 	apparmor = fields{"type": allowedIn("RuntimeDefault", "Localhost"), "localhostProfile": nil}
 )
 
+// A probe's or a lifecycle hook's handler may reach the container's own pod only: no
+// httpGet.host or tcpSocket.host, with which the kubelet would call any address it can
+// reach on the pod's behalf.
+var (
+	handlerFields = fields{
+		"exec":      nil,
+		"httpGet":   fields{"path": nil, "port": nil, "scheme": nil, "httpHeaders": nil},
+		"tcpSocket": fields{"port": nil},
+		"grpc":      nil,
+		"sleep":     nil,
+	}
+	probeFields = fields{
+		"exec": nil, "httpGet": handlerFields["httpGet"], "tcpSocket": handlerFields["tcpSocket"], "grpc": nil,
+		"initialDelaySeconds": nil, "timeoutSeconds": nil, "periodSeconds": nil, "successThreshold": nil,
+		"failureThreshold": nil, "terminationGracePeriodSeconds": nil,
+	}
+	lifecycleFields = fields{"postStart": handlerFields, "preStop": handlerFields, "stopSignal": nil}
+)
+
 // containerFields are a container's allowed fields; privileged and allowPrivilegeEscalation
 // are checkPodPrivileges'.
 var containerFields = fields{
 	"name": nil, "image": nil, "command": nil, "args": nil, "workingDir": nil, "env": nil, "envFrom": nil,
 	"resources": nil, "resizePolicy": nil, "volumeMounts": nil, "imagePullPolicy": nil, "restartPolicy": nil,
 	"terminationMessagePath": nil, "terminationMessagePolicy": nil, "stdin": nil, "stdinOnce": nil, "tty": nil,
-	"livenessProbe": nil, "readinessProbe": nil, "startupProbe": nil, "lifecycle": nil,
+	"livenessProbe": probeFields, "readinessProbe": probeFields, "startupProbe": probeFields, "lifecycle": lifecycleFields,
 	"ports": each{fields{"name": nil, "containerPort": nil, "protocol": nil}},
 	"securityContext": fields{
 		"runAsNonRoot": isTrue, "runAsUser": notRoot, "runAsGroup": nil, "readOnlyRootFilesystem": nil,
@@ -170,8 +189,10 @@ func restricted(pod *corev1.PodSpec) error {
 	return nil
 }
 
-// restrictContainer sets a container's unset privileges to restricted's: no escalation,
-// every capability dropped.
+// restrictContainer sets a container's unset privileges to restricted's (no escalation)
+// and drops every capability whatever the spec's drop list says: a list without ALL
+// ([NET_RAW]) kept the runtime's defaults. What the spec adds stays (the allowlist lets it
+// add NET_BIND_SERVICE only, which restricted permits with ALL dropped).
 func restrictContainer(c *corev1.Container) {
 	if c.SecurityContext == nil {
 		c.SecurityContext = &corev1.SecurityContext{}
@@ -183,9 +204,7 @@ func restrictContainer(c *corev1.Container) {
 	if sc.Capabilities == nil {
 		sc.Capabilities = &corev1.Capabilities{}
 	}
-	if len(sc.Capabilities.Drop) == 0 {
-		sc.Capabilities.Drop = []corev1.Capability{"ALL"}
-	}
+	sc.Capabilities.Drop = []corev1.Capability{"ALL"}
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -1,6 +1,7 @@
 package jobhook
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -19,7 +20,8 @@ func TestAJobPodIsAnAllowlist(t *testing.T) {
 	const c = `{name: c, image: x}`
 	ok := pod(`securityContext: {runAsNonRoot: true, runAsUser: 1000, fsGroup: 2000, seccompProfile: {type: RuntimeDefault}},
 		volumes: [{name: cfg, configMap: {name: c}}, {name: p, projected: {sources: [{configMap: {name: c}}, {downwardAPI: {items: [{path: l, fieldRef: {fieldPath: metadata.labels}}]}}]}}],
-		containers: [{name: c, image: x, ports: [{containerPort: 8080}], securityContext: {allowPrivilegeEscalation: false, readOnlyRootFilesystem: true,
+		containers: [{name: c, image: x, ports: [{containerPort: 8080}], livenessProbe: {httpGet: {path: /healthz, port: 8080, scheme: HTTP}, periodSeconds: 5},
+		readinessProbe: {tcpSocket: {port: 8080}}, lifecycle: {preStop: {exec: {command: [sleep, "1"]}}}, securityContext: {allowPrivilegeEscalation: false, readOnlyRootFilesystem: true,
 		capabilities: {drop: [ALL], add: [NET_BIND_SERVICE]}, seccompProfile: {type: Localhost, localhostProfile: p.json}}}]`)
 	if _, err := parseWithCheck(strings.ReplaceAll(ok, "\n\t\t", " ")); err != nil {
 		t.Fatalf("a restricted pod: %v", err)
@@ -42,6 +44,13 @@ func TestAJobPodIsAnAllowlist(t *testing.T) {
 		pod(`priorityClassName: system-node-critical, containers: [` + c + `]`):                                            `spec.priorityClassName: is not allowed`,
 		pod(`securityContext: {runAsUser: 0}, containers: [` + c + `]`):                                                    `spec.securityContext.runAsUser: must be a user other than 0 (root)`,
 		pod(`containers: [{name: c, image: x, securityContext: {runAsNonRoot: false}}]`):                                   `containers[0].securityContext.runAsNonRoot: must be true`,
+		// issue 47: a probe or a lifecycle hook calling another host on the pod's behalf.
+		pod(`containers: [{name: c, image: x, livenessProbe: {httpGet: {host: 169.254.169.254, path: /, port: 80}}}]`):             `containers[0].livenessProbe.httpGet.host: is not allowed`,
+		pod(`containers: [{name: c, image: x, readinessProbe: {tcpSocket: {host: 10.0.0.1, port: 6443}}}]`):                        `containers[0].readinessProbe.tcpSocket.host: is not allowed`,
+		pod(`containers: [{name: c, image: x, startupProbe: {httpGet: {host: kubernetes.default, port: 443}}}]`):                   `containers[0].startupProbe.httpGet.host: is not allowed`,
+		pod(`containers: [{name: c, image: x, lifecycle: {postStart: {httpGet: {host: 10.0.0.1, port: 80}}}}]`):                    `containers[0].lifecycle.postStart.httpGet.host: is not allowed`,
+		pod(`containers: [{name: c, image: x, lifecycle: {preStop: {tcpSocket: {host: 10.0.0.1, port: 22}}}}]`):                    `containers[0].lifecycle.preStop.tcpSocket.host: is not allowed`,
+		pod(`initContainers: [{name: c, image: x, lifecycle: {preStop: {httpGet: {host: h, port: 1}}}}], containers: [` + c + `]`): `initContainers[0].lifecycle.preStop.httpGet.host: is not allowed`,
 	} {
 		_, err := parseWithCheck(block)
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "fix: remove it: a job hook's pod runs at Pod Security restricted level") {
@@ -67,6 +76,19 @@ func TestAJobIsBuiltRestricted(t *testing.T) {
 	call.Hook.Block.(*Block).Spec.Template.Spec.SecurityContext = &corev1.PodSecurityContext{RunAsUser: &uid}
 	if got := mustBuildJob(t, call, "argocd", "default").Spec.Template.Spec.SecurityContext; got.RunAsNonRoot != nil || *got.RunAsUser != 1000 {
 		t.Fatalf("the spec's own user is kept: %+v", got)
+	}
+	// issue 47: a drop list without ALL kept the runtime's default capabilities.
+	for _, caps := range []corev1.Capabilities{
+		{Drop: []corev1.Capability{"NET_RAW"}},
+		{Drop: []corev1.Capability{"NET_RAW", "ALL"}},
+		{Drop: []corev1.Capability{"NET_RAW"}, Add: []corev1.Capability{"NET_BIND_SERVICE"}},
+	} {
+		call := jobCall(BeforeHookCreation)
+		call.Hook.Block.(*Block).Spec.Template.Spec.Containers[0].SecurityContext = &corev1.SecurityContext{Capabilities: caps.DeepCopy()}
+		got := mustBuildJob(t, call, "argocd", "default").Spec.Template.Spec.Containers[0].SecurityContext.Capabilities
+		if !slices.Equal(got.Drop, []corev1.Capability{"ALL"}) || !slices.Equal(got.Add, caps.Add) {
+			t.Errorf("drop %v add %v: built with drop %v add %v, want drop [ALL] and the spec's add", caps.Drop, caps.Add, got.Drop, got.Add)
+		}
 	}
 	for name, edit := range map[string]func(*corev1.PodSpec){
 		"runtimeClassName": func(p *corev1.PodSpec) { p.RuntimeClassName = ptr("kata") },

@@ -84,7 +84,8 @@ func redactLog(raw string, values [][]byte, cut bool, max int) (string, error) {
 	if cut {
 		raw = raw[:strings.LastIndexByte(raw, '\n')+1]
 	}
-	text := cleanLog(replaceAll(cleanLog(replaceAll(raw, forms)), forms))
+	inside := insideForms(values)
+	text := cleanLog(replaceAll(cleanLog(replaceAll(raw, forms, inside)), forms, inside))
 	var lines []string
 	for _, l := range strings.Split(text, "\n") {
 		if l = strings.TrimSpace(l); l != "" {
@@ -98,11 +99,21 @@ func redactLog(raw string, values [][]byte, cut bool, max int) (string, error) {
 	return out, nil
 }
 
-func replaceAll(s string, forms []string) string {
+func replaceAll(s string, forms, inside []string) string {
+	s = hooks.RedactBase64Runs(s, inside, logRedacted)
 	for _, f := range forms {
 		s = strings.ReplaceAll(s, f, logRedacted)
 	}
 	return s
+}
+
+// insideForms are the values' hooks.Base64Inside runs, whose whole base64 run is redacted.
+func insideForms(values [][]byte) []string {
+	var out []string
+	for _, v := range values {
+		out = append(out, hooks.Base64Inside(strings.TrimSpace(string(v)))...)
+	}
+	return out
 }
 
 func showsAny(s string, forms []string) bool {

@@ -3,12 +3,12 @@ package jobhook
 import (
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/cmp-phase/cmp-phase/internal/hooks/secrettest"
 )
 
 // TestRedactLog: every form of a referenced Secret's value leaves the tail as [redacted];
@@ -133,42 +133,18 @@ func FuzzRedactLog(f *testing.F) {
 	})
 }
 
-// secretForms are a secret as a log may quote it (as internal/hooks' tests spell them): JSON-escaped (with and without HTML
-// escaping), Go-quoted, and base64 in each alphabet, padded or not.
-func secretForms(s string) map[string]string {
-	j, _ := json.Marshal(s)
-	b := []byte(s)
-	return map[string]string{
-		"json":           string(j[1 : len(j)-1]),
-		"json no html":   noHTML(s),
-		"strconv.Quote":  strconv.Quote(s)[1 : len(strconv.Quote(s))-1],
-		"QuoteToASCII":   strconv.QuoteToASCII(s)[1 : len(strconv.QuoteToASCII(s))-1],
-		"base64 std":     base64.StdEncoding.EncodeToString(b),
-		"base64 raw std": base64.RawStdEncoding.EncodeToString(b),
-		"base64 url":     base64.URLEncoding.EncodeToString(b),
-		"base64 raw url": base64.RawURLEncoding.EncodeToString(b),
-	}
-}
-
-// noHTML is s JSON-escaped by an encoder that leaves <, > and & alone, without the quotes.
-func noHTML(s string) string {
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	q := strings.TrimSuffix(b.String(), "\n")
-	return q[1 : len(q)-1]
-}
-
 // TestASecretIsRedactedInItsJSONAndBase64Forms: a server or client quoting a secret back in
 // JSON, a Go error or base64 (a Basic auth header) shows it in another spelling; every one is
 // redacted from a pod's log.
 func TestASecretIsRedactedInItsJSONAndBase64Forms(t *testing.T) {
-	for _, secret := range []string{`p"a\ss<w>&rd` + "\n\tpart-two ü\u2028x", "user:s3cr3t?", "ab\x01c"} {
-		for name, form := range secretForms(secret) {
+	for _, secret := range []string{`p"a\ss<w>&rd` + "\n\tpart-two ü\u2028x", "user:s3cr3t?", "ab\x01c", "hunter2!/+é'"} {
+		for name, form := range secrettest.Forms(secret) {
 			got, err := redactLog("2026 bad token "+form+" end\n", [][]byte{[]byte(secret)}, false, 1024)
 			if err != nil || strings.Contains(got, form) {
 				t.Errorf("log, %s form %q of %q: %q %v", name, form, secret, got, err)
+			}
+			if strings.HasPrefix(form, "Basic ") && got != "2026 bad token Basic [redacted] end" {
+				t.Errorf("log, %s form %q of %q: the base64 around the secret stays: %q", name, form, secret, got)
 			}
 		}
 	}

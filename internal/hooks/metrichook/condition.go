@@ -21,7 +21,8 @@ type Condition struct {
 
 // conditionEnv is what a condition sees.
 type conditionEnv struct {
-	Result []float64 `expr:"result"`
+	Result        []float64 `expr:"result"`
+	targets.Meter `expr:"-"`
 }
 
 var conditionFuncs = []expr.Option{
@@ -41,6 +42,7 @@ func CompileCondition(src string) (*Condition, error) {
 		return nil, err
 	}
 	opts := append([]expr.Option{expr.Env(conditionEnv{}), expr.AsBool(), expr.MaxNodes(targets.MaxExprNodes)}, conditionFuncs...)
+	opts = append(opts, targets.MeterOptions()...)
 	p, err := expr.Compile(src, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("%s", strings.Join(strings.Fields(err.Error()), " "))
@@ -54,7 +56,7 @@ func (c *Condition) String() string { return c.src }
 // Eval runs the condition over a query's result; an error (an index past the result's
 // end) means the result cannot be judged by it.
 func (c *Condition) Eval(result []float64) (bool, error) {
-	out, err := targets.Run(c.p, conditionEnv{Result: result})
+	out, err := targets.Run(c.p, conditionEnv{Result: result, Meter: targets.NewMeter()})
 	if err != nil {
 		return false, fmt.Errorf("%s: %s", c.src, strings.Join(strings.Fields(err.Error()), " "))
 	}
