@@ -30,18 +30,18 @@ func load(dir string, exprs *targets.Cache, l *Limits) (*Spec, error) {
 	}
 	var found *Spec
 	var where []string
+	var bad Errors // every file's problems: one bad ApplicationSet does not hide another's
 	for _, e := range entries {
 		ext := strings.ToLower(filepath.Ext(e.Name()))
 		if !e.Type().IsRegular() || !slices.Contains([]string{".yaml", ".yml", ".json"}, ext) {
 			continue
 		}
-		file := filepath.Join(dir, e.Name())
-		data, err := readBounded(file)
-		if err != nil {
-			return nil, err
-		}
-		s, ok, err := parseFile(e.Name(), data, exprs, l)
-		if err != nil {
+		s, ok, err := loadFile(dir, e.Name(), exprs, l)
+		var es Errors
+		switch {
+		case errors.As(err, &es):
+			bad = append(bad, es...)
+		case err != nil:
 			return nil, err
 		}
 		if ok {
@@ -49,14 +49,27 @@ func load(dir string, exprs *targets.Cache, l *Limits) (*Spec, error) {
 			where = append(where, e.Name())
 		}
 	}
+	if len(where) > 1 {
+		bad = append(bad, &Error{File: dir, Line: 0, Path: "(dir)", Msg: "several ApplicationSets: " + strings.Join(where, ", "), Fix: "keep one ApplicationSet per plugin directory"})
+	}
+	if len(bad) > 0 {
+		return nil, bad
+	}
 	switch len(where) {
 	case 0:
 		return nil, Errors{{File: dir, Line: 0, Path: "(dir)", Msg: noSpec, Fix: "add a YAML file with kind: ApplicationSet; a rollout whose spec was removed keeps its children until a person confirms with confirm-remove-rollout, or its parent is deleted with the resources finalizer"}}
-	case 1:
-		return found, nil
 	default:
-		return nil, Errors{{File: dir, Line: 0, Path: "(dir)", Msg: "several ApplicationSets: " + strings.Join(where, ", "), Fix: "keep one ApplicationSet per plugin directory"}}
+		return found, nil
 	}
+}
+
+// loadFile reads and parses one file of the directory; ok says it holds an ApplicationSet.
+func loadFile(dir, name string, exprs *targets.Cache, l *Limits) (*Spec, bool, error) {
+	data, err := readBounded(filepath.Join(dir, name))
+	if err != nil {
+		return nil, true, err
+	}
+	return parseFile(name, data, exprs, l)
 }
 
 // noSpec is Load's problem for a directory without an ApplicationSet.
