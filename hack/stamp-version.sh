@@ -17,5 +17,6 @@ cd "$root"
 echo "$v" > VERSION
 sed -i -E "s|^(  newTag: ).*|\1$v|" manifests/base/kustomization.yaml
 sed -i -E "s|(image: ghcr.io/cmp-phase/cmp-phase:).*|\1$v|" manifests/helm/values.yaml
+sed -i -E "s|^const Base = \".*\"|const Base = \"$v\"|" internal/version/base.go
 sed -i -E -e "s|^version: .*|version: ${v#v}|" -e "s|^appVersion: .*|appVersion: $v|" manifests/helm/cmp-phase/Chart.yaml
 echo "stamped $v; commit and tag it, then: hack/release.sh $v dist/$v"

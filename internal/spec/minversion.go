@@ -8,13 +8,14 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/version"
 )
 
-// running is this binary's version, "" for a development build (a variable for tests).
-var running = version.Current
+// running is the version a spec's min-version is held against: this binary's, or in a
+// development build the release its source tree is (version.Judged; a variable for tests).
+var running = version.Judged
 
 // minVersion refuses a spec whose metadata.annotations ask for a newer cmp-phase than
 // this one (seed 000's argocd.argoproj.io/min-version), or name no semantic version. A
-// development build (no version) accepts any valid one. The renderer, the agent's
-// re-render and validate all parse, so all refuse alike.
+// development build is held to the release its source tree is (version.Base). The renderer,
+// the agent's re-render and validate all parse, so all refuse alike.
 func (d *dec) minVersion(meta map[string]*yaml.Node) {
 	anns := d.fields(meta["annotations"], "metadata.annotations")
 	n := anns[contract.AnnotationMinVersion]
@@ -28,7 +29,7 @@ func (d *dec) minVersion(meta map[string]*yaml.Node) {
 		d.fail(n, path, `write a semantic version such as "v1.2.0"`, "invalid version %q", raw)
 		return
 	}
-	if have := running(); have != "" && semver.Compare(want, have) > 0 {
+	if have := running(); semver.Compare(want, have) > 0 {
 		d.fail(n, path, "upgrade cmp-phase (the plugin sidecar and the agent) to "+want+" or newer",
 			"the spec needs cmp-phase %s or newer; this is %s", want, have)
 	}

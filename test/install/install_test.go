@@ -32,6 +32,9 @@ func TestEveryImageIsPinnedToTheVersion(t *testing.T) {
 	if version.Canonical(v) != v {
 		t.Fatalf("VERSION is %q, not a release vMAJOR.MINOR.PATCH (fix: hack/stamp-version.sh v0.1.0)", v)
 	}
+	if version.Base != v {
+		t.Errorf("internal/version.Base is %s, not VERSION %s: a development build would judge min-version as another release (fix: hack/stamp-version.sh %s)", version.Base, v, v)
+	}
 	var k struct {
 		Images []struct{ Name, NewName, NewTag string }
 	}
