@@ -3,6 +3,7 @@ package rollout
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -300,30 +301,80 @@ func TestConfirmRemovalWaitsForAPerson(t *testing.T) {
 	}
 }
 
-// TestWithoutAProgressDeadlineOnlyTransientRetriesEnd: with no progressDeadline stated, a
-// member that merely waits (a slow sync, a soak, a gate) waits as long as it takes, but
-// one whose sync keeps failing on transient errors is Errored DefaultProgressDeadline after
-// its admission, and onFailure applies, instead of being retried forever.
-func TestWithoutAProgressDeadlineOnlyTransientRetriesEnd(t *testing.T) {
+// TestWithoutAProgressDeadlineTheDefaultEndsEveryWait: with no progressDeadline stated, a
+// member that merely waits (its sync never starts), one that stays Progressing and one
+// whose sync keeps failing on transient errors are each Errored DefaultProgressDeadline
+// after their admission, and onFailure applies; the reason names the default and the fix.
+func TestWithoutAProgressDeadlineTheDefaultEndsEveryWait(t *testing.T) {
 	limit := int(DefaultProgressDeadline / time.Second)
-	w := newWorld(threePhases()...)
-	w.step(t, 0)
-	w.syncs(5, "r2", "dev-1") // dev-2 never syncs
-	w.step(t, 3*limit)
-	if r := w.st.Rollout; r.Status != StatusProgressing || r.Phases[0].Clusters["dev-2"].Status != ClusterWaiting {
-		t.Fatalf("a member that merely waits is not bounded by the default: %s %+v", r.Status, r.Phases[0].Clusters)
+	for name, wait := range map[string]func(w *world){
+		"never synced": func(*world) {},
+		"progressing": func(w *world) {
+			w.syncs(5, "r2", "dev-2")
+			o := w.obs.Children["dev-2"]
+			o.Health = "Progressing"
+			w.obs.Children["dev-2"] = o
+		},
+		"transient": func(w *world) { w.failsTransiently("dev-2", 30, 9, eofMsg) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			w := newWorld(threePhases()...)
+			acts := w.step(t, 0)
+			if !slices.ContainsFunc(acts, func(a Action) bool { return a.Kind == ActRequeue && a.At.Equal(at(limit)) }) {
+				t.Fatalf("the default deadline is a requeue at %ds: %v", limit, acts)
+			}
+			w.syncs(5, "r2", "dev-1")
+			wait(w)
+			w.step(t, limit-1)
+			if w.st.Rollout.Status != StatusProgressing {
+				t.Fatal("stopped before the default deadline")
+			}
+			w.step(t, limit)
+			r := w.st.Rollout
+			cs := r.Phases[0].Clusters["dev-2"]
+			if r.Status != StatusStopped || cs.Status != ClusterErrored {
+				t.Fatalf("a member still waiting is Errored at the default: %s %+v", r.Status, r.Phases[0].Clusters)
+			}
+			if !strings.Contains(cs.Reason, "10m0s (the default; set progressDeadline") {
+				t.Fatalf("the reason names the default deadline and the fix: %s", cs.Reason)
+			}
+		})
 	}
+}
 
-	w = newWorld(threePhases()...)
+// TestADefaultDeadlineCountsFromEachBatch: the default is each admission's own, so a
+// phase admitting in batches is not judged by its first batch's clock.
+func TestADefaultDeadlineCountsFromEachBatch(t *testing.T) {
+	limit := int(DefaultProgressDeadline / time.Second)
+	phases := threePhases()
+	phases[0].Throttle = spec.Size{Kind: spec.SizeCount, Value: 1}
+	w := newWorld(phases...)
+	w.step(t, 0)
+	first := w.admitted()
+	w.syncs(limit-60, "r2", first...)
+	w.step(t, limit-50) // the second batch admitted 50 s before the first one's deadline
+	w.step(t, limit+10)
+	if r := w.st.Rollout; r.Status != StatusProgressing || len(w.admitted()) != 2 {
+		t.Fatalf("the second batch waits its own default: %s %+v", r.Status, r.Phases[0].Clusters)
+	}
+	w.step(t, 2*limit-50)
+	if r := w.st.Rollout; r.Status != StatusStopped {
+		t.Fatalf("the second batch is Errored at its own default: %s %+v", r.Status, r.Phases[0].Clusters)
+	}
+}
+
+// TestProgressDeadlineNoneWaitsOnPurpose: "none" leaves the members waiting however long,
+// a transient failure retried as long as it takes.
+func TestProgressDeadlineNoneWaitsOnPurpose(t *testing.T) {
+	limit := int(DefaultProgressDeadline / time.Second)
+	phases := threePhases()
+	phases[0].ProgressDeadline = spec.NoDeadline
+	w := newWorld(phases...)
 	w.step(t, 0)
 	w.syncs(5, "r2", "dev-1")
-	w.failsTransiently("dev-2", limit-30, 9, eofMsg)
-	w.step(t, limit-1)
-	if w.st.Rollout.Status != StatusProgressing {
-		t.Fatal("stopped before the default deadline")
-	}
-	w.step(t, limit)
-	if r := w.st.Rollout; r.Status != StatusStopped || r.Phases[0].Clusters["dev-2"].Status != ClusterErrored {
-		t.Fatalf("a member still failing on transient errors is Errored at the default: %s %+v", r.Status, r.Phases[0].Clusters)
+	w.failsTransiently("dev-2", 30, 9, eofMsg)
+	w.step(t, 10*limit)
+	if r := w.st.Rollout; r.Status != StatusProgressing || r.Phases[0].DeadlineAt != nil || r.Phases[0].Clusters["dev-2"].Status != ClusterWaiting {
+		t.Fatalf("none waits on purpose: %s %+v", r.Status, r.Phases[0])
 	}
 }

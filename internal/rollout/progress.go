@@ -115,6 +115,9 @@ func admitNext(r *state.Rollout, prevHold *state.WindowHold, ph *state.PhaseStat
 		done = false
 	}
 	if !done || !a.Full {
+		if !done && ph.DeadlineAt == nil && len(ph.Admitted) > 0 {
+			startDeadline(ph, sp, now) // a phase admitted before the default existed
+		}
 		if !done && ph.DeadlineAt != nil {
 			*acts = append(*acts, Action{Kind: ActRequeue, At: *ph.DeadlineAt, Message: "progressDeadline of phase " + ph.Name})
 		}
@@ -130,28 +133,44 @@ func startPhase(r *state.Rollout, ph *state.PhaseState, sp spec.Phase, now time.
 
 // startDeadline starts the phase's progressDeadline at its first admission, not at its
 // start: an approval to enter it (or RollingSync's maxUpdate: 0) may hold everyone for
-// hours, and that wait is not the members' to settle in.
+// hours, and that wait is not the members' to settle in. A stated deadline counts from the
+// first admission; the default from each (a later batch gets its own); "none" sets none.
 func startDeadline(ph *state.PhaseState, sp spec.Phase, now time.Time) {
-	if sp.ProgressDeadline > 0 && ph.DeadlineAt == nil {
-		d := now.Add(sp.ProgressDeadline)
+	limit := progressDeadline(sp)
+	switch {
+	case limit < 0:
+	case ph.DeadlineAt == nil, sp.ProgressDeadline == 0 && ph.DeadlineAt.Before(now.Add(limit)):
+		d := now.Add(limit)
 		ph.DeadlineAt = &d
 	}
 }
 
-// DefaultProgressDeadline bounds, where the spec states no progressDeadline, only what
-// would otherwise wait forever without anyone deciding: a member whose sync keeps failing
-// on transient errors 30 minutes after its admission (it is Errored, and onFailure
-// applies), and a returning phase of a rollback whose previous revision is Degraded too.
-// A phase's soak, gates, pauses and windows are not bounded by it (RollingSync has no
-// bound at all). State a progressDeadline to bound a phase as a whole.
-const DefaultProgressDeadline = 30 * time.Minute
+// DefaultProgressDeadline bounds every wait of a phase's admitted members where the spec
+// states no progressDeadline: a member whose sync never starts, keeps failing on transient
+// errors, stays Progressing, or whose cluster is away is Errored this long after its
+// admission, and onFailure applies. 10 minutes is Argo Rollouts' progressDeadlineSeconds
+// (600 s); RollingSync's 300 s (applicationsetcontroller.default.application.progressing
+// .timeout) only moves a Pending app on, deciding nothing, where ours ends in a verdict, so
+// it leaves a slow cluster the longer time. A phase's soak, gates, approvals and windows are
+// not bounded by it. progressDeadline: none waits without a bound, on purpose.
+const DefaultProgressDeadline = 10 * time.Minute
 
-// progressDeadline is the phase's progressDeadline, or the default.
+// progressDeadline is the phase's progressDeadline, the default when unset, or negative
+// (spec.NoDeadline) for none.
 func progressDeadline(sp spec.Phase) time.Duration {
-	if sp.ProgressDeadline > 0 {
+	if sp.ProgressDeadline != 0 {
 		return sp.ProgressDeadline
 	}
 	return DefaultProgressDeadline
+}
+
+// deadlineText names the phase's progressDeadline for a reason: its value, and whether it
+// is the default and how to change it.
+func deadlineText(sp spec.Phase) string {
+	if sp.ProgressDeadline > 0 {
+		return sp.ProgressDeadline.String()
+	}
+	return DefaultProgressDeadline.String() + " (the default; set progressDeadline on the phase to change it)"
 }
 
 // admit admits the given members of ph, waiting on their first observation from now.
@@ -186,7 +205,7 @@ func settle(r *state.Rollout, ph *state.PhaseState, sp spec.Phase, o Observed, n
 			v, why = retryTransient(c, obs, r.Revision, cs.AdmittedAt, ph.DeadlineAt, now, v, why, acts)
 		}
 		if v == Waiting && ph.DeadlineAt != nil && !now.Before(*ph.DeadlineAt) {
-			v, why = Errored, "did not settle by the phase's progressDeadline: "+why
+			v, why = Errored, "did not settle within the phase's progressDeadline "+deadlineText(sp)+": "+why
 		}
 		v, why = hookVerdict(ph, sp, c, v, why)
 		was := cs.Status

@@ -83,9 +83,8 @@ func Retry(o Observation, want string, since time.Time) (at time.Time, attempt i
 
 // retryTransient is the engine's part in a child's transient failure (Settle said Waiting
 // for it): before deadline it asks the agent to sync the child again once its backoff is
-// over (ActSyncAgain), and to come back then otherwise; with no deadline stated, a child
-// still failing DefaultProgressDeadline after since is Errored instead of retried forever.
-// Any other verdict passes through.
+// over (ActSyncAgain), and to come back then otherwise; without a deadline (none) it
+// retries for as long as it takes. Any other verdict passes through.
 func retryTransient(child string, o Observation, want string, since time.Time, deadline *time.Time, now time.Time, v Verdict, why string, acts *[]Action) (Verdict, string) {
 	if v != Waiting {
 		return v, why
@@ -93,8 +92,6 @@ func retryTransient(child string, o Observation, want string, since time.Time, d
 	at, _, ok := Retry(o, want, since)
 	switch {
 	case !ok:
-	case deadline == nil && !now.Before(since.Add(DefaultProgressDeadline)):
-		return Errored, fmt.Sprintf("still failing on transient errors %s after admission (no progressDeadline stated): %s", DefaultProgressDeadline, why)
 	case deadline != nil && !now.Before(*deadline):
 	case now.Before(at):
 		*acts = append(*acts, Action{Kind: ActRequeue, At: at, Message: "retry the sync of " + child})

@@ -43,9 +43,10 @@ func rollBack(st *state.State, p plan.Plan, o Observed, now time.Time, acts *[]A
 }
 
 // returnDeadlineAt is the return deadline of returning phase ph (index i of the plan): its
-// progressDeadline (or the default) from when it started returning; nil when unknown.
+// progressDeadline (or the default) from when it started returning; nil when unknown or
+// none.
 func returnDeadlineAt(ph *state.PhaseState, p plan.Plan, i int) *time.Time {
-	if i >= len(p.Phases) || ph.RollbackAt == nil {
+	if i >= len(p.Phases) || ph.RollbackAt == nil || progressDeadline(p.Phases[i]) < 0 {
 		return nil
 	}
 	d := ph.RollbackAt.Add(progressDeadline(p.Phases[i]))

@@ -184,11 +184,13 @@ func stepRequirements(step Phase) []targets.Requirement {
 	return step.Targets[0].MatchExpressions
 }
 
+// shorter is the shorter of two limits, where 0 (unset) and a negative limit (none, as
+// NoDeadline) give way to any set one.
 func shorter[T ~int64](a, b T) T {
 	switch {
-	case a == 0:
+	case a == 0 || a < 0 && b > 0:
 		return b
-	case b == 0:
+	case b == 0 || b < 0:
 		return a
 	}
 	return min(a, b)

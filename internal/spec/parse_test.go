@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -147,6 +148,30 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
+// TestProgressDeadlineNoneIsReadAndCarried: "none" is NoDeadline, through the plan's JSON
+// and back, and a step composed with it keeps the phase's set deadline.
+func TestProgressDeadlineNoneIsReadAndCarried(t *testing.T) {
+	src := strings.Replace(string(specWith("'true'", "1")), "        percentage: 10\n", "        percentage: 10\n        progressDeadline: none\n", 1)
+	s, err := Parse("spec.yaml", []byte(src), targets.NewCache(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Phases[0].ProgressDeadline != NoDeadline || s.Phases[1].ProgressDeadline != 0 {
+		t.Fatalf("none is NoDeadline, unset 0: %v %v", s.Phases[0].ProgressDeadline, s.Phases[1].ProgressDeadline)
+	}
+	b, err := json.Marshal(s.Phases[0])
+	if err != nil || !strings.Contains(string(b), `"progressDeadline":"none"`) {
+		t.Fatalf("the plan carries none: %s %v", b, err)
+	}
+	var back Phase
+	if err := json.Unmarshal(b, &back); err != nil || back.ProgressDeadline != NoDeadline {
+		t.Fatalf("none read back: %v %v", back.ProgressDeadline, err)
+	}
+	if shorter(NoDeadline, 5*time.Minute) != 5*time.Minute || shorter(5*time.Minute, NoDeadline) != 5*time.Minute || shorter(0, NoDeadline) != NoDeadline {
+		t.Fatal("a set deadline is stricter than none, none stricter than unset")
+	}
+}
+
 func TestParseReadsTheRolloutExtensions(t *testing.T) {
 	src := strings.Replace(string(specWith("'true'", "1")), "      type: phaseDeployment\n",
 		"      type: phaseDeployment\n      lateJoiners: join\n", 1)
@@ -162,6 +187,7 @@ func TestParseReadsTheRolloutExtensions(t *testing.T) {
 		"an unknown late-joiner policy": {"type: phaseDeployment\n", "type: phaseDeployment\n      lateJoiners: always\n", `lateJoiners: unknown value "always" (fix: use one of: defer, join)`},
 		"a negative maxFailures":        {"percentage: 10\n", "percentage: 10\n        maxFailures: -1\n", "phases[0].maxFailures: out of range: -1"},
 		"a deadline that is not one":    {"percentage: 10\n", "percentage: 10\n        progressDeadline: soon\n", `phases[0].progressDeadline: invalid duration "soon"`},
+		"a deadline of zero":            {"percentage: 10\n", "percentage: 10\n        progressDeadline: 0s\n", `phases[0].progressDeadline: a progressDeadline of "0s" ends nothing (fix: leave it out for the default (10m), or write "none"`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := Parse("spec.yaml", []byte(strings.Replace(string(specWith("'true'", "1")), bad.from, bad.to, 1)), targets.NewCache(8))

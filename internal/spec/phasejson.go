@@ -30,7 +30,10 @@ func (p Phase) MarshalJSON() ([]byte, error) {
 	if p.WaitDuration > 0 {
 		w.WaitDuration = p.WaitDuration.String()
 	}
-	if p.ProgressDeadline > 0 {
+	switch {
+	case p.ProgressDeadline == NoDeadline:
+		w.ProgressDeadline = DeadlineNone
+	case p.ProgressDeadline > 0:
 		w.ProgressDeadline = p.ProgressDeadline.String()
 	}
 	if p.BatchWait > 0 {
@@ -53,7 +56,9 @@ func (p *Phase) UnmarshalJSON(b []byte) error {
 	if p.WaitDuration, err = duration(w.WaitDuration); err != nil {
 		return fmt.Errorf("phase %s waitDuration: %w", w.Name, err)
 	}
-	if p.ProgressDeadline, err = duration(w.ProgressDeadline); err != nil {
+	if w.ProgressDeadline == DeadlineNone {
+		p.ProgressDeadline = NoDeadline
+	} else if p.ProgressDeadline, err = duration(w.ProgressDeadline); err != nil {
 		return fmt.Errorf("phase %s progressDeadline: %w", w.Name, err)
 	}
 	if p.BatchWait, err = duration(w.BatchWait); err != nil {

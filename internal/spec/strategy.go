@@ -99,13 +99,32 @@ func (d *dec) phase(n *yaml.Node, path string, exprs *targets.Cache) Phase {
 
 // limits reads the extensions progressDeadline and maxFailures, in both dialects.
 func (d *dec) limits(p *Phase, f map[string]*yaml.Node, path string) {
-	p.ProgressDeadline = d.duration(f["progressDeadline"], path+".progressDeadline", 0)
+	p.ProgressDeadline = d.deadline(f["progressDeadline"], path+".progressDeadline")
 	if v, ok := d.integer(f["maxFailures"], path+".maxFailures"); ok {
 		if v < 0 {
 			d.fail(f["maxFailures"], path+".maxFailures", "use 0 or more", "out of range: %d", v)
 		}
 		p.MaxFailures = max(v, 0)
 	}
+}
+
+// deadline reads a progressDeadline: a Go duration, or "none" to wait without a bound
+// (NoDeadline); unset is 0, the engine's default.
+func (d *dec) deadline(n *yaml.Node, path string) time.Duration {
+	if n != nil && n.Kind == yaml.ScalarNode && n.Value == DeadlineNone {
+		return NoDeadline
+	}
+	if n != nil && n.Kind == yaml.ScalarNode && isZero(n.Value) {
+		d.fail(n, path, `leave it out for the default (10m), or write "none" to wait without a bound`, "a progressDeadline of %q ends nothing", n.Value)
+		return 0
+	}
+	return d.duration(n, path, 0)
+}
+
+// isZero reports whether s is a Go duration of zero.
+func isZero(s string) bool {
+	v, err := time.ParseDuration(s)
+	return err == nil && v == 0
 }
 
 // pinCommits reads the extension pinCommits (default true).

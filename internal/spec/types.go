@@ -18,6 +18,13 @@ const (
 	DialectAllAtOnce       Dialect = "AllAtOnce"
 )
 
+// NoDeadline is a progressDeadline written "none" (DeadlineNone): the phase's members wait
+// as long as it takes, on purpose.
+const (
+	NoDeadline   time.Duration = -1
+	DeadlineNone               = "none"
+)
+
 // Spec is a parsed, validated, normalised rollout spec.
 type Spec struct {
 	File      string
@@ -117,9 +124,10 @@ type Phase struct {
 	// its onFailure action (stop or rollback) applies, or a person aborts it. They decide
 	// nothing: the rollout stays where its failure put it, whatever they return.
 	FailureHooks []Hook `json:"failureHooks,omitempty"`
-	// ProgressDeadline (extension) bounds how long the phase may take from its start until
-	// every admitted member has settled; 0 means the engine's default (30m). A member still waiting then is
-	// Errored (we could not tell in time) and counts as a failure.
+	// ProgressDeadline (extension) bounds how long the phase's admitted members may take to
+	// settle, from its first admission; 0 (unset) means the engine's default (10m from each
+	// admission), NoDeadline ("none") no bound. A member still waiting then is Errored (we
+	// could not tell in time) and counts as a failure.
 	ProgressDeadline time.Duration `json:"-"` // progressDeadline, a Go duration string
 	// MaxFailures (extension) is how many failed or errored members the phase tolerates
 	// before onFailure applies; the tolerated ones stay on the new revision, reported.

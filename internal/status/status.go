@@ -77,11 +77,14 @@ type Pause struct {
 
 // Phase is one phase of the rollout.
 type Phase struct {
-	Name       string     `json:"name"`
-	Status     string     `json:"status"`
-	Members    int        `json:"members"`
-	Admitted   int        `json:"admitted"`
-	SoakUntil  *time.Time `json:"soakUntil,omitempty"`
+	Name      string     `json:"name"`
+	Status    string     `json:"status"`
+	Members   int        `json:"members"`
+	Admitted  int        `json:"admitted"`
+	SoakUntil *time.Time `json:"soakUntil,omitempty"`
+	// DeadlineAt is when a member still waiting is Errored (the phase's progressDeadline,
+	// or the default from its last admission); absent with progressDeadline: none.
+	DeadlineAt *time.Time `json:"deadlineAt,omitempty"`
 	ApprovedBy string     `json:"approvedBy,omitempty"`
 	Clusters   []Cluster  `json:"clusters,omitempty"`
 	Hooks      []Hook     `json:"hooks,omitempty"`
@@ -157,7 +160,7 @@ func Outline(rollout string, st *state.State) Doc {
 	}
 	for _, ph := range r.Phases {
 		d.Phases = append(d.Phases, Phase{Name: ph.Name, Status: string(ph.Status), Members: len(ph.Members), Admitted: len(ph.Admitted),
-			SoakUntil: ph.SoakUntil, ApprovedBy: ph.ApprovedBy, StartedAt: deref(ph.StartedAt), EndedAt: ph.EndedAt,
+			SoakUntil: ph.SoakUntil, DeadlineAt: ph.DeadlineAt, ApprovedBy: ph.ApprovedBy, StartedAt: deref(ph.StartedAt), EndedAt: ph.EndedAt,
 			Approval: approvalOf(ph.Approval), Track: ph.Track})
 	}
 	d.Tracks = tracksOf(r)

@@ -98,3 +98,21 @@ func TestPostDeleteRunsAreShown(t *testing.T) {
 		t.Fatalf("json: %s", js)
 	}
 }
+
+// TestThePhasesDeadlineIsShown: an admitting phase's progressDeadline (stated or the
+// default) is in the text, the outline and the JSON, so status says when a wait ends.
+func TestThePhasesDeadlineIsShown(t *testing.T) {
+	st := sample()
+	deadline := time.Date(2026, 11, 22, 3, 10, 0, 0, time.UTC)
+	st.Rollout.Phases[1].Status, st.Rollout.Phases[1].SoakUntil, st.Rollout.Phases[1].DeadlineAt = state.PhaseAdmitting, nil, &deadline
+	want := "  prod: Admitting, 1/2 admitted, members settle by 2026-11-22T03:10:00Z\n"
+	if got := Text(Of("guestbook", st)); !strings.Contains(got, want) {
+		t.Fatalf("got\n%s\nwant a line %q", got, want)
+	}
+	if got := Text(Outline("guestbook", st)); !strings.Contains(got, want) {
+		t.Fatalf("the outline says less: %s", got)
+	}
+	if b, _ := json.Marshal(Of("guestbook", st)); !strings.Contains(string(b), `"deadlineAt":"2026-11-22T03:10:00Z"`) {
+		t.Fatalf("json: %s", b)
+	}
+}

@@ -50,6 +50,9 @@ func rolloutText(b *strings.Builder, d Doc) {
 		if p.Status == string(state.PhaseSoaking) && p.SoakUntil != nil {
 			fmt.Fprintf(b, ", soaking until %s", p.SoakUntil.UTC().Format(time.RFC3339))
 		}
+		if p.DeadlineAt != nil && p.EndedAt.IsZero() && p.Status != string(state.PhaseSoaking) {
+			fmt.Fprintf(b, ", members settle by %s", p.DeadlineAt.UTC().Format(time.RFC3339))
+		}
 		b.WriteString(approvalText(p))
 		b.WriteString("\n")
 	}
