@@ -282,3 +282,36 @@ func TestNoRetryInAPassThatStopsTheRollout(t *testing.T) {
 		}
 	}
 }
+
+// TestRetryGoesOnUntilTheDeadlineNotAnAttemptCount: a sync failing transiently is synced
+// again however many attempts it took — attempt 50 as attempt 1 — for as long as the
+// phase's deadline allows, each wait at most RetryMax (+20%); only the deadline ends it.
+// A cap on attempts (the agent once gave up after 5) fails here.
+func TestRetryGoesOnUntilTheDeadlineNotAnAttemptCount(t *testing.T) {
+	phases := threePhases()
+	phases[0].ProgressDeadline = time.Hour
+	w := newWorld(phases...)
+	w.step(t, 0)
+	w.syncs(5, "r2", "dev-1")
+	s, engine := 6, 0
+	for n := 1; n <= 50; n++ {
+		w.failsTransiently("dev-2", s, n, eofMsg)
+		due, next, ok := Retry(w.obs.Children["dev-2"], "r2", t0)
+		if !ok || next != n+1 || due.Sub(at(s)) > RetryMax*6/5 {
+			t.Fatalf("attempt %d: Retry = %s, %d, %v: a retry given up, or waiting past RetryMax", n, due, next, ok)
+		}
+		if due.Before(at(3600)) { // the engine asks for the sync while the deadline allows
+			if acts := w.step(t, int(due.Sub(t0)/time.Second)+1); !syncAgain(acts, "dev-2") || w.st.Rollout.Status != StatusProgressing {
+				t.Fatalf("attempt %d at %ds: no sync asked before the deadline: %v", n, s, acts)
+			}
+			s, engine = int(due.Sub(t0)/time.Second)+2, n
+		}
+	}
+	if engine < 20 {
+		t.Fatalf("only %d attempts went through the engine", engine)
+	}
+	w.step(t, 3600)
+	if r := w.st.Rollout; r.Status != StatusStopped || r.Phases[0].Clusters["dev-2"].Status != ClusterErrored {
+		t.Fatalf("the deadline ends the retries: %s %+v", r.Status, r.Phases[0].Clusters)
+	}
+}
