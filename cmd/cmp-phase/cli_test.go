@@ -349,3 +349,31 @@ func TestPlanRefusesTheClusterNamesARenderRefuses(t *testing.T) {
 		t.Fatalf("a good name: %d %q %q", code, out, errOut)
 	}
 }
+
+// TestAnUnselectedChildThatCannotRenderIsReportedNotRefused: seed 000's coexistence steps
+// over a fleet with the unlabelled in-cluster: validate and plan accept the spec, and both
+// name the in-cluster child as left out, with the reason.
+func TestAnUnselectedChildThatCannotRenderIsReportedNotRefused(t *testing.T) {
+	b, err := os.ReadFile("../../internal/spec/testdata/compose/000-coexist.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	text = text[:strings.Index(text, "    deploymentStrategy:")] + text[strings.Index(text, "  template:"):]
+	dir := t.TempDir()
+	file, inv := filepath.Join(dir, "coexist.yaml"), filepath.Join(dir, "inventory.json")
+	if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(inv, []byte(`{"clusters":[{"name":"dev-1","server":"https://dev-1","labels":{"env":"dev"}},{"name":"in-cluster","server":"https://kubernetes.default.svc"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runCmd(t, "validate", file, "--inventory-file", inv)
+	if code != 0 || !strings.Contains(out, "warning: child in-cluster-app, which no step selects, is left out: its template cannot render") {
+		t.Fatalf("validate: %d %q %q", code, out, errOut)
+	}
+	out, errOut, code = runCmd(t, "plan", file, "--inventory-file", inv)
+	if code != 0 || !strings.Contains(out, "LEFT OUT child in-cluster-app: no step selects it and its template cannot render") {
+		t.Fatalf("plan: %d %q %q", code, out, errOut)
+	}
+}

@@ -98,13 +98,15 @@ them; a spec of list generators needs none. Nothing is written.
 			// The line-up reads names and labels only; generate renders every child — refusing
 			// a cluster name that is no label value, two clusters giving one child name, a
 			// template past its bounds — so must plan, or it lists children no render would make.
-			if err := render.Check(s, inv); err != nil {
+			unrendered, err := render.CheckReport(s, inv)
+			if err != nil {
 				return failed(s.Locate(fmt.Errorf("rollout %s: %w", s.Name, err)))
 			}
 			doc, err := planOf(a.ctx, s, inv)
 			if err != nil {
 				return failed(err)
 			}
+			cannotRender(doc, unrendered)
 			return failed(out.print(a.out, doc, []string{doc.Rollout}, func(w io.Writer) error { return planTable(w, doc) }))
 		},
 	}
@@ -248,6 +250,16 @@ func leftOut(s *spec.Spec, inv *inventory.Inventory, subjects []targets.Child, p
 		}
 	}
 	return out
+}
+
+// cannotRender says, of the children left out that the render left out too, why: their
+// template cannot render (render.CheckReport), so the parent does not render them at all.
+func cannotRender(doc *lineupDoc, unrendered map[string]string) {
+	for i, l := range doc.LeftOut {
+		if why, ok := unrendered[l.Child]; ok && l.Child != "" {
+			doc.LeftOut[i].Reason = "no step selects it and its template cannot render, so the parent leaves it out (a ChildrenLeftOut Event says so when a rollout starts): " + why
+		}
+	}
 }
 
 func sizeText(s spec.Size) string {

@@ -75,7 +75,8 @@ func runValidate(paths []string, o *validateOptions, stdout, stderr io.Writer) i
 			printErrors(stderr, err)
 			continue
 		}
-		if err := dryRender(s, o.invFile); err != nil {
+		unrendered, err := dryRender(s, o.invFile)
+		if err != nil {
 			failed = true
 			if located := s.Locate(err); located != err {
 				printErrors(stderr, located)
@@ -87,6 +88,9 @@ func runValidate(paths []string, o *validateOptions, stdout, stderr io.Writer) i
 		fmt.Fprintf(stdout, "%s: valid (%s, %d phases)\n", p, s.Dialect, len(s.Phases))
 		for _, note := range s.Notes.Lines() {
 			fmt.Fprintln(stdout, note) // a spelling read in its canonical form
+		}
+		for _, c := range slices.Sorted(maps.Keys(unrendered)) {
+			fmt.Fprintf(stdout, "%s: warning: child %s, which no step selects, is left out: its template cannot render: %s\n", p, c, unrendered[c])
 		}
 		if o.repoURL != "" {
 			if err := listUnphased(stdout, s, render.Source{RepoURL: o.repoURL, TargetRevision: o.ref}, o.invFile); err != nil {
@@ -132,21 +136,22 @@ func printErrors(w io.Writer, err error) {
 }
 
 // dryRender renders every child the spec generates, as the plugin will: for a spec of list
-// generators always, for a clusters generator over --inventory-file when given.
-func dryRender(s *spec.Spec, invFile string) error {
+// generators always, for a clusters generator over --inventory-file when given. It returns
+// the unselected children the render leaves out, with the reason (render.CheckReport).
+func dryRender(s *spec.Spec, invFile string) (map[string]string, error) {
 	inv := &inventory.Inventory{}
 	if invFile != "" {
 		var err error
 		if inv, err = inputs.InventoryFromFile(invFile); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	for _, g := range s.Generators {
 		if g.Clusters != nil && invFile == "" {
-			return nil
+			return nil, nil
 		}
 	}
-	return render.Check(s, inv)
+	return render.CheckReport(s, inv)
 }
 
 // listUnphased prints, per child, the sources that follow a moving ref cmp-phase cannot see.

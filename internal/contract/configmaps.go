@@ -77,6 +77,9 @@ const (
 	// PlanUnphasedKey lists children whose sources follow a moving ref the plugin cannot
 	// see (child → repoURL@ref): their changes are not phased.
 	PlanUnphasedKey = "unphased.json"
+	// PlanLeftOutKey lists children no phase selects and nothing deploys whose template
+	// cannot render (child → why): left out of the render instead of failing it.
+	PlanLeftOutKey = "leftout.json"
 	// PlanChildrenKey says how the render that wrote the plan renders children (their
 	// namespace and sync options, from the parent's environment), so the agent can apply
 	// an admitted child with the very bytes that render produces.

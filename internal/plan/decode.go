@@ -97,7 +97,7 @@ func (p *Plan) compile(exprs *targets.Cache) error {
 
 // besides reads the keys beside the phases document.
 func (p *Plan) besides(data map[string]string) error {
-	for key, into := range map[string]any{contract.PlanRevisionsKey: &p.Others, contract.PlanUnphasedKey: &p.Unphased, contract.PlanChildrenKey: &p.Children} {
+	for key, into := range map[string]any{contract.PlanRevisionsKey: &p.Others, contract.PlanUnphasedKey: &p.Unphased, contract.PlanLeftOutKey: &p.LeftOut, contract.PlanChildrenKey: &p.Children} {
 		if b := data[key]; b != "" {
 			if err := json.Unmarshal([]byte(b), into); err != nil {
 				return fmt.Errorf("%s: %w (%s)", key, err, rerender)

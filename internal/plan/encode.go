@@ -69,6 +69,11 @@ func (p *Plan) data() (map[string]string, error) {
 			return nil, err
 		}
 	}
+	if len(p.LeftOut) > 0 {
+		if err := add(contract.PlanLeftOutKey, BoundLeftOut(p.LeftOut)); err != nil {
+			return nil, err
+		}
+	}
 	if others := maps.Clone(p.Others); len(others) > 0 {
 		delete(others, p.Revision)
 		if len(others) > 0 {
@@ -93,6 +98,16 @@ const (
 // Bound is unphased cut to maxUnphasedBytes in child name order, each value to
 // maxUnphasedEntry bytes.
 func Bound(unphased map[string]string) map[string]string {
+	return bound(unphased, "%d more children not phased (see cmp-phase status -o json of a smaller fleet, or the sources named above)")
+}
+
+// BoundLeftOut is leftOut cut as Bound cuts.
+func BoundLeftOut(leftOut map[string]string) map[string]string {
+	return bound(leftOut, "%d more children left out (see cmp-phase plan for each one's reason)")
+}
+
+// bound cuts m as Bound says; more counts the children past the bound.
+func bound(unphased map[string]string, more string) map[string]string {
 	out, size := map[string]string{}, 0
 	keys := slices.Sorted(maps.Keys(unphased))
 	for i, k := range keys {
@@ -101,7 +116,7 @@ func Bound(unphased map[string]string) map[string]string {
 			v = strings.ToValidUTF8(v[:maxUnphasedEntry], "") + "…"
 		}
 		if size += len(k) + len(v); size > maxUnphasedBytes {
-			out[UnphasedMore] = fmt.Sprintf("%d more children not phased (see cmp-phase status -o json of a smaller fleet, or the sources named above)", len(keys)-i)
+			out[UnphasedMore] = fmt.Sprintf(more, len(keys)-i)
 			break
 		}
 		out[k] = v

@@ -54,6 +54,10 @@ type Plan struct {
 	// Unphased are children following a moving ref the plugin cannot see (child →
 	// repo@ref), bounded (Bound): each rollout warns about them.
 	Unphased map[string]string `json:"-"`
+	// LeftOut are children no phase selects and nothing deploys whose template cannot
+	// render (child → why), bounded (Bound): left out of the render, not failing it; each
+	// rollout warns about them.
+	LeftOut map[string]string `json:"-"`
 	// Children is how the render that wrote the plan renders children (nil: a plan from
 	// before it said so).
 	Children *ChildEnv `json:"-"`

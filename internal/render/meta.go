@@ -45,25 +45,44 @@ func checkLabels(child string, doc []byte) error {
 	return nil
 }
 
-// Check renders every child the spec generates for inv as if all were deployed at the
-// spec's revision, and returns what such a render would refuse (validate's dry run: a
-// spec validate accepts renders). inv may be empty for a spec of list generators only.
+// Check renders every child the spec generates for inv that a phase selects as if all were
+// deployed at the spec's revision (and the others as the render does: unselected.go), and
+// returns what such a render would refuse (validate's dry run: a spec validate accepts
+// renders). inv may be empty for a spec of list generators only.
 func Check(s *spec.Spec, inv *inventory.Inventory) error {
+	_, err := CheckReport(s, inv)
+	return err
+}
+
+// CheckReport is Check, also returning the children the render leaves out (child → why):
+// no phase selects them, nothing deploys them, and their template cannot render.
+func CheckReport(s *spec.Spec, inv *inventory.Inventory) (map[string]string, error) {
 	_, body, id, err := s.Revision()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	r := New(1)
 	c, err := r.compiled(id, body, s.Name)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	byName, err := c.paramsFor(context.Background(), inv)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	subjects, err := r.Subjects(context.Background(), s.Name, id, body, inv)
+	if err != nil {
+		return nil, err
+	}
+	var children []string
+	for _, sub := range subjects {
+		if _, ok := byName[sub.Key]; ok && (len(s.Phases) == 0 || selected(s.Phases, sub)) {
+			children = append(children, sub.Key)
+		}
+	}
+	slices.Sort(children)
 	st := &state.State{Schema: state.Schema, Generation: 1, Deployed: id,
-		Children: slices.Sorted(maps.Keys(byName)), Revisions: map[string]json.RawMessage{id: body}}
-	_, err = r.Render(Input{Spec: s, Inventory: inv, State: st, Env: Env{StateNamespace: contract.DefaultNamespace, PhaseGen: 1}})
-	return err
+		Children: slices.Compact(children), Revisions: map[string]json.RawMessage{id: body}}
+	_, leftOut, err := r.render(Input{Spec: s, Inventory: inv, State: st, Env: Env{StateNamespace: contract.DefaultNamespace, PhaseGen: 1}})
+	return leftOut, err
 }

@@ -36,7 +36,7 @@ func planFrom(t *testing.T, file, yaml string) (*spec.Spec, *corev1.ConfigMap) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := planDoc(in, body, id)
+	b, err := planDoc(in, body, id, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -107,25 +107,32 @@ func (in Input) ctx() context.Context {
 // Render returns the plan ConfigMap and the children sorted by name, each one JSON document
 // (valid YAML). It returns documents only when the whole render succeeds.
 func (r *Renderer) Render(in Input) ([][]byte, error) {
+	docs, _, err := r.render(in)
+	return docs, err
+}
+
+// render is Render, also returning the unselected children it left out (unselected.go).
+func (r *Renderer) render(in Input) ([][]byte, map[string]string, error) {
 	in.State = shardState(in.State, in.Env.Shard)
 	body, id, err := revisionOf(in)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := checkState(in); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	plan, err := planDoc(in, body, id)
-	if err != nil {
-		return nil, err
-	}
-	docs := [][]byte{plan}
+	var kids [][]byte
+	var leftOut map[string]string
 	if in.State != nil {
-		if docs, err = r.children(docs, in, body, id); err != nil {
-			return nil, err
+		if kids, leftOut, err = r.children(in, body, id); err != nil {
+			return nil, nil, err
 		}
 	}
-	return docs, nil
+	plan, err := planDoc(in, body, id, leftOut)
+	if err != nil {
+		return nil, nil, err
+	}
+	return append([][]byte{plan}, kids...), leftOut, nil
 }
 
 // WriteStream writes documents as a YAML stream.
@@ -171,8 +178,10 @@ func checkState(in Input) error {
 	return nil
 }
 
-// children renders every deployed or admitted child at the revision it runs, sorted by name.
-func (r *Renderer) children(docs [][]byte, in Input, body []byte, id string) ([][]byte, error) {
+// children renders every deployed or admitted child at the revision it runs, then the
+// unselected ones (unselected.go), each sorted by name; leftOut are the unselected children
+// whose template cannot render, with the reason.
+func (r *Renderer) children(in Input, body []byte, id string) (docs [][]byte, leftOut map[string]string, err error) {
 	var own func(string) bool
 	if in.Env.Shard.Sharded() {
 		own = in.Env.Shard.Owns
@@ -180,7 +189,7 @@ func (r *Renderer) children(docs [][]byte, in Input, body []byte, id string) ([]
 	children := assignedChildren(in.State, own)
 	rendered, err := r.renderAssigned(in, children, body, id)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	deployed := make(map[string]bool, len(children))
 	for _, c := range children {
@@ -189,14 +198,14 @@ func (r *Renderer) children(docs [][]byte, in Input, body []byte, id string) ([]
 			docs = append(docs, b)
 		}
 	}
-	manual, keys, err := r.unselected(in, body, id, func(k string) bool { return deployed[k] })
+	manual, keys, leftOut, err := r.unselected(in, body, id, func(k string) bool { return deployed[k] })
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, k := range keys {
 		docs = append(docs, manual[k])
 	}
-	return docs, nil
+	return docs, leftOut, nil
 }
 
 // Children renders the named children at the revision the state assigns each, byte for

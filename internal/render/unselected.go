@@ -15,14 +15,17 @@ import (
 // off and AnnotationUnselected saying why (seed 003: they are "excluded from the rolling
 // sync and must be synced manually"). No rollout admits, moves or removes them; a step that
 // selects one later makes it a member of that rollout. A phaseDeployment spec's clusters
-// no phase targets get nothing, as before.
-func (r *Renderer) unselected(in Input, body []byte, id string, deployed func(string) bool) (map[string][]byte, []string, error) {
+// no phase targets get nothing, as before. Such a child whose template cannot render (seed
+// 000's coexistence example with the unlabelled in-cluster: env is "{{metadata.labels.env}}")
+// is left out, with the reason (leftOut), instead of failing every cluster's render: it was
+// never deployed and nothing deploys it. A deployed child still fails the render.
+func (r *Renderer) unselected(in Input, body []byte, id string, deployed func(string) bool) (rendered map[string][]byte, keys []string, leftOut map[string]string, err error) {
 	if !slices.ContainsFunc(in.Spec.Phases, func(p spec.Phase) bool { return p.MatchAppLabels }) {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	subjects, err := r.Subjects(in.ctx(), in.Spec.Name, id, body, in.Inventory)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	var children []assigned
 	for _, s := range subjects {
@@ -32,20 +35,43 @@ func (r *Renderer) unselected(in Input, body []byte, id string, deployed func(st
 		children = append(children, assigned{key: s.Key, rev: id})
 	}
 	if len(children) == 0 {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
-	rendered := make(map[string][]byte, len(children))
-	if err := r.renderRevision(rendered, in, id, body, children); err != nil {
-		return nil, nil, err
+	if rendered, leftOut, err = r.renderEach(in, id, body, children); err != nil {
+		return nil, nil, nil, err
 	}
-	keys := make([]string, len(children))
-	for i, c := range children {
-		keys[i] = c.key
+	for _, c := range children {
+		if _, ok := rendered[c.key]; !ok {
+			continue
+		}
+		keys = append(keys, c.key)
 		if rendered[c.key], err = manual(rendered[c.key]); err != nil {
-			return nil, nil, fmt.Errorf("render %s: %w", c.key, err)
+			return nil, nil, nil, fmt.Errorf("render %s: %w", c.key, err)
 		}
 	}
-	return rendered, keys, nil
+	return rendered, keys, leftOut, nil
+}
+
+// renderEach renders children at revision id together and, when that fails, one by one:
+// those that fail are left out with the reason. A render past its deadline or cancelled
+// fails whole.
+func (r *Renderer) renderEach(in Input, id string, body []byte, children []assigned) (map[string][]byte, map[string]string, error) {
+	rendered := make(map[string][]byte, len(children))
+	if err := r.renderRevision(rendered, in, id, body, children); err == nil {
+		return rendered, nil, nil
+	}
+	rendered, leftOut := make(map[string][]byte, len(children)), map[string]string{}
+	for _, c := range children {
+		err := r.renderRevision(rendered, in, id, body, []assigned{c})
+		if ctxErr := in.ctx().Err(); ctxErr != nil {
+			return nil, nil, fmt.Errorf("render unselected children: %w", ctxErr)
+		}
+		if err != nil {
+			delete(rendered, c.key)
+			leftOut[c.key] = err.Error()
+		}
+	}
+	return rendered, leftOut, nil
 }
 
 // selected reports whether any phase (step) of the spec selects s.

@@ -75,6 +75,22 @@ func legacyPlan(st *state.State, p plan.Plan) plan.Plan {
 	return p
 }
 
+// leftOut warns about children no phase selects and nothing deploys whose template cannot
+// render: the render left them out rather than fail every cluster's.
+func leftOut(r *state.Rollout, p plan.Plan, now time.Time, acts *[]Action) {
+	if len(p.LeftOut) == 0 {
+		return
+	}
+	r.LeftOut = maps.Clone(p.LeftOut)
+	keys := slices.Sorted(maps.Keys(p.LeftOut))
+	list := keys[:min(len(keys), 5)]
+	if len(keys) > 5 {
+		list = append(slices.Clone(list), fmt.Sprintf("and %d more", len(keys)-5))
+	}
+	emit(r, acts, now, EvChildrenLeftOut, fmt.Sprintf("%d children no phase selects are left out, their template cannot render: %s; first: %s (fix: give their clusters the labels the template reads, or select them in no generator)",
+		len(keys), strings.Join(list, ", "), p.LeftOut[keys[0]]))
+}
+
 // notPhased warns about children whose sources follow a moving ref the plugin cannot see.
 func notPhased(r *state.Rollout, p plan.Plan, now time.Time, acts *[]Action) {
 	if len(p.Unphased) == 0 {

@@ -51,6 +51,24 @@ func TestUnphasedSourcesAreWarnedAbout(t *testing.T) {
 	t.Fatalf("a NotPhased Warning names the child and the fix: %+v", acts)
 }
 
+// TestLeftOutChildrenAreWarnedAboutAndKept: a rollout whose plan names unselected
+// children the render left out says so in a Warning Event, with the reason and the fix,
+// and keeps them in the rollout for status.
+func TestLeftOutChildrenAreWarnedAboutAndKept(t *testing.T) {
+	w := newWorld(spec.Phase{Name: "all", OnFailure: "stop"})
+	w.plan.LeftOut = map[string]string{"in-cluster-app": `template.metadata.labels.env renders "{{metadata.labels.env}}"`}
+	acts := w.step(t, 0)
+	if w.st.Rollout.LeftOut["in-cluster-app"] == "" {
+		t.Fatalf("the rollout keeps the left-out children: %+v", w.st.Rollout)
+	}
+	for _, a := range acts {
+		if a.Reason == EvChildrenLeftOut && a.Warning && strings.Contains(a.Message, "in-cluster-app") && strings.Contains(a.Message, "labels.env renders") && strings.Contains(a.Message, "fix:") {
+			return
+		}
+	}
+	t.Fatalf("a ChildrenLeftOut Warning names the child, the reason and the fix: %+v", acts)
+}
+
 func hasAct(acts []Action, k ActionKind) bool {
 	for _, a := range acts {
 		if a.Kind == k {

@@ -34,7 +34,8 @@ const (
 	EvRolloutAborted            = "RolloutAborted"
 	EvRevisionPinned            = "RevisionPinned"
 	EvNotPhased                 = "NotPhased"
-	EvManyHooks                 = "ManyHooks" // a phase declares more than spec.ManyHooks hooks and checks
+	EvChildrenLeftOut           = "ChildrenLeftOut" // unselected children whose template cannot render
+	EvManyHooks                 = "ManyHooks"       // a phase declares more than spec.ManyHooks hooks and checks
 
 	// EvHookHeld: a hook asks for more than the agent's limits allow; it is not started.
 	EvHookHeld = "HookHeld"
@@ -45,7 +46,7 @@ const (
 
 // warnings are the events people must look at. EvClusterFailed is every member failure,
 // tolerated (maxFailures, continue) or not.
-var warnings = map[string]bool{EvRolloutStopped: true, EvRollingBack: true, EvClusterFailed: true, EvRolloutAbandoned: true, EvHookFailed: true, EvRolloutAborted: true, EvNotPhased: true, EvManyHooks: true, EvRemovalAwaitsConfirmation: true, EvHookHeld: true, EvShardHeld: true}
+var warnings = map[string]bool{EvRolloutStopped: true, EvRollingBack: true, EvClusterFailed: true, EvRolloutAbandoned: true, EvHookFailed: true, EvRolloutAborted: true, EvNotPhased: true, EvChildrenLeftOut: true, EvManyHooks: true, EvRemovalAwaitsConfirmation: true, EvHookHeld: true, EvShardHeld: true}
 
 // emit records an event in the rollout's history and asks the agent to publish it.
 func emit(r *state.Rollout, acts *[]Action, now time.Time, event, msg string) {

@@ -270,6 +270,7 @@ func start(st *state.State, p plan.Plan, o Observed, only map[string]bool, now t
 	st.Rollout = r
 	emit(r, acts, now, EvRolloutStarted, fmt.Sprintf("rollout of revision %s started: %d children take part", p.Revision, len(taking)))
 	notPhased(r, p, now, acts)
+	leftOut(r, p, now, acts)
 	manyHooks(r, p, now, acts)
 	o = staleAnswers(r, o, now, acts)
 	progress(st, withTracks(r, p), o, now, acts)

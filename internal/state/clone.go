@@ -30,7 +30,7 @@ func (s *State) Clone() *State {
 	if s.Rollout != nil {
 		r := *s.Rollout
 		r.Deferred, r.History, r.Skipped = slices.Clone(r.Deferred), slices.Clone(r.History), slices.Clone(r.Skipped)
-		r.Unphased = maps.Clone(r.Unphased)
+		r.Unphased, r.LeftOut = maps.Clone(r.Unphased), maps.Clone(r.LeftOut)
 		r.MaxFailures = clonePtr(r.MaxFailures)
 		r.Window = r.Window.Clone()
 		r.Tracks = slices.Clone(r.Tracks)

@@ -94,6 +94,9 @@ type Rollout struct {
 	// Unphased are children that follow a moving ref the renderer cannot see (child →
 	// repoURL@ref), as the plan named them when the rollout started: not phased.
 	Unphased map[string]string `json:"unphased,omitempty"`
+	// LeftOut are children no phase selects and nothing deploys whose template cannot
+	// render (child → why), as the plan named them when the rollout started.
+	LeftOut map[string]string `json:"leftOut,omitempty"`
 	// MaxFailures is the rollout-wide failure budget (spec-level maxFailures) in children,
 	// fixed when the rollout started (a percentage of its members then); nil: none.
 	MaxFailures *int `json:"maxFailures,omitempty"`

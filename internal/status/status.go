@@ -34,6 +34,8 @@ type Doc struct {
 	Children []Child `json:"children,omitempty"`
 	// Unphased are children following a moving ref cmp-phase cannot see (child → repo@ref).
 	Unphased map[string]string `json:"unphased,omitempty"`
+	// LeftOut are children no phase selects whose template cannot render (child → why).
+	LeftOut map[string]string `json:"leftOut,omitempty"`
 	// StartedAt and EndedAt are the rollout's (EndedAt once it reached a terminal status).
 	StartedAt time.Time `json:"startedAt,omitzero"`
 	EndedAt   time.Time `json:"endedAt,omitzero"`
@@ -151,7 +153,7 @@ func Outline(rollout string, st *state.State) Doc {
 	if r == nil {
 		return d
 	}
-	d.Revision, d.Status, d.Reason, d.Skipped, d.Unphased = r.Revision, string(r.Status), r.Reason, r.Skipped, r.Unphased
+	d.Revision, d.Status, d.Reason, d.Skipped, d.Unphased, d.LeftOut = r.Revision, string(r.Status), r.Reason, r.Skipped, r.Unphased, r.LeftOut
 	d.StartedAt, d.EndedAt = r.StartedAt, r.EndedAt
 	d.FailureBudget = budgetOf(r)
 	d.Window = window(r)
@@ -260,6 +262,9 @@ func Table(w io.Writer, d Doc, now time.Time) error {
 	shardLines(line, d)
 	for _, c := range slices.Sorted(maps.Keys(d.Unphased)) {
 		line("NOT PHASED %s follows %s (pin targetRevision in the spec)", c, d.Unphased[c])
+	}
+	for _, c := range slices.Sorted(maps.Keys(d.LeftOut)) {
+		line("LEFT OUT %s: %s", c, d.LeftOut[c])
 	}
 	phaseW, nameW := columns(d)
 	if len(d.Phases) > 0 {

@@ -116,3 +116,21 @@ func TestThePhasesDeadlineIsShown(t *testing.T) {
 		t.Fatalf("json: %s", b)
 	}
 }
+
+// TestLeftOutChildrenAreShown: the unselected children the render left out are in the
+// table and the JSON, each with its reason.
+func TestLeftOutChildrenAreShown(t *testing.T) {
+	st := sample()
+	st.Rollout.LeftOut = map[string]string{"in-cluster-app": "labels.env renders \"{{metadata.labels.env}}\""}
+	d := Of("guestbook", st)
+	var b bytes.Buffer
+	if err := Table(&b, d, time.Date(2026, 11, 22, 3, 0, 30, 0, time.UTC)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "LEFT OUT in-cluster-app: labels.env renders") {
+		t.Fatalf("table:\n%s", b.String())
+	}
+	if js, _ := json.Marshal(d); !strings.Contains(string(js), `"leftOut":{"in-cluster-app":`) {
+		t.Fatalf("json: %s", js)
+	}
+}

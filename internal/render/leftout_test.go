@@ -1,0 +1,84 @@
+package render
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/inventory"
+	"github.com/cmp-phase/cmp-phase/internal/spec"
+	"github.com/cmp-phase/cmp-phase/internal/state"
+	"github.com/cmp-phase/cmp-phase/internal/targets"
+)
+
+// coexistWithInCluster is seed 000's coexistence example over a fleet with Argo CD's
+// implicit, unlabelled in-cluster: its child's env label renders "{{metadata.labels.env}}".
+// steps: its RollingSync steps alone (no generator phases), which render unselected
+// children with automated sync off.
+func coexistWithInCluster(t *testing.T, steps bool) (*spec.Spec, *inventory.Inventory) {
+	t.Helper()
+	b, err := os.ReadFile("../spec/testdata/compose/000-coexist.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if steps {
+		text := string(b)
+		from, to := strings.Index(text, "    deploymentStrategy:"), strings.Index(text, "  template:")
+		b = []byte(text[:from] + text[to:])
+	}
+	s, err := spec.Parse("coexist.yaml", b, targets.NewCache(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv := &inventory.Inventory{Clusters: []inventory.Cluster{
+		{Name: "dev-1", Server: "https://dev-1", Labels: map[string]string{"env": "dev", "canary": "true"}},
+		{Name: "in-cluster", Server: "https://kubernetes.default.svc"},
+	}}
+	return s, inv
+}
+
+// TestSeed000sCoexistenceExampleTakesAnUnlabelledInCluster: with the generator's phases,
+// the in-cluster child no phase targets gets nothing, and validate's dry run passes.
+func TestSeed000sCoexistenceExampleTakesAnUnlabelledInCluster(t *testing.T) {
+	s, inv := coexistWithInCluster(t, false)
+	if leftOut, err := CheckReport(s, inv); err != nil || len(leftOut) != 0 {
+		t.Fatalf("validate's dry run: left out %v, err %v", leftOut, err)
+	}
+}
+
+// TestAnUnselectedChildThatCannotRenderIsLeftOutNotFatal: with RollingSync steps, the
+// unselected, never-deployed in-cluster child is left out of the render and named in the
+// plan (leftout.json) with the reason, while dev-1's child renders; validate's dry run
+// reports it the same way. Once that child is deployed, its failure fails the render closed.
+func TestAnUnselectedChildThatCannotRenderIsLeftOutNotFatal(t *testing.T) {
+	s, inv := coexistWithInCluster(t, true)
+	leftOut, err := CheckReport(s, inv)
+	if err != nil || !strings.Contains(leftOut["in-cluster-app"], "template.metadata.labels.env renders") || len(leftOut) != 1 {
+		t.Fatalf("validate's dry run: left out %v, err %v", leftOut, err)
+	}
+	_, body, id, err := s.Revision()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &state.State{Schema: state.Schema, Generation: 1, Deployed: id, Children: []string{"dev-1-app"}, Revisions: map[string]json.RawMessage{id: body}}
+	in := Input{Spec: s, Inventory: inv, State: st, Env: Env{StateNamespace: contract.DefaultNamespace, PhaseGen: 1}}
+	docs, err := New(4).Render(in)
+	if err != nil {
+		t.Fatalf("one unselected child blocks every cluster: %v", err)
+	}
+	if len(docs) != 2 || !strings.Contains(string(docs[1]), `"name":"dev-1-app"`) {
+		t.Fatalf("want the plan and dev-1-app, got %d docs", len(docs))
+	}
+	var cm struct {
+		Data map[string]string `json:"data"`
+	}
+	if err := json.Unmarshal(docs[0], &cm); err != nil || !strings.Contains(cm.Data[contract.PlanLeftOutKey], "in-cluster-app") {
+		t.Fatalf("the plan names the left-out child: %v %v", cm.Data[contract.PlanLeftOutKey], err)
+	}
+	st.Children = []string{"dev-1-app", "in-cluster-app"}
+	if _, err := New(4).Render(in); err == nil || !strings.Contains(err.Error(), "in-cluster-app") {
+		t.Fatalf("a deployed child that cannot render still fails closed: %v", err)
+	}
+}
