@@ -82,3 +82,22 @@ func TestAnUnselectedChildThatCannotRenderIsLeftOutNotFatal(t *testing.T) {
 		t.Fatalf("a deployed child that cannot render still fails closed: %v", err)
 	}
 }
+
+// TestSubjectsCarryTheRevisionAsSeed: every subject of a revision reads that revision's id
+// as seed, so order: shuffle is the same in the sidecar, the agent and plan.
+func TestSubjectsCarryTheRevisionAsSeed(t *testing.T) {
+	s, inv := coexistWithInCluster(t, false)
+	_, body, id, err := s.Revision()
+	if err != nil {
+		t.Fatal(err)
+	}
+	subjects, err := New(1).Subjects(t.Context(), s.Name, id, body, inv)
+	if err != nil || len(subjects) != 2 {
+		t.Fatalf("%v %v", subjects, err)
+	}
+	for _, c := range subjects {
+		if c.Seed != id {
+			t.Fatalf("%s: seed %q, want the revision %q", c.Key, c.Seed, id)
+		}
+	}
+}

@@ -43,7 +43,7 @@ func (c *compiledRev) subjects(ctx context.Context, rev string, inv *inventory.I
 		if err != nil {
 			return nil, fmt.Errorf("revision %s: %w", rev, err)
 		}
-		s := targets.Child{Key: name, Subject: targets.Subject{Name: p.clusterName(name), AppLabels: labels, Values: values(p)}}
+		s := targets.Child{Key: name, Subject: targets.Subject{Name: p.clusterName(name), AppLabels: labels, Values: values(p), Seed: rev}}
 		if p.Cluster != nil {
 			s.Server, s.Labels, s.Annotations = p.Cluster.Server, p.Cluster.Labels, p.Cluster.Annotations
 			s.Absent = p.Cluster.Absent()

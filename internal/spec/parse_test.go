@@ -221,3 +221,20 @@ func TestAFragmentGetsEachProblemOnce(t *testing.T) {
 		t.Errorf("want metadata, spec.template and phases[0], got %q", lines)
 	}
 }
+
+// TestOrderShuffleIsAccepted: order: shuffle is read as written and compiles to the seeded
+// hash; hash and seed may be used in any order or target expression.
+func TestOrderShuffleIsAccepted(t *testing.T) {
+	src := strings.Replace(string(specWith("'true'", "1")), "        percentage: 10\n", "        percentage: 10\n        order: shuffle\n", 1)
+	s, err := Parse("spec.yaml", []byte(src), targets.NewCache(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Phases[0].Ordering.Order != targets.Shuffle || !s.Phases[0].Ordering.Compiled() {
+		t.Fatalf("%+v", s.Phases[0].Ordering)
+	}
+	src = strings.Replace(string(specWith("'true'", "1")), "        percentage: 10\n", "        percentage: 10\n        order: hash(\"fixed/\" + name)\n", 1)
+	if _, err := Parse("spec.yaml", []byte(src), targets.NewCache(8)); err != nil {
+		t.Fatalf("a fixed seed: %v", err)
+	}
+}

@@ -41,12 +41,13 @@ type env struct {
 	Labels      map[string]string `expr:"labels"`
 	Annotations map[string]string `expr:"annotations"`
 	Values      map[string]string `expr:"values"`
+	Seed        string            `expr:"seed"`
 	Meter       `expr:"-"`
 }
 
 // subjectEnv is s as an expression sees it, with a fresh Meter for one evaluation.
 func subjectEnv(s Subject) env {
-	return env{Name: s.Name, Server: s.Server, Labels: s.Labels, Annotations: s.Annotations, Values: s.Values, Meter: NewMeter()}
+	return env{Name: s.Name, Server: s.Server, Labels: s.Labels, Annotations: s.Annotations, Values: s.Values, Seed: s.Seed, Meter: NewMeter()}
 }
 
 // Compile returns the compiled program for src, from the cache when it is there (a nil
@@ -78,7 +79,8 @@ func (c *Cache) Compile(src string) (*Program, error) {
 // fields only, bounded, and no now(): the renderer and the agent must put a cluster in the
 // same phase at every render, so an expression's answer depends on the cluster alone.
 func pure() []expr.Option {
-	return append([]expr.Option{expr.Env(env{}), expr.MaxNodes(MaxExprNodes), expr.DisableBuiltin("now")}, meterOptions()...)
+	return append([]expr.Option{expr.Env(env{}), expr.MaxNodes(MaxExprNodes), expr.DisableBuiltin("now"),
+		expr.Function(fnHash, hashFn, new(func(string) int))}, meterOptions()...)
 }
 
 // Eval runs the program against a subject.

@@ -19,7 +19,11 @@ func (o Ordering) IsZero() bool { return o.Order == "" && o.Spread == "" }
 func (o *Ordering) Compile(c *Cache) error {
 	var err error
 	if o.Order != "" {
-		if o.order, err = c.CompileKey(o.Order); err != nil {
+		src := o.Order
+		if src == Shuffle {
+			src = ShuffleExpr
+		}
+		if o.order, err = c.CompileKey(src); err != nil {
 			return fmt.Errorf("order: %w", err)
 		}
 	}

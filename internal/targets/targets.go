@@ -17,6 +17,9 @@ type Subject struct {
 	Annotations map[string]string // cluster annotations
 	Values      map[string]string // generator values / list element fields
 	AppLabels   map[string]string // labels of the rendered child Application
+	// Seed is what `seed` reads in an expression: the rollout's revision id, so a seeded
+	// shuffle (order: shuffle, hash(seed + name)) is the same at every render of a revision.
+	Seed string
 }
 
 // Requirement is one matchExpressions entry.
