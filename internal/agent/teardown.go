@@ -27,10 +27,10 @@ import (
 const teardownPoll = 5 * time.Second
 
 // parentLifecycle handles what the parent's own life asks of a rollout, before the engine
-// runs: it keeps the agent's finalizer on a parent exactly when the parent carries Argo
-// CD's resources finalizer (a cascading delete), and on a parent being deleted it removes
-// the children in the deletion order (with the finalizer) or leaves them (without). held
-// says the engine must not run on this pass: the parent is going or gone.
+// runs: it keeps the agent's finalizer on every parent, and on a parent being deleted it
+// removes the children in the deletion order (a cascading delete: Argo CD's resources
+// finalizer on when the deletion began) or leaves them (without) and lets the parent go.
+// held says the engine must not run on this pass: the parent is going or gone.
 func (a *Agent) parentLifecycle(ctx context.Context, p *pass) (held bool, next time.Time, err error) {
 	if p.parent == nil {
 		return p.plan.Parent != "" && a.deploysNothing(p.plan.Rollout), time.Time{}, nil
@@ -80,11 +80,14 @@ func (a *Agent) deploysNothing(name string) bool {
 	return err == nil && (st == nil || (len(st.Children) == 0 && !st.Rollout.Active()))
 }
 
-// keepFinalizer adds the agent's finalizer to a parent with Argo CD's resources finalizer
-// and removes it from one without (a person made its delete non-cascading).
+// keepFinalizer adds the agent's finalizer to a parent that lacks it: on every parent, not
+// only on one with Argo CD's resources finalizer, because `argocd app delete` (cascading)
+// adds that finalizer and deletes the parent at once, faster than any watch — a parent that
+// got the agent's finalizer only then kept its children by a race (found by
+// test/freshinstall). Whether a delete cascades is read when it begins (cascades).
 func (a *Agent) keepFinalizer(ctx context.Context, p *pass, ours bool) error {
-	want := slices.ContainsFunc(p.parent.Finalizers, contract.IsResourcesFinalizer)
-	if want == ours {
+	const want = true
+	if ours {
 		return nil
 	}
 	if err := a.setFinalizers(ctx, p.parent, withFinalizer(p.parent.Finalizers, want)); err != nil {

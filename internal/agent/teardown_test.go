@@ -187,10 +187,10 @@ func TestWithoutTheFinalizerTheChildrenStay(t *testing.T) {
 	}
 }
 
-// TestTheFinalizerFollowsArgoCDsResourcesFinalizer: the agent's finalizer is added next to
-// any form of the resources finalizer, removed when that is gone, and nothing is written
-// when it is right.
-func TestTheFinalizerFollowsArgoCDsResourcesFinalizer(t *testing.T) {
+// TestTheAgentsFinalizerIsOnEveryParent: the agent's finalizer is added to every parent,
+// with any form of Argo CD's resources finalizer or none (argocd app delete adds that one
+// at delete time, faster than a watch), and nothing is written when it is there.
+func TestTheAgentsFinalizerIsOnEveryParent(t *testing.T) {
 	cases := map[string]struct {
 		finalizers []string
 		want       []string // nil: no write
@@ -199,8 +199,8 @@ func TestTheFinalizerFollowsArgoCDsResourcesFinalizer(t *testing.T) {
 		"its background form":       {[]string{contract.FinalizerResourcesBackground}, []string{contract.FinalizerResourcesBackground, contract.FinalizerChildren}},
 		"its foreground form":       {[]string{contract.FinalizerResourcesForeground}, []string{contract.FinalizerResourcesForeground, contract.FinalizerChildren}},
 		"both already":              {[]string{contract.FinalizerResources, contract.FinalizerChildren}, nil},
-		"none":                      {nil, nil},
-		"resources finalizer taken": {[]string{"x.example.com/f", contract.FinalizerChildren}, []string{"x.example.com/f"}},
+		"none":                      {nil, []string{contract.FinalizerChildren}},
+		"resources finalizer taken": {[]string{"x.example.com/f", contract.FinalizerChildren}, nil},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
