@@ -377,3 +377,69 @@ func TestAnUnselectedChildThatCannotRenderIsReportedNotRefused(t *testing.T) {
 		t.Fatalf("plan: %d %q %q", code, out, errOut)
 	}
 }
+
+// TestPlanSaysWhoEachPhaseAdmitsUnderTheAgentsLimits: plan names per phase only the
+// children it admits (a 10% canary one, the next phase the rest, not all again) with the
+// count so far; it takes validate's limit flags (a hook timeout over --max-command-timeout
+// refused as validate refuses it, accepted once raised) and --max-apps-per-phase, whose
+// excess it shows as a rollout that would not start.
+func TestPlanSaysWhoEachPhaseAdmitsUnderTheAgentsLimits(t *testing.T) {
+	const inv = "../../internal/render/testdata/inventory.json"
+	out, errOut, code := runCmd(t, "plan", "../../examples/canary", "--inventory-file", inv, "-o", "json")
+	var doc lineupDoc
+	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil {
+		t.Fatalf("%d %q %q", code, out, errOut)
+	}
+	if len(doc.Phases) != 2 || len(doc.Phases[0].Admits) != 1 || doc.Phases[0].Admitted != 1 ||
+		len(doc.Phases[1].Admits) != 1 || doc.Phases[1].Admits[0].Child == doc.Phases[0].Admits[0].Child || doc.Phases[1].Admitted != 2 || doc.Children != 2 {
+		t.Fatalf("each phase admits its new members only: %+v", doc.Phases)
+	}
+	b, err := os.ReadFile("../../examples/canary/appset.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "appset.yaml")
+	if err := os.WriteFile(file, []byte(strings.Replace(string(b), "          timeout: 10m\n", "          timeout: 2h\n", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, vErr, _ := runCmd(t, "validate", file)
+	_, pErr, code := runCmd(t, "plan", file, "--inventory-file", inv)
+	if code != 1 || !strings.Contains(vErr, "is over --max-command-timeout") || !strings.Contains(pErr, "is over --max-command-timeout") {
+		t.Fatalf("plan refuses what validate refuses: %d %q, validate %q", code, pErr, vErr)
+	}
+	out, pErr, code = runCmd(t, "plan", file, "--inventory-file", inv, "--max-command-timeout", "3h", "--max-apps-per-phase", "1")
+	if code != 0 || !strings.Contains(out, "WARNING the rollout would not start: phase canary has 2 members, over the limit of 1") {
+		t.Fatalf("plan under the agent's limits: %d %q %q", code, out, pErr)
+	}
+	out, _, _ = runCmd(t, "plan", "../../internal/render/testdata/spec-v2.yaml", "--inventory-file", inv)
+	if !strings.Contains(out, "LEFT OUT child guestbook-prod-2: phase prod selects it, but no phase admits it") || !strings.Contains(out, "5/6") {
+		t.Fatalf("a member no phase admits is left out, saying why:\n%s", out)
+	}
+}
+
+// TestValidateAndPlanWarnOfManyHooks: a phase of more than ten hooks and checks is warned
+// about by validate and plan, as the agent warns when the rollout starts.
+func TestValidateAndPlanWarnOfManyHooks(t *testing.T) {
+	b, err := os.ReadFile("../../examples/canary/appset.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hooks strings.Builder
+	for i := range 11 {
+		fmt.Fprintf(&hooks, "        - name: h%d\n          type: http\n          http: {url: \"https://hooks.example.com/h%d\"}\n", i, i)
+	}
+	text := strings.Replace(string(b), "        postHooks:\n", "        postHooks:\n"+hooks.String(), 1)
+	file := filepath.Join(t.TempDir(), "appset.yaml")
+	if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const want = "phase prod declares 12 hooks and checks, more than 10"
+	out, errOut, code := runCmd(t, "validate", file)
+	if code != 0 || !strings.Contains(out, "warning: "+want) {
+		t.Fatalf("validate: %d %q %q", code, out, errOut)
+	}
+	out, errOut, code = runCmd(t, "plan", file, "--inventory-file", "../../internal/render/testdata/inventory.json")
+	if code != 0 || !strings.Contains(out, "WARNING "+want) {
+		t.Fatalf("plan: %d %q %q", code, out, errOut)
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -33,6 +34,11 @@ type lineupDoc struct {
 	Phases   []lineupPhase `json:"phases"`
 	// Tracks are the tracks the rollout splits into (absent: no split).
 	Tracks []string `json:"tracks,omitempty"`
+	// Children is how many children take part: every phase's members, each once (a
+	// phase's Admitted counts against it).
+	Children int `json:"children"`
+	// Warnings are what the agent would warn of, or refuse, when the rollout starts.
+	Warnings []string `json:"warnings,omitempty"`
 	// LeftOut are the clusters and children no phase admits, each with the reason.
 	LeftOut []lineupLeftOut `json:"leftOut,omitempty"`
 }
@@ -44,12 +50,21 @@ type lineupPhase struct {
 	Track string `json:"track,omitempty"`
 	// Size is how many of the members the phase admits (phaseDeployment, counting those
 	// earlier phases admitted), or may update at once (RollingSync's maxUpdate).
-	Size    string         `json:"size"`
+	Size string `json:"size"`
+	// Members are every child the phase's targets select, in the order it takes them
+	// (phaseDeployment phases are cumulative: a later phase selects the earlier ones too).
 	Members []lineupMember `json:"members"`
+	// Admits are the members this phase admits (rollout.Admissions: none an earlier phase
+	// admitted), batch by batch, as a rollout in which every child changes goes when each
+	// batch settles and every gate is approved; Admitted is the count admitted by the end
+	// of the phase, this one's included.
+	Admits   []lineupMember `json:"admits"`
+	Admitted int            `json:"admitted"`
 }
 
 // lineupMember is one child in its phase, in the order the phase admits them.
 type lineupMember struct {
+	Batch   int    `json:"batch,omitempty"` // in Admits: the 1-based batch of the phase
 	Order   int    `json:"order"`
 	Child   string `json:"child"`
 	Cluster string `json:"cluster,omitempty"`
@@ -65,15 +80,20 @@ type lineupLeftOut struct {
 func newPlan(a *app) *cobra.Command {
 	var invFile string
 	var out *output
+	limits := spec.DefaultLimits()
 	c := &cobra.Command{
 		Use:     "plan <spec file|dir> [--inventory-file <file>]",
 		GroupID: "rollouts",
 		Short:   "Show offline which cluster lands in which phase, step and track, in which order",
 		Long: `Show, from a spec and an inventory, which cluster's child lands in which phase (step of a
-RollingSync spec), on which track, in the order each phase admits them, and why each
-cluster or child left out is left out: what a rollout of this spec in which every child
-changes starts with. It renders the spec's plan and lines the children up with the
-agent's own code (render, then rollout.Lineup), so it cannot disagree with the agent.
+RollingSync spec), on which track: per phase the children it admits (none an earlier phase
+admitted), batch by batch, with the count admitted so far; why each cluster or child left
+out is left out; and the warnings the agent would give (many hooks, a phase over
+--max-apps-per-phase): what a rollout of this spec in which every child changes goes
+through when each batch settles and every gate is approved. It renders the spec's plan and
+lines the children up with the agent's own code (render, rollout.Lineup and
+rollout.Admissions), so it cannot disagree with the agent. It refuses what validate
+refuses, with the same message, under the same limit flags (the agent's settings).
 
 The inventory is --inventory-file (a ConfigMap manifest or {"clusters":[...]}), else the
 Argo CD cluster Secrets of the namespace (-n, kubectl's flags), read as the agent reads
@@ -87,7 +107,10 @@ them; a spec of list generators needs none. Nothing is written.
 			if err := out.check(); err != nil {
 				return err
 			}
-			s, err := validateOne(args[0], targets.NewCache(64), spec.DefaultLimits())
+			if err := limits.Validate(); err != nil {
+				return usageError("%w", err)
+			}
+			s, err := validateOne(args[0], targets.NewCache(64), limits)
 			if err != nil {
 				return failed(fmt.Errorf("%s (fix: `cmp-phase validate %s` lists every problem)", oneLine(err), args[0]))
 			}
@@ -102,7 +125,7 @@ them; a spec of list generators needs none. Nothing is written.
 			if err != nil {
 				return failed(s.Locate(fmt.Errorf("rollout %s: %w", s.Name, err)))
 			}
-			doc, err := planOf(a.ctx, s, inv)
+			doc, err := planOf(a.ctx, s, inv, limits)
 			if err != nil {
 				return failed(err)
 			}
@@ -112,6 +135,10 @@ them; a spec of list generators needs none. Nothing is written.
 	}
 	out = newOutput(c, false)
 	c.Flags().StringVar(&invFile, "inventory-file", "", "the inventory: a ConfigMap manifest or {\"clusters\":[...]} (default: the cluster Secrets of -n)")
+	gofs := flag.NewFlagSet("plan", flag.ContinueOnError)
+	limits.BindFlags(gofs) // validate's limit flags: the agent's settings of the same names
+	gofs.IntVar(&limits.AppsPerPhase, spec.FlagMaxAppsPerPhase, limits.AppsPerPhase, "members a phaseDeployment phase may have, as the agent's setting (a larger one is shown as a rollout that would not start)")
+	c.Flags().AddGoFlagSet(gofs)
 	return a.withKube(c)
 }
 
@@ -146,7 +173,7 @@ func usesClusters(s *spec.Spec) bool {
 
 // planOf renders the spec's plan ConfigMap as the sidecar does, decodes it as the agent
 // does, and lines the children up as a rollout starts (every child changed).
-func planOf(ctx context.Context, s *spec.Spec, inv *inventory.Inventory) (*lineupDoc, error) {
+func planOf(ctx context.Context, s *spec.Spec, inv *inventory.Inventory, limits spec.Limits) (*lineupDoc, error) {
 	r := render.New(1)
 	env, err := inputs.Env(func(string) (string, bool) { return "", false }, contract.DefaultNamespace)
 	if err != nil {
@@ -182,7 +209,7 @@ func planOf(ctx context.Context, s *spec.Spec, inv *inventory.Inventory) (*lineu
 	for _, c := range subjects {
 		clusterOf[c.Key] = c.Name
 	}
-	placed := map[string]bool{}
+	placed, admits, total := map[string]bool{}, rollout.Admissions(*p, phases), 0
 	for i, ph := range phases {
 		k := slices.IndexFunc(p.Phases, func(x spec.Phase) bool { return x.Name == ph.Name })
 		if k < 0 {
@@ -193,9 +220,19 @@ func planOf(ctx context.Context, s *spec.Spec, inv *inventory.Inventory) (*lineu
 			pp.Members = append(pp.Members, lineupMember{Order: j + 1, Child: m, Cluster: clusterOf[m]})
 			placed[m] = true
 		}
+		pp.Admits = []lineupMember{}
+		for b, batch := range admits[i] {
+			for _, m := range batch {
+				pp.Admits = append(pp.Admits, lineupMember{Batch: b + 1, Order: len(pp.Admits) + 1, Child: m, Cluster: clusterOf[m]})
+			}
+		}
+		total += len(pp.Admits)
+		pp.Admitted = total
 		doc.Phases = append(doc.Phases, pp)
 	}
-	doc.LeftOut = leftOut(s, inv, subjects, placed)
+	doc.Children = len(placed)
+	doc.Warnings = rollout.LimitWarnings(*p, phases, limits)
+	doc.LeftOut = append(leftOut(s, inv, subjects, placed), neverAdmitted(doc, clusterOf)...)
 	return doc, nil
 }
 
@@ -252,6 +289,33 @@ func leftOut(s *spec.Spec, inv *inventory.Inventory, subjects []targets.Child, p
 	return out
 }
 
+// neverAdmitted are the children some phase selects but none admits: the phases that
+// select them stop at their size.
+func neverAdmitted(doc *lineupDoc, clusterOf map[string]string) []lineupLeftOut {
+	admitted, selects := map[string]bool{}, map[string][]string{}
+	var order []string
+	for _, p := range doc.Phases {
+		for _, m := range p.Admits {
+			admitted[m.Child] = true
+		}
+		for _, m := range p.Members {
+			if selects[m.Child] == nil {
+				order = append(order, m.Child)
+			}
+			selects[m.Child] = append(selects[m.Child], p.Name)
+		}
+	}
+	var out []lineupLeftOut
+	for _, c := range order {
+		if !admitted[c] {
+			out = append(out, lineupLeftOut{Cluster: clusterOf[c], Child: c, Reason: fmt.Sprintf(
+				"phase %s selects it, but no phase admits it: each stops at its percentage or maxUpdate, so a rollout leaves it where it is (fix: end with a phase of every cluster, e.g. percentage: 100)",
+				strings.Join(slices.Compact(selects[c]), ", "))})
+		}
+	}
+	return out
+}
+
 // cannotRender says, of the children left out that the render left out too, why: their
 // template cannot render (render.CheckReport), so the parent does not render them at all.
 func cannotRender(doc *lineupDoc, unrendered map[string]string) {
@@ -281,17 +345,24 @@ func planTable(w io.Writer, d *lineupDoc) error {
 		fmt.Fprintf(w, "TRACKS  %s\n", strings.Join(d.Tracks, ", "))
 	}
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "STEP\tPHASE\tTRACK\tSIZE\tORDER\tCHILD\tCLUSTER")
+	fmt.Fprintln(tw, "STEP\tPHASE\tTRACK\tSIZE\tBATCH\tADMITS\tCLUSTER\tADMITTED")
 	for _, p := range d.Phases {
-		if len(p.Members) == 0 {
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t-\t<none>\t-\n", p.Step, p.Name, orDash(p.Track), p.Size)
+		if len(p.Admits) == 0 {
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t-\t<none>\t-\t%d/%d\n", p.Step, p.Name, orDash(p.Track), p.Size, p.Admitted, d.total())
 		}
-		for _, m := range p.Members {
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\n", p.Step, p.Name, orDash(p.Track), p.Size, m.Order, m.Child, m.Cluster)
+		for i, m := range p.Admits {
+			so := ""
+			if i == len(p.Admits)-1 {
+				so = fmt.Sprintf("%d/%d", p.Admitted, d.total())
+			}
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", p.Step, p.Name, orDash(p.Track), p.Size, m.Batch, m.Child, m.Cluster, so)
 		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	for _, w8 := range d.Warnings {
+		fmt.Fprintf(w, "WARNING %s\n", w8)
 	}
 	for _, l := range d.LeftOut {
 		what := "cluster " + l.Cluster
@@ -302,6 +373,9 @@ func planTable(w io.Writer, d *lineupDoc) error {
 	}
 	return nil
 }
+
+// total is how many children take part.
+func (d *lineupDoc) total() int { return d.Children }
 
 func orDash(s string) string {
 	if s == "" {

@@ -89,6 +89,11 @@ func runValidate(paths []string, o *validateOptions, stdout, stderr io.Writer) i
 		for _, note := range s.Notes.Lines() {
 			fmt.Fprintln(stdout, note) // a spelling read in its canonical form
 		}
+		for _, ph := range s.Phases {
+			if msg, many := spec.ManyHooksWarning(ph); many {
+				fmt.Fprintf(stdout, "%s: warning: %s\n", p, msg)
+			}
+		}
 		for _, c := range slices.Sorted(maps.Keys(unrendered)) {
 			fmt.Fprintf(stdout, "%s: warning: child %s, which no step selects, is left out: its template cannot render: %s\n", p, c, unrendered[c])
 		}

@@ -2,6 +2,7 @@ package rollout
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/cmp-phase/cmp-phase/internal/plan"
@@ -32,8 +33,31 @@ func tooLarge(p plan.Plan, members [][]string, l spec.Limits) error {
 // --max-checks-per-phase at once), but seed 000 asks for a warning.
 func manyHooks(r *state.Rollout, p plan.Plan, now time.Time, acts *[]Action) {
 	for _, ph := range p.Phases {
-		if n := len(ph.PreHooks) + len(ph.PostHooks) + len(ph.Checks); n > spec.ManyHooks {
-			emit(r, acts, now, EvManyHooks, fmt.Sprintf("phase %s declares %d hooks and checks, more than %d: each runs, and the phase waits for all of them (fix: merge hooks, or move checks into one metric or job check)", ph.Name, n, spec.ManyHooks))
+		if msg, many := spec.ManyHooksWarning(ph); many {
+			emit(r, acts, now, EvManyHooks, msg)
 		}
 	}
+}
+
+// LimitWarnings are what the agent would say of a rollout of p over the line-up phases
+// (Lineup) under limits l before it admits anyone: each phase with more than
+// spec.ManyHooks hooks and checks (a warning), and a phase over the applications per phase
+// (the rollout would not start). cmp-phase plan shows them.
+func LimitWarnings(p plan.Plan, phases []state.PhaseState, l spec.Limits) []string {
+	var out []string
+	for _, ph := range p.Phases {
+		if msg, many := spec.ManyHooksWarning(ph); many {
+			out = append(out, msg)
+		}
+	}
+	members := make([][]string, len(p.Phases))
+	for _, ph := range phases {
+		if i := slices.IndexFunc(p.Phases, func(x spec.Phase) bool { return x.Name == ph.Name }); i >= 0 {
+			members[i] = append(members[i], ph.Members...)
+		}
+	}
+	if err := tooLarge(p, members, l); err != nil {
+		out = append(out, "the rollout would not start: "+err.Error())
+	}
+	return out
 }

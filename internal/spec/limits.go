@@ -55,6 +55,13 @@ const (
 	ManyHooks       = 10
 )
 
+// ManyHooksWarning is seed 000's resource-usage warning for a phase that declares more
+// than ManyHooks hooks and checks, and whether it applies.
+func ManyHooksWarning(ph Phase) (string, bool) {
+	n := len(ph.PreHooks) + len(ph.PostHooks) + len(ph.Checks)
+	return fmt.Sprintf("phase %s declares %d hooks and checks, more than %d: each runs, and the phase waits for all of them (fix: merge hooks, or move checks into one metric or job check)", ph.Name, n, ManyHooks), n > ManyHooks
+}
+
 // DefaultLimits are seed 000's.
 func DefaultLimits() Limits {
 	return Limits{
