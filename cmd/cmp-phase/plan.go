@@ -348,12 +348,12 @@ func planTable(w io.Writer, d *lineupDoc) error {
 	fmt.Fprintln(tw, "STEP\tPHASE\tTRACK\tSIZE\tBATCH\tADMITS\tCLUSTER\tADMITTED")
 	for _, p := range d.Phases {
 		if len(p.Admits) == 0 {
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t-\t<none>\t-\t%d/%d\n", p.Step, p.Name, orDash(p.Track), p.Size, p.Admitted, d.total())
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t-\t<none>\t-\t%d/%d\n", p.Step, p.Name, orDash(p.Track), p.Size, p.Admitted, d.Children)
 		}
 		for i, m := range p.Admits {
 			so := ""
 			if i == len(p.Admits)-1 {
-				so = fmt.Sprintf("%d/%d", p.Admitted, d.total())
+				so = fmt.Sprintf("%d/%d", p.Admitted, d.Children)
 			}
 			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", p.Step, p.Name, orDash(p.Track), p.Size, m.Batch, m.Child, m.Cluster, so)
 		}
@@ -373,9 +373,6 @@ func planTable(w io.Writer, d *lineupDoc) error {
 	}
 	return nil
 }
-
-// total is how many children take part.
-func (d *lineupDoc) total() int { return d.Children }
 
 func orDash(s string) string {
 	if s == "" {

@@ -86,14 +86,13 @@ func (a *Agent) deploysNothing(name string) bool {
 // got the agent's finalizer only then kept its children by a race (found by
 // test/freshinstall). Whether a delete cascades is read when it begins (cascades).
 func (a *Agent) keepFinalizer(ctx context.Context, p *pass, ours bool) error {
-	const want = true
 	if ours {
 		return nil
 	}
-	if err := a.setFinalizers(ctx, p.parent, withFinalizer(p.parent.Finalizers, want)); err != nil {
+	if err := a.setFinalizers(ctx, p.parent, withFinalizer(p.parent.Finalizers, true)); err != nil {
 		return err
 	}
-	p.log.Info("parent finalizer updated", "parent", p.parent.Name, "finalizer", contract.FinalizerChildren, "present", want)
+	p.log.Info("parent finalizer added", "parent", p.parent.Name, "finalizer", contract.FinalizerChildren)
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"strings"
@@ -99,5 +100,27 @@ func TestSubjectsCarryTheRevisionAsSeed(t *testing.T) {
 		if c.Seed != id {
 			t.Fatalf("%s: seed %q, want the revision %q", c.Key, c.Seed, id)
 		}
+	}
+}
+
+// TestOnlyAChildsOwnFailureLeavesItOut: a render cancelled (or past its deadline) while it
+// renders the unselected children fails whole; it never leaves them out as if their
+// templates had failed.
+func TestOnlyAChildsOwnFailureLeavesItOut(t *testing.T) {
+	s, inv := coexistWithInCluster(t, true)
+	_, body, id, err := s.Revision()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := New(4)
+	if _, err := r.Subjects(t.Context(), s.Name, id, body, inv); err != nil { // memoized: the cancel meets the children
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	st := &state.State{Schema: state.Schema, Generation: 1, Deployed: id, Revisions: map[string]json.RawMessage{id: body}}
+	docs, err := r.Render(Input{Spec: s, Inventory: inv, State: st, Env: Env{StateNamespace: contract.DefaultNamespace, PhaseGen: 1}, Ctx: ctx})
+	if err == nil {
+		t.Fatalf("a cancelled render gave %d documents", len(docs))
 	}
 }

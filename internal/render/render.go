@@ -280,9 +280,12 @@ func (r *Renderer) renderRevision(rendered map[string][]byte, in Input, rev stri
 		slots[slotCluster], slots[slotPhase] = p.clusterName(k), child.phase
 		start := arena.Len()
 		if err := c.tmpl.Render(in.ctx(), &arena, p.Values, slots); err != nil {
-			return fmt.Errorf("render %s at revision %s: %w", k, rev, err)
+			return childError{k, fmt.Errorf("render %s at revision %s: %w", k, rev, err)}
 		}
-		if err := sized(k, arena.Len()-start, arena.Len()); err != nil {
+		if arena.Len()-start > MaxChild {
+			return childError{k, sized(k, arena.Len()-start, 0)}
+		}
+		if err := sized(k, 0, arena.Len()); err != nil {
 			return err
 		}
 		if i == 0 {
@@ -292,15 +295,15 @@ func (r *Renderer) renderRevision(rendered map[string][]byte, in Input, rev stri
 		rendered[k] = arena.Bytes()[start:end:end]
 		if c.pinEach {
 			if rendered[k], err = pin(rendered[k], c.rev.Content); err != nil {
-				return fmt.Errorf("render %s at revision %s: %w", k, rev, err)
+				return childError{k, fmt.Errorf("render %s at revision %s: %w", k, rev, err)}
 			}
 		}
 		if err := checkLabels(k, rendered[k]); err != nil {
-			return fmt.Errorf("render at revision %s: %w", rev, err)
+			return childError{k, fmt.Errorf("render at revision %s: %w", rev, err)}
 		}
 		if c.parentKeysEach {
 			if err := checkParentKeys(k, rendered[k]); err != nil {
-				return fmt.Errorf("render at revision %s: %w", rev, err)
+				return childError{k, fmt.Errorf("render at revision %s: %w", rev, err)}
 			}
 		}
 	}
@@ -309,6 +312,17 @@ func (r *Renderer) renderRevision(rendered map[string][]byte, in Input, rev stri
 	}
 	return nil
 }
+
+// childError is a render failure of one child's own (its template, size, labels), not of
+// the revision or the render as a whole: only such a failure may leave an unselected child
+// out (unselected.go); every other fails the render.
+type childError struct {
+	key string
+	err error
+}
+
+func (e childError) Error() string { return e.err.Error() }
+func (e childError) Unwrap() error { return e.err }
 
 func head(s []string, n int) []string {
 	if len(s) <= n {

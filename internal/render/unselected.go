@@ -2,6 +2,7 @@ package render
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -52,26 +53,41 @@ func (r *Renderer) unselected(in Input, body []byte, id string, deployed func(st
 	return rendered, keys, leftOut, nil
 }
 
-// renderEach renders children at revision id together and, when that fails, one by one:
-// those that fail are left out with the reason. A render past its deadline or cancelled
-// fails whole.
+// renderEach renders children at revision id together and, when one child's own render
+// fails (childError), each alone: a child whose own render fails is left out with the
+// reason (one render per child, so a fleet of failing children costs a render each, not a
+// render per failure). Any other failure — the revision's, the total output cap, a deadline
+// or a cancel — fails the render whole.
 func (r *Renderer) renderEach(in Input, id string, body []byte, children []assigned) (map[string][]byte, map[string]string, error) {
 	rendered := make(map[string][]byte, len(children))
-	if err := r.renderRevision(rendered, in, id, body, children); err == nil {
-		return rendered, nil, nil
+	err := r.renderRevision(rendered, in, id, body, children)
+	if err == nil || !isChildError(in, err) {
+		return rendered, nil, err
 	}
-	rendered, leftOut := make(map[string][]byte, len(children)), map[string]string{}
+	rendered, leftOut, total := make(map[string][]byte, len(children)), map[string]string{}, 0
 	for _, c := range children {
 		err := r.renderRevision(rendered, in, id, body, []assigned{c})
-		if ctxErr := in.ctx().Err(); ctxErr != nil {
-			return nil, nil, fmt.Errorf("render unselected children: %w", ctxErr)
-		}
-		if err != nil {
+		switch {
+		case err == nil:
+			total += len(rendered[c.key])
+			if err := sized(c.key, 0, total); err != nil {
+				return nil, nil, err
+			}
+		case isChildError(in, err):
 			delete(rendered, c.key)
 			leftOut[c.key] = err.Error()
+		default:
+			return nil, nil, err
 		}
 	}
 	return rendered, leftOut, nil
+}
+
+// isChildError reports whether err is one child's own render failure, and the render
+// still runs (not past its deadline, not cancelled).
+func isChildError(in Input, err error) bool {
+	var ce childError
+	return in.ctx().Err() == nil && errors.As(err, &ce)
 }
 
 // selected reports whether any phase (step) of the spec selects s.

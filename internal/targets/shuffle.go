@@ -1,6 +1,9 @@
 package targets
 
-import "hash/fnv"
+import (
+	"fmt"
+	"hash/fnv"
+)
 
 // Shuffle is the order keyword of a seeded shuffle: `order: shuffle` lines a phase's
 // members up by ShuffleExpr, a hash of the rollout's seed and the cluster's name. The same
@@ -18,7 +21,11 @@ const (
 const fnHash = "hash"
 
 func hashFn(args ...any) (any, error) {
+	s, ok := args[0].(string)
+	if !ok {
+		return nil, fmt.Errorf("hash takes a string, not %T", args[0])
+	}
 	h := fnv.New64a()
-	h.Write([]byte(args[0].(string)))
+	h.Write([]byte(s))
 	return int(h.Sum64() & (1<<53 - 1)), nil
 }
