@@ -101,3 +101,26 @@ func TestAFailedBatchCheckFailsThePhaseBeforeTheNextWave(t *testing.T) {
 		t.Fatalf("onFailure applies; prod-2 never starts: %s %q %v", r.Status, r.Reason, r.Phases[2].Admitted)
 	}
 }
+
+// TestAPhaseDeploymentPhaseWithABatchSizeAdmitsInWaves: seed 000's dialect, a phase whose
+// batchSize is 1 and batchWait two minutes, admits its members one at a time, each only once
+// the last has stayed settled two minutes.
+func TestAPhaseDeploymentPhaseWithABatchSizeAdmitsInWaves(t *testing.T) {
+	dev := envPhase("dev", "dev", spec.Size{}, false)
+	dev.Throttle, dev.BatchWait = count(1), 2*time.Minute
+	w := newWorld(dev, envPhase("staging", "staging", spec.Size{}, false), envPhase("prod", "prod", spec.Size{}, false))
+	w.step(t, 0)
+	if got := w.st.Rollout.Phases[0].Admitted; !slices.Equal(got, []string{"dev-1"}) {
+		t.Fatalf("first batch %v", got)
+	}
+	w.syncs(5, "r2", "dev-1")
+	w.step(t, 10)
+	w.step(t, 129)
+	if got := w.st.Rollout.Phases[0].Admitted; len(got) != 1 {
+		t.Fatalf("admitted before the batchWait ended: %v", got)
+	}
+	w.step(t, 130)
+	if got := w.st.Rollout.Phases[0].Admitted; !slices.Equal(got, []string{"dev-1", "dev-2"}) {
+		t.Fatalf("after the batchWait: %v", got)
+	}
+}

@@ -139,16 +139,17 @@ func pair(step, ph Phase, k int, first bool) Phase {
 	p := ph
 	p.Name = fmt.Sprintf("%s-step%d", ph.Name, k+1)
 	p.MatchAppLabels = false // within a step, phases share members as phaseDeployment does
-	p.Throttle = Size{Kind: SizeAll}
 	switch {
 	case step.Size.Gate && first:
 		p.Size.Gate = true // after approval the phase's own size applies
-	case !step.Size.Gate:
-		p.Throttle = step.Size
+	case !step.Size.Gate && step.Size.Kind != SizeAll:
+		p.Throttle = step.Size // the step's batches, else the phase's own batchSize
 	}
 	p.ProgressDeadline = shorter(ph.ProgressDeadline, step.ProgressDeadline)
-	p.BatchWait = step.BatchWait // the step's waves, over its phases' members
-	p.BatchChecks = step.BatchChecks
+	if step.BatchWait > 0 {
+		p.BatchWait = step.BatchWait // the step's waves, over its phases' members
+	}
+	p.BatchChecks = step.BatchChecks || ph.BatchChecks
 	p.MaxFailures = min(ph.MaxFailures, step.MaxFailures)
 	if p.Ordering.IsZero() {
 		p.Ordering = step.Ordering // the phase's order and spread, else its step's

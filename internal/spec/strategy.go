@@ -66,7 +66,7 @@ func (d *dec) phaseDeployment(s *Spec, n *yaml.Node, path string, exprs *targets
 }
 
 func (d *dec) phase(n *yaml.Node, path string, exprs *targets.Cache) Phase {
-	f := d.fields(n, path, "name", "targets", "percentage", "maxUpdate", "preHooks", "postHooks", "checks", "waitDuration", "onFailure", "progressDeadline", "maxFailures", "order", "spread", "approval", "windows", "tracks")
+	f := d.fields(n, path, "name", "targets", "percentage", "maxUpdate", "preHooks", "postHooks", "checks", "waitDuration", "onFailure", "progressDeadline", "maxFailures", "order", "spread", "approval", "windows", "tracks", "batchSize", "batchWait", "batchChecks")
 	p := Phase{Name: d.str(d.required(f, n, path, "name", "name the phase"), path+".name"), OnFailure: "stop"}
 	if p.Name != "" && !phaseName.MatchString(p.Name) {
 		d.fail(f["name"], path+".name", "use lowercase letters, digits and '-', at most 63", "invalid phase name %q", p.Name)
@@ -90,6 +90,7 @@ func (d *dec) phase(n *yaml.Node, path string, exprs *targets.Cache) Phase {
 		}
 	}
 	d.limits(&p, f, path)
+	d.waves(&p, f, path)
 	p.Ordering = d.ordering(f, path, exprs)
 	d.approval(&p, f["approval"], path)
 	p.Windows = d.windows(f["windows"], path+".windows")
