@@ -25,7 +25,7 @@ func TestValues(t *testing.T) {
 		{LabelState, "cmp-phase.io/state"}, {MarkerValue, "true"}, {OperationInfoAdmission, "cmp-phase.io/admission"}, {OperationInfoAttempt, "cmp-phase.io/attempt"},
 		{PlanSelector, "cmp-phase.io/plan=true"}, {StateSelector, "cmp-phase.io/state=true"},
 		{RolloutSelector("guestbook"), "cmp-phase.io/rollout=guestbook"},
-		{AnnotationRevision, "cmp-phase.io/revision"},
+		{AnnotationRevision, "cmp-phase.io/revision"}, {AnnotationPosition, "cmp-phase.io/position"},
 		{AnnotationGeneration, "cmp-phase.io/state-generation"},
 		{AnnotationParent, "cmp-phase.io/parent"},
 

@@ -41,6 +41,10 @@ const (
 	// selects, says why it is rendered with automated sync off (seed 003: "excluded from the
 	// rolling sync and must be synced manually").
 	AnnotationUnselected = "cmp-phase.io/unselected"
+	// AnnotationPosition, on a child, is its place in the rollout that admitted it at the
+	// revision it runs: phase=<name>,index=<1-based>,count=<phases>,rank=<1-based in its
+	// phase>; empty when not known.
+	AnnotationPosition = "cmp-phase.io/position"
 )
 
 // UnselectedReason is AnnotationUnselected's value.

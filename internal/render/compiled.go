@@ -22,6 +22,7 @@ const (
 	slotRevision = "revision"
 	slotSyncOpts = "syncOptions"
 	slotNS       = "namespace"
+	slotPosition = "position"
 )
 
 // Renderer renders children; it keeps compiled revisions across renders. Safe for
@@ -59,7 +60,9 @@ type compiledRev struct {
 	// parentKeysEach: a child's annotation keys may differ from the template's (a
 	// templated key, a templatePatch), so each rendered child is checked for the parent's.
 	parentKeysEach bool
-	owner          *Renderer // whose params bound it counts in
+	// usesPosition: the spec names the position parameters (position.go).
+	usesPosition bool
+	owner        *Renderer // whose params bound it counts in
 
 	// The parameters of the last inventory seen, by child name: Generate is pure in
 	// (revision, inventory), and serve reuses an inventory object until it changes.
@@ -145,11 +148,11 @@ func (r *Renderer) compiled(id string, body []byte, rollout string) (*compiledRe
 	}
 	t, err := tmpl.Compile(tree, rev.TemplatePatch, tmpl.Options{GoTemplate: rev.GoTemplate, GoTemplateOptions: rev.GoTemplateOptions,
 		KeptLabels:      []string{contract.LabelRollout, contract.LabelCluster, contract.LabelPhase},
-		KeptAnnotations: []string{contract.AnnotationRevision, contract.AnnotationSyncOptions, contract.AnnotationUnselected}})
+		KeptAnnotations: []string{contract.AnnotationRevision, contract.AnnotationSyncOptions, contract.AnnotationUnselected, contract.AnnotationPosition}})
 	if err != nil {
 		return nil, fmt.Errorf("revision %s: %w", id, err)
 	}
-	c := &compiledRev{rev: rev, tmpl: t, pinEach: pinEach, parentKeysEach: parentKeysEach, owner: r}
+	c := &compiledRev{rev: rev, tmpl: t, pinEach: pinEach, parentKeysEach: parentKeysEach, usesPosition: usesPosition(body), owner: r}
 	r.cache.Add(key, c)
 	return c, nil
 }
@@ -185,6 +188,7 @@ func addSlots(tree map[string]any, preserve bool) {
 	}
 	ann[contract.AnnotationRevision] = tmpl.Slot(slotRevision)
 	ann[contract.AnnotationSyncOptions] = tmpl.Slot(slotSyncOpts)
+	ann[contract.AnnotationPosition] = tmpl.Slot(slotPosition)
 	// only the render says a child is no step's (unselected): a template that did would
 	// keep the agent from moving its children and from rebuilding a lost state with them
 	delete(ann, contract.AnnotationUnselected)

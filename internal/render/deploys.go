@@ -15,6 +15,7 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/content"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
+	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
 // Deploys is what the children of a spec deploy from the parent's repository.
@@ -80,7 +81,7 @@ func (c *compiledRev) deploysFor(ctx context.Context, inv *inventory.Inventory, 
 	var buf bytes.Buffer
 	for _, k := range slices.Sorted(maps.Keys(byName)) {
 		buf.Reset()
-		if err := c.tmpl.Render(ctx, &buf, byName[k].Values, map[string]string{slotNS: ns}); err != nil {
+		if err := c.tmpl.Render(ctx, &buf, c.values(byName[k], state.Position{}), map[string]string{slotNS: ns}); err != nil {
 			return nil, fmt.Errorf("render %s: %w", k, err)
 		}
 		var app appDoc

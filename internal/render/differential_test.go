@@ -165,6 +165,7 @@ func ourApps(t *testing.T, file string, data []byte, inv *inventory.Inventory, w
 		}
 		delete(a.Annotations, contract.AnnotationRevision)
 		delete(a.Annotations, contract.AnnotationSyncOptions)
+		delete(a.Annotations, contract.AnnotationPosition)
 		out[a.Name] = normalized(t, a)
 	}
 	return out, nil

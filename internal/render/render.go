@@ -75,6 +75,8 @@ type Input struct {
 	// Ctx ends the render early: every template execution checks it (nil: none; each
 	// execution is held to its own bounds regardless, tmpl.Bounds).
 	Ctx context.Context
+
+	pos func(child, rev string) (state.Position, bool) // State's positions, once per render
 }
 
 // MaxChild and MaxOutput bound what a render writes: a child larger than Kubernetes
@@ -113,6 +115,7 @@ func (r *Renderer) Render(in Input) ([][]byte, error) {
 
 // render is Render, also returning the unselected children it left out (unselected.go).
 func (r *Renderer) render(in Input) ([][]byte, map[string]string, error) {
+	in.pos = in.positions() // the whole rollout's: a shard's state holds only its own children
 	in.State = shardState(in.State, in.Env.Shard)
 	body, id, err := revisionOf(in)
 	if err != nil {
@@ -219,6 +222,7 @@ func (r *Renderer) Children(in Input, keys []string) (map[string][]byte, error) 
 		return nil, fmt.Errorf("render children: no state")
 	}
 	revisionOf := in.State.Assignments()
+	in.pos = in.positions()
 	children := make([]assigned, 0, len(keys))
 	for _, k := range keys {
 		rev, phase, _ := revisionOf(k)
@@ -265,6 +269,7 @@ func (r *Renderer) renderRevision(rendered map[string][]byte, in Input, rev stri
 	}
 	syncOpts := syncOptions(in.Env)
 	var missing []string
+	positionOf := in.positions()
 	slots := map[string]string{slotRollout: in.Spec.Name, slotRevision: rev, slotSyncOpts: syncOpts, slotNS: childNamespace(in)}
 	// One buffer for every child of the revision: children are sub-slices of it.
 	var arena bytes.Buffer
@@ -278,8 +283,10 @@ func (r *Renderer) renderRevision(rendered map[string][]byte, in Input, rev stri
 			continue
 		}
 		slots[slotCluster], slots[slotPhase] = p.clusterName(k), child.phase
+		pos, placed := positionOf(k, rev)
+		slots[slotPosition] = positionAnnotation(pos, placed)
 		start := arena.Len()
-		if err := c.tmpl.Render(in.ctx(), &arena, p.Values, slots); err != nil {
+		if err := c.tmpl.Render(in.ctx(), &arena, c.values(p, pos), slots); err != nil {
 			return childError{k, fmt.Errorf("render %s at revision %s: %w", k, rev, err)}
 		}
 		if arena.Len()-start > MaxChild {

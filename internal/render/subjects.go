@@ -10,6 +10,7 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
+	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
 )
 
@@ -159,7 +160,7 @@ func (r *Renderer) renderOne(in Input, rev string, body []byte, key string) ([]b
 		return nil, nil // not generated at that revision: differs from anything generated
 	}
 	var b bytes.Buffer
-	if err := c.tmpl.Render(in.ctx(), &b, p.Values, map[string]string{slotNS: childNamespace(in)}); err != nil {
+	if err := c.tmpl.Render(in.ctx(), &b, c.values(p, state.Position{}), map[string]string{slotNS: childNamespace(in)}); err != nil {
 		return nil, fmt.Errorf("render %s at revision %s: %w", key, rev, err)
 	}
 	if !c.pinEach {

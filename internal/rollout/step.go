@@ -267,6 +267,7 @@ func start(st *state.State, p plan.Plan, o Observed, only map[string]bool, now t
 	if _, stored := st.Revisions[p.Revision]; !stored {
 		st.Revisions[p.Revision] = p.Body // a stored one keeps the commit its children run
 	}
+	st.KeepPlacements() // the children it has not admitted keep their place in the last one
 	st.Rollout = r
 	emit(r, acts, now, EvRolloutStarted, fmt.Sprintf("rollout of revision %s started: %d children take part", p.Revision, len(taking)))
 	notPhased(r, p, now, acts)

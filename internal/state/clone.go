@@ -22,6 +22,7 @@ func (s *State) Clone() *State {
 	out.Rejected = maps.Clone(s.Rejected)
 	out.AfterDelete = cloneHooks(s.AfterDelete)
 	out.RemovingClusters = maps.Clone(s.RemovingClusters)
+	out.Placed = clonePlaced(s.Placed)
 	if s.Paused != nil {
 		p := *s.Paused
 		p.Until = clonePtr(p.Until)
@@ -71,4 +72,18 @@ func clonePtr[T any](p *T) *T {
 	}
 	v := *p
 	return &v
+}
+
+func clonePlaced(in []Placement) []Placement {
+	if in == nil {
+		return nil
+	}
+	out := make([]Placement, len(in))
+	for i, p := range in {
+		out[i] = Placement{Revision: p.Revision, Phases: slices.Clone(p.Phases)}
+		for j := range out[i].Phases {
+			out[i].Phases[j].Children = slices.Clone(p.Phases[j].Children)
+		}
+	}
+	return out
 }

@@ -54,6 +54,10 @@ type State struct {
 	// child when its removal started: a per-cluster post-delete hook runs for the cluster
 	// once the child is gone.
 	RemovingClusters map[string]string `json:"removingClusters,omitempty"`
+	// Placed are where earlier rollouts placed the children that still run their
+	// revisions (KeepPlacements), oldest first: a child's position (Positions) stays what
+	// its rollout made it until another rollout admits it.
+	Placed []Placement `json:"placed,omitempty"`
 }
 
 // MaxAfterDelete bounds the post-delete ledger.
