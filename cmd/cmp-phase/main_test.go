@@ -3,12 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/spec"
+	"github.com/cmp-phase/cmp-phase/internal/state"
+	"github.com/cmp-phase/cmp-phase/internal/targets"
 )
 
 func runCmd(t *testing.T, args ...string) (string, string, int) {
@@ -181,5 +185,45 @@ spec:
 	out, errOut, code := runCmd(t, "validate", file)
 	if code != 0 || !strings.Contains(out, `preHooks[0].failurePolicy: "Retry" is read as retry`) || !strings.Contains(out, `postHooks[0].failurePolicy: "Continue" is read as ignore`) {
 		t.Fatalf("%d %q %q", code, out, errOut)
+	}
+}
+
+// TestGenerateShowsEachChildsPosition: generate over a state whose rollout admitted dev-2
+// then dev-1 in dev shows each child's place on its cmp-phase.io/position annotation.
+func TestGenerateShowsEachChildsPosition(t *testing.T) {
+	dir := t.TempDir()
+	b, err := os.ReadFile("../../internal/render/testdata/spec-v2.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "appset.yaml"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := spec.Parse("appset.yaml", b, targets.NewCache(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body, id, err := s.Revision()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &state.State{Schema: state.Schema, Generation: 2, Deployed: id, Children: []string{"guestbook-dev-1", "guestbook-dev-2"},
+		Revisions: map[string]json.RawMessage{id: body},
+		Rollout: &state.Rollout{Revision: id, Status: state.RolloutCompleted, Phases: []state.PhaseState{
+			{Name: "dev", Admitted: []string{"guestbook-dev-2", "guestbook-dev-1"}}, {Name: "staging"}, {Name: "prod"}}}}
+	js, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stateFile := filepath.Join(dir, "state.json")
+	if err := os.WriteFile(stateFile, js, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runCmd(t, "generate", "--dir", dir, "--inventory-file", "../../internal/render/testdata/inventory.json", "--state-file", stateFile)
+	for _, want := range []string{`"cmp-phase.io/position":"phase=dev,index=1,count=3,rank=2","cmp-phase.io/revision":"` + id + `"},"finalizers":["resources-finalizer.argocd.argoproj.io"],"labels":{"cmp-phase.io/cluster":"dev-1"`,
+		`"cmp-phase.io/position":"phase=dev,index=1,count=3,rank=1","cmp-phase.io/revision":"` + id + `"},"finalizers":["resources-finalizer.argocd.argoproj.io"],"labels":{"cmp-phase.io/cluster":"dev-2"`} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Fatalf("code %d stderr %q: want %s in\n%s", code, errOut, want, out)
+		}
 	}
 }
