@@ -124,3 +124,20 @@ func TestOnlyAChildsOwnFailureLeavesItOut(t *testing.T) {
 		t.Fatalf("a cancelled render gave %d documents", len(docs))
 	}
 }
+
+// TestALiveUnselectedChildThatCannotRenderFailsClosed: once the state records the
+// unselected in-cluster child as live (it rendered before), its template failing fails the
+// render, naming the fix, instead of leaving it out.
+func TestALiveUnselectedChildThatCannotRenderFailsClosed(t *testing.T) {
+	s, inv := coexistWithInCluster(t, true)
+	_, body, id, err := s.Revision()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &state.State{Schema: state.Schema, Generation: 1, Deployed: id, Children: []string{"dev-1-app"}, Revisions: map[string]json.RawMessage{id: body},
+		Unselected: []string{"in-cluster-app"}}
+	in := Input{Spec: s, Inventory: inv, State: st, Env: Env{StateNamespace: contract.DefaultNamespace, PhaseGen: 1}}
+	if _, err := New(4).Render(in); err == nil || !strings.Contains(err.Error(), "in-cluster-app") || !strings.Contains(err.Error(), "the child exists, so it cannot be left out") {
+		t.Fatalf("a live unselected child that cannot render: %v", err)
+	}
+}

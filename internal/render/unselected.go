@@ -73,6 +73,8 @@ func (r *Renderer) renderEach(in Input, id string, body []byte, children []assig
 			if err := sized(c.key, 0, total); err != nil {
 				return nil, nil, err
 			}
+		case isChildError(in, err) && in.State != nil && slices.Contains(in.State.Unselected, c.key):
+			return nil, nil, fmt.Errorf("%w (fix: correct the template: the child exists, so it cannot be left out)", err)
 		case isChildError(in, err):
 			delete(rendered, c.key)
 			leftOut[c.key] = err.Error()

@@ -193,6 +193,7 @@ func Step(p plan.Plan, cur *state.State, o Observed, now time.Time) (*state.Stat
 	failureHooks(st, p, o, now, &acts)
 	driveAfterDelete(st, p.PostDeleteHooks, o, now, &acts)
 	acts = liveRetries(st.Rollout, acts)
+	recordUnselected(st, p, o)
 	stampTimes(cur, st, now)
 	if state.Equal(cur, st) {
 		return cur, filterRequeue(acts), nil

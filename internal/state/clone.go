@@ -23,6 +23,7 @@ func (s *State) Clone() *State {
 	out.AfterDelete = cloneHooks(s.AfterDelete)
 	out.RemovingClusters = maps.Clone(s.RemovingClusters)
 	out.Placed = clonePlaced(s.Placed)
+	out.Unselected = slices.Clone(s.Unselected)
 	if s.Paused != nil {
 		p := *s.Paused
 		p.Until = clonePtr(p.Until)

@@ -54,6 +54,10 @@ type State struct {
 	// child when its removal started: a per-cluster post-delete hook runs for the cluster
 	// once the child is gone.
 	RemovingClusters map[string]string `json:"removingClusters,omitempty"`
+	// Unselected are live children the state neither deploys nor admits (a RollingSync
+	// spec's children no step selects, rendered for manual sync), sorted: the renderer
+	// fails closed on one whose template stops rendering instead of leaving it out.
+	Unselected []string `json:"unselected,omitempty"`
 	// Placed are where earlier rollouts placed the children that still run their
 	// revisions (KeepPlacements), oldest first: a child's position (Positions) stays what
 	// its rollout made it until another rollout admits it.
