@@ -305,11 +305,16 @@ func pluginTarExclusions() (string, error) {
 }
 
 // degradableHealth makes a ConfigMap Degraded when its data.degradedIn names its namespace,
-// so a test can make one cluster's child Degraded (DegradedWorkload).
+// and Progressing (for ever) when its data.progressingIn does, so a test can make one
+// cluster's child Degraded (DegradedWorkload) or never Healthy (ProgressingWorkload).
 const degradableHealth = `hs = {status = "Healthy", message = "ok"}
 if obj.data ~= nil and obj.data.degradedIn ~= nil and obj.data.degradedIn == obj.metadata.namespace then
   hs.status = "Degraded"
   hs.message = "marked Degraded in " .. obj.metadata.namespace
+end
+if obj.data ~= nil and obj.data.progressingIn ~= nil and obj.data.progressingIn == obj.metadata.namespace then
+  hs.status = "Progressing"
+  hs.message = "marked Progressing in " .. obj.metadata.namespace
 end
 return hs
 `

@@ -23,6 +23,13 @@ func DegradedWorkload(rollout, version, degradedIn string) string {
 	return Workload(rollout, version) + "  degradedIn: " + degradedIn + "\n"
 }
 
+// ProgressingWorkload is Workload, Progressing for ever (by the harness's health check)
+// in the cluster whose namespace is progressingIn and Healthy elsewhere: a member that
+// syncs but never becomes Healthy.
+func ProgressingWorkload(rollout, version, progressingIn string) string {
+	return Workload(rollout, version) + "  progressingIn: " + progressingIn + "\n"
+}
+
 const phasedSpec = `apiVersion: argoproj.io/v1alpha1
 kind: ApplicationSet
 metadata:
