@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/cmp-phase/cmp-phase/internal/state"
-	"github.com/cmp-phase/cmp-phase/internal/telemetry"
 )
 
 // waitFlags are status --wait and --timeout.
@@ -76,9 +74,4 @@ func ending(st *state.State) (int, bool) {
 		return exitFailed, true
 	}
 	return 0, false
-}
-
-// versionLine is what `cmp-phase version` prints.
-func versionLine() string {
-	return fmt.Sprintf("cmp-phase %s (revision %s, %s)", telemetry.Version(), telemetry.Revision(), runtime.Version())
 }
