@@ -38,9 +38,10 @@ only ever added); -o jsonpath and -o go-template query it.
 -w/--watch follows the state ConfigMap with a watch: on a terminal the table is redrawn in
 place, otherwise each change is appended. It runs until Ctrl-C.
 
---wait waits until the current (or last) rollout ends, shows it, and exits 0 if it
-completed (or none runs), 1 if it stopped, rolled back, was abandoned or failed, 3 when
---timeout passed first.
+--wait follows the state ConfigMap with a watch (listing it again when the watch expires)
+until the current (or last) rollout ends, shows it, and exits 0 if it completed (or none
+runs), 1 if it stopped, rolled back, was abandoned or failed, 3 when --timeout passed
+first, 130 when interrupted (Ctrl-C) first.
 
 ` + exitCodesHelp,
 		Example: `  cmp-phase status guestbook
@@ -55,7 +56,7 @@ completed (or none runs), 1 if it stopped, rolled back, was abandoned or failed,
 	}
 	o.out = newOutput(c, false)
 	c.Flags().BoolVarP(&o.watch, "watch", "w", false, "follow the state: redraw in place on a terminal, append each change otherwise; until Ctrl-C")
-	c.Flags().BoolVar(&o.wait.wait, "wait", false, "wait until the current (or last) rollout ends, show it, and exit 0 if it completed, 1 if it stopped, rolled back, was abandoned or failed, 3 on --timeout")
+	c.Flags().BoolVar(&o.wait.wait, "wait", false, "wait until the current (or last) rollout ends, show it, and exit 0 if it completed, 1 if it stopped, rolled back, was abandoned or failed, 3 on --timeout, 130 on Ctrl-C")
 	c.Flags().DurationVar(&o.wait.timeout, "timeout", 0, "with --wait: give up after this long (exit 3); 0: wait as long as it takes")
 	c.MarkFlagsMutuallyExclusive("watch", "wait")
 	return a.withKube(c)
