@@ -2,7 +2,7 @@ package main
 
 import (
 	"errors"
-	"flag"
+	"github.com/spf13/pflag"
 
 	"github.com/cmp-phase/cmp-phase/internal/argoapi"
 )
@@ -12,7 +12,7 @@ import (
 type argoAPI struct{ cfg argoapi.Config }
 
 // BindFlags registers --argocd-server, --argocd-token-file and --argocd-ca-file.
-func (f *argoAPI) BindFlags(fs *flag.FlagSet) {
+func (f *argoAPI) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.cfg.Server, "argocd-server", "", "argocd-server's URL (e.g. https://argocd-server.argocd.svc): ask it for the manifests of the children a rollout admits next, so their move finds them cached (empty: never)")
 	fs.StringVar(&f.cfg.TokenFile, "argocd-token-file", "", "file of an Argo CD API token of an account that may get applications (RBAC: p, <role>, applications, get, */*, allow) and, with --inventory-from argocd, clusters (p, <role>, clusters, get, *, allow); read on every call")
 	fs.StringVar(&f.cfg.CAFile, "argocd-ca-file", "", "PEM bundle that signs argocd-server's certificate (empty: the system's)")

@@ -2,7 +2,7 @@ package main
 
 import (
 	"errors"
-	"flag"
+	"github.com/spf13/pflag"
 	"log/slog"
 
 	argoclient "github.com/argoproj/argo-cd/v3/pkg/client/clientset/versioned"
@@ -23,7 +23,7 @@ type extensionFlags struct {
 
 // BindFlags registers --extension-addr, --extension-secret-file, --extension-actions,
 // --extension-trust-groups and --extension-max-in-flight.
-func (e *extensionFlags) BindFlags(fs *flag.FlagSet) {
+func (e *extensionFlags) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&e.addr, "extension-addr", "", "serve the Argo CD UI extension's status endpoint on this address, for argocd-server's proxy extension only (empty: off)")
 	fs.StringVar(&e.secretFile, "extension-secret-file", "", "file holding the shared secret argocd-server sends (the argocd-secret key extension.config references); required with --extension-addr")
 	fs.BoolVar(&e.actions, "extension-actions", false, "let the UI approve, reject, pause, resume and promote, as the Argo CD user (off: the endpoint is read-only)")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -15,21 +14,21 @@ import (
 // TestExtensionFlags: the endpoint is off by default, needs a secret file when on, and
 // starts read-only unless --extension-actions.
 func TestExtensionFlags(t *testing.T) {
-	o, err := parse(nil, &bytes.Buffer{})
+	o, err := parseArgs(nil)
 	if err != nil || o.ext.addr != "" || o.ext.actions {
 		t.Fatalf("%v %+v", err, o.ext)
 	}
-	if _, err := parse([]string{"--extension-addr", ":9403"}, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "--extension-secret-file") {
+	if _, err := parseArgs([]string{"--extension-addr", ":9403"}); err == nil || !strings.Contains(err.Error(), "--extension-secret-file") {
 		t.Fatalf("an endpoint without a secret: %v", err)
 	}
-	if _, err := parse([]string{"--extension-trust-groups"}, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "--extension-actions") {
+	if _, err := parseArgs([]string{"--extension-trust-groups"}); err == nil || !strings.Contains(err.Error(), "--extension-actions") {
 		t.Fatalf("trusting groups without actions: %v", err)
 	}
 	path := filepath.Join(t.TempDir(), "secret")
 	if err := os.WriteFile(path, []byte("0123456789abcdef0123\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	o, err = parse([]string{"--extension-addr", "127.0.0.1:0", "--extension-secret-file", path, "--extension-actions", "--extension-trust-groups"}, &bytes.Buffer{})
+	o, err = parseArgs([]string{"--extension-addr", "127.0.0.1:0", "--extension-secret-file", path, "--extension-actions", "--extension-trust-groups"})
 	if err != nil || !o.ext.actions || !o.ext.trustGroups {
 		t.Fatalf("%v %+v", err, o.ext)
 	}

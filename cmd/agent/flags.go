@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/rest"
 
@@ -23,7 +24,7 @@ type connection struct {
 }
 
 // BindFlags registers --kubeconfig, --kube-api-qps and --kube-api-burst.
-func (c *connection) BindFlags(fs *flag.FlagSet) {
+func (c *connection) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.kubeconfig, "kubeconfig", "", "kubeconfig (default: in-cluster)")
 	fs.Float64Var(&c.qps, "kube-api-qps", 50, "requests per second to the API server, sustained (client-go's 5 made every phase wait on the agent's own throttle)")
 	fs.IntVar(&c.burst, "kube-api-burst", 100, "requests to the API server in a burst")
@@ -45,7 +46,7 @@ type rollouts struct{ o *agent.Options }
 // BindFlags registers --namespace, --resync, --confirm-after, --removal-grace,
 // --hard-refresh-fallback, --poll-parents, --workers, --rollout-selector, --fleet-configmap,
 // --inventory-from and --inventory-poll.
-func (r rollouts) BindFlags(fs *flag.FlagSet) {
+func (r rollouts) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&r.o.Namespace, "namespace", contract.DefaultNamespace, "namespace of the Applications, cluster Secrets and cmp-phase ConfigMaps")
 	fs.DurationVar(&r.o.Resync, "resync", 5*time.Minute, "reconcile every rollout at least this often")
 	fs.DurationVar(&r.o.ConfirmAfter, "confirm-after", 30*time.Second, "ask again for a parent re-render not seen after this long")
@@ -80,11 +81,13 @@ type hookFlags struct{ o *agent.Options }
 
 // BindFlags registers --hook-command-dir, --hook-allow-private, --hook-pass-env,
 // --secret-namespace, --hooks-per-host, --job-service-account, --job-namespace and --prometheus-address.
-func (h hookFlags) BindFlags(fs *flag.FlagSet) {
+func (h hookFlags) BindFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&h.o.Hooks.AllowPrivate, "hook-allow-private", false, "let http hooks reach loopback and private addresses (link-local and metadata stay refused)")
 	fs.StringVar(&h.o.SecretNamespace, "secret-namespace", "", "where hook secret references are read (default: --namespace)")
 	fs.IntVar(&h.o.HooksPerHost, "hooks-per-host", 4, "http hooks running at once against one host")
-	h.o.Hooks.Kinds = all.BindFlags(fs) // each kind's own: --hook-command-dir, --hook-pass-env, --job-service-account, --job-namespace, --prometheus-address
+	gofs := flag.NewFlagSet("hooks", flag.ContinueOnError)
+	h.o.Hooks.Kinds = all.BindFlags(gofs) // each kind's own: --hook-command-dir, --hook-pass-env, --job-service-account, --job-namespace, --prometheus-address
+	fs.AddGoFlagSet(gofs)
 }
 
 // limitFlags are the installation's limits on hooks (spec.Limits), seed 000's by default;
@@ -93,9 +96,11 @@ type limitFlags struct{ o *agent.Options }
 
 // BindFlags registers --max-command-timeout, --max-http-timeout, --max-env-vars,
 // --max-headers, --max-response-body, --max-hooks-per-phase and --max-checks-per-phase.
-func (l limitFlags) BindFlags(fs *flag.FlagSet) {
-	l.o.Limits.BindFlags(fs)
-	l.o.Limits.BindRunFlags(fs)
+func (l limitFlags) BindFlags(fs *pflag.FlagSet) {
+	gofs := flag.NewFlagSet("limits", flag.ContinueOnError)
+	l.o.Limits.BindFlags(gofs)
+	l.o.Limits.BindRunFlags(gofs)
+	fs.AddGoFlagSet(gofs)
 }
 
 func (l limitFlags) validate() error { return l.o.Limits.Validate() }
@@ -112,7 +117,7 @@ type election struct {
 
 // BindFlags registers --leader-elect, --lease-name, --identity, --lease-duration,
 // --renew-deadline and --retry-period.
-func (e *election) BindFlags(fs *flag.FlagSet) {
+func (e *election) BindFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&e.enabled, "leader-elect", true, "act only while holding the leader Lease")
 	fs.StringVar(&e.lease, "lease-name", "cmp-phase-agent", "name of the leader Lease (in --namespace)")
 	fs.StringVar(&e.identity, "identity", "", "leader identity (default: hostname and a random suffix)")
@@ -136,7 +141,7 @@ type observability struct {
 }
 
 // BindFlags registers --log-level, --metrics-addr and --profiling.
-func (o *observability) BindFlags(fs *flag.FlagSet) {
+func (o *observability) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&o.metricsAddr, "metrics-addr", ":9402", "serve Prometheus metrics on this address at /metrics (empty: off)")
 	fs.BoolVar(&o.profiling, "profiling", false, "also serve Go's /debug/pprof on --metrics-addr (heap and CPU profiles; keep that address private)")

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,8 +14,14 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 )
 
+// parseArgs reads args as the agent does, its help and version thrown away.
+func parseArgs(args []string) (options, error) {
+	o, _, err := parse(args, io.Discard, io.Discard)
+	return o, err
+}
+
 func TestFlagsHaveDefaultsAndBadOnesSayWhatToDo(t *testing.T) {
-	o, err := parse(nil, &bytes.Buffer{})
+	o, err := parseArgs(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +41,8 @@ func TestFlagsHaveDefaultsAndBadOnesSayWhatToDo(t *testing.T) {
 		"a selector that does not parse": {[]string{"--rollout-selector", "a in (b"}, "--rollout-selector"},
 		"election timings out of order":  {[]string{"--renew-deadline", "20s"}, "--retry-period < --renew-deadline < --lease-duration"},
 		"a stray argument":               {[]string{"serve"}, `unexpected argument "serve"`},
-		"an unknown flag":                {[]string{"--interval", "1s"}, "flag provided but not defined"},
+		"an unknown flag":                {[]string{"--interval", "1s"}, "unknown flag: --interval"},
+		"an unknown command":             {[]string{"serve", "--namespace", "x"}, `unexpected argument "serve"`},
 		"a zero limit":                   {[]string{"--max-checks-per-phase", "0"}, "--max-checks-per-phase must be positive"},
 		"a reserved Job label allowed":   {[]string{"--job-allowed-labels", "app.kubernetes.io/name"}, "--job-allowed-labels: app.kubernetes.io/name is what Argo CD's Services"},
 		"a token without a server":       {[]string{"--argocd-token-file", "/t"}, "need --argocd-server"},
@@ -46,10 +53,9 @@ func TestFlagsHaveDefaultsAndBadOnesSayWhatToDo(t *testing.T) {
 		"a zero inventory poll":          {[]string{"--inventory-poll", "0s"}, "--inventory-poll 0s is not positive"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			var stderr bytes.Buffer
-			_, err := parse(c.args, &stderr)
-			if err == nil || !strings.Contains(err.Error()+stderr.String(), c.want) {
-				t.Fatalf("got %v %s, want %q", err, stderr.String(), c.want)
+			_, err := parseArgs(c.args)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want %q", err, c.want)
 			}
 		})
 	}
@@ -61,7 +67,7 @@ func TestArgoCDFlagsMakeTheClient(t *testing.T) {
 	if err := os.WriteFile(token, []byte("tok\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	o, err := parse([]string{"--argocd-server", "https://argocd-server.argocd.svc", "--argocd-token-file", token}, &bytes.Buffer{})
+	o, err := parseArgs([]string{"--argocd-server", "https://argocd-server.argocd.svc", "--argocd-token-file", token})
 	if err != nil || o.agent.ArgoCD == nil {
 		t.Fatalf("%v %v", err, o.agent.ArgoCD)
 	}
@@ -69,9 +75,9 @@ func TestArgoCDFlagsMakeTheClient(t *testing.T) {
 
 // TestLimitFlags: the installation's limits are settings; validate's have the same names.
 func TestLimitFlags(t *testing.T) {
-	o, err := parse([]string{"--max-command-timeout", "24h", "--max-http-timeout", "15m", "--max-env-vars", "200",
+	o, err := parseArgs([]string{"--max-command-timeout", "24h", "--max-http-timeout", "15m", "--max-env-vars", "200",
 		"--max-headers", "80", "--max-response-body", "4096", "--max-hooks-per-phase", "2", "--max-checks-per-phase", "3", "--max-apps-per-phase", "2000",
-		"--job-allowed-labels", "team,example.com/tier"}, &bytes.Buffer{})
+		"--job-allowed-labels", "team,example.com/tier"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +107,7 @@ func TestFlagsComeFromTheEnvironmentToo(t *testing.T) {
 	if err := os.WriteFile(env["CMP_PHASE_AGENT_ARGOCD_TOKEN_FILE"], []byte("t"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	o, err := parse([]string{"--workers", "5"}, &bytes.Buffer{})
+	o, err := parseArgs([]string{"--workers", "5"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,15 +119,18 @@ func TestFlagsComeFromTheEnvironmentToo(t *testing.T) {
 	}
 	env["CMP_PHASE_AGENT_FAULT"] = "" // the e2e build's fault switch is no flag, and no mistake
 	env["CMP_PHASE_AGENT_INVENTORY_POLL"] = "soon"
-	if _, err := parse(nil, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), `CMP_PHASE_AGENT_INVENTORY_POLL="soon"`) || !strings.Contains(err.Error(), "fix: ") {
+	if _, err := parseArgs(nil); err == nil || !strings.Contains(err.Error(), `CMP_PHASE_AGENT_INVENTORY_POLL="soon"`) || !strings.Contains(err.Error(), "fix: ") {
 		t.Fatalf("%v", err)
 	}
-	if o, err := parse([]string{"--version"}, &bytes.Buffer{}); err != nil || !o.version {
+	if _, start, err := parse([]string{"--version"}, io.Discard, io.Discard); err != nil || start {
 		t.Fatalf("--version reads no environment: %v", err)
+	}
+	if _, start, err := parse([]string{"version", "-o", "json"}, io.Discard, io.Discard); err != nil || start {
+		t.Fatalf("version reads no environment: %v", err)
 	}
 	env["CMP_PHASE_AGENT_INVENTORY_POLL"] = "5s"
 	env["CMP_PHASE_AGENT_INVENTORY_FORM"] = "argocd"
-	if _, err := parse(nil, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "CMP_PHASE_AGENT_INVENTORY_FORM names no flag") {
+	if _, err := parseArgs(nil); err == nil || !strings.Contains(err.Error(), "CMP_PHASE_AGENT_INVENTORY_FORM names no flag") {
 		t.Fatalf("a misspelt variable: %v", err)
 	}
 }

@@ -90,7 +90,7 @@ started). -o wide adds the revisions and the generation.
 				names[i] = r.Rollout
 			}
 			return failed(out.print(a.out, doc, names, func(w io.Writer) error {
-				return listTable(w, doc.Items, all, out.format() == "wide", time.Now())
+				return listTable(w, doc.Items, tableOf{all: all, wide: out.format() == "wide", noHeaders: out.noHeaders}, time.Now())
 			}))
 		},
 	}
@@ -148,24 +148,30 @@ func fillRow(row *rolloutRow, st *state.State) {
 	row.Members, row.Admitted = len(members), len(admitted)
 }
 
+// tableOf is how list's table is drawn: -A adds the namespace, -o wide the revisions,
+// --no-headers leaves out the column headers.
+type tableOf struct{ all, wide, noHeaders bool }
+
 // listTable writes the rows as columns (tabwriter: a long name widens its column, the
 // others stay in line).
-func listTable(w io.Writer, rows []rolloutRow, all, wide bool, now time.Time) error {
+func listTable(w io.Writer, rows []rolloutRow, t tableOf, now time.Time) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 	head := []string{"ROLLOUT", "STATUS", "PHASE", "ADMITTED", "AGE"}
-	if all {
+	if t.all {
 		head = append([]string{"NAMESPACE"}, head...)
 	}
-	if wide {
+	if t.wide {
 		head = append(head, "REVISION", "DEPLOYED", "GENERATION", "PAUSED")
 	}
-	fmt.Fprintln(tw, strings.Join(head, "\t"))
+	if !t.noHeaders {
+		fmt.Fprintln(tw, strings.Join(head, "\t"))
+	}
 	for _, r := range rows {
 		cols := []string{r.Rollout, r.Status, orNone(r.Phase), fmt.Sprintf("%d/%d", r.Admitted, r.Members), duration.HumanDuration(now.Sub(r.Since))}
-		if all {
+		if t.all {
 			cols = append([]string{r.Namespace}, cols...)
 		}
-		if wide {
+		if t.wide {
 			cols = append(cols, orNone(short(r.Revision)), orNone(short(r.Deployed)), fmt.Sprint(r.Generation), fmt.Sprint(r.Paused))
 		}
 		fmt.Fprintln(tw, strings.Join(cols, "\t"))

@@ -24,12 +24,14 @@ const (
 	exitFailed   = 1 // it failed (an API error, an invalid spec, a refused edit); status --wait: the rollout ended without completing
 	exitUsage    = 2 // bad usage: an unknown command or flag, a bad flag value, missing arguments
 	exitTimedOut = 3 // status --wait: --timeout passed first
+
+	exitInterrupted = 130 // status --wait: Ctrl-C (SIGINT) or SIGTERM came first (128 + SIGINT, as shells report it)
 )
 
 // exitCodesHelp is the exit code section of the help.
 const exitCodesHelp = `Exit codes: 0 success; 1 failure (API error, invalid spec, refused edit); 2 bad usage
 (unknown command or flag, bad value, missing argument); status --wait: 0 Completed,
-1 Stopped/RolledBack/Abandoned/Failed, 3 --timeout passed.`
+1 Stopped/RolledBack/Abandoned/Failed, 3 --timeout passed, 130 interrupted (Ctrl-C).`
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

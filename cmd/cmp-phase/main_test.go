@@ -106,7 +106,7 @@ func TestSteeringCommandsRefuseBadFlagsBeforeTouchingAnything(t *testing.T) {
 		"approve without a phase":     {[]string{"approve", "guestbook", "--reason", "ok"}, `approve takes the rollout and <phase>, got ["guestbook"] (fix: cmp-phase approve <rollout> <phase> --reason <why>`},
 		"skip without a child":        {[]string{"skip", "guestbook", "--reason", "flaky"}, "skip takes the rollout and <child>..."},
 		"jump with two phases":        {[]string{"jump", "guestbook", "prod", "staging", "--reason", "x"}, `got ["guestbook" "prod" "staging"]`},
-		"status in an unknown format": {[]string{"status", "guestbook", "-o", "xml"}, `-o "xml" is not an output format here (fix: one of json, yaml, name, jsonpath=`},
+		"status in an unknown format": {[]string{"status", "guestbook", "-o", "xml"}, `-o "xml" is not an output format here (fix: one of json, yaml, name, wide, jsonpath=`},
 		"status in a broken jsonpath": {[]string{"status", "guestbook", "-o", "jsonpath={.phase"}, `-o jsonpath={.phase: error parsing jsonpath {.phase, unclosed action (fix:`},
 		"status of no rollout":        {[]string{"status"}, "status takes one rollout, got 0 argument(s)"},
 		"status --watch and --wait":   {[]string{"status", "web", "--watch", "--wait"}, "[wait watch] were all set"},

@@ -18,15 +18,17 @@ import (
 // json and yaml print the command's stable document as it is; jsonpath and go-template
 // query that same document.
 type output struct {
-	pf   *genericclioptions.PrintFlags
-	wide bool // the command has a wide table
+	pf        *genericclioptions.PrintFlags
+	wide      bool // the command has a wide table
+	noHeaders bool // --no-headers: the table without its column headers
 }
 
-// newOutput registers -o on c.
+// newOutput registers -o and --no-headers on c.
 func newOutput(c *cobra.Command, wide bool) *output {
 	o := &output{pf: genericclioptions.NewPrintFlags("").WithDefaultOutput(""), wide: wide}
 	o.pf.AddFlags(c)
 	c.Flags().Lookup("output").Usage = "output format: " + strings.Join(o.formats(), ", ") + " (default: a table)"
+	c.Flags().BoolVar(&o.noHeaders, "no-headers", false, "leave out the table's column headers (the other formats have none; as kubectl, ignored there)")
 	return o
 }
 

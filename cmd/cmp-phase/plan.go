@@ -130,7 +130,7 @@ them; a spec of list generators needs none. Nothing is written.
 				return failed(err)
 			}
 			cannotRender(doc, unrendered)
-			return failed(out.print(a.out, doc, []string{doc.Rollout}, func(w io.Writer) error { return planTable(w, doc) }))
+			return failed(out.print(a.out, doc, []string{doc.Rollout}, func(w io.Writer) error { return planTable(w, doc, out.noHeaders) }))
 		},
 	}
 	out = newOutput(c, false)
@@ -338,14 +338,17 @@ func sizeText(s spec.Size) string {
 	return "all"
 }
 
-// planTable writes the plan: a line per child in admission order, then those left out.
-func planTable(w io.Writer, d *lineupDoc) error {
+// planTable writes the plan: a line per child in admission order (noHeaders: without the
+// column headers), then those left out.
+func planTable(w io.Writer, d *lineupDoc, noHeaders bool) error {
 	fmt.Fprintf(w, "ROLLOUT %s  revision %s  %s\n", d.Rollout, short(d.Revision), d.Dialect)
 	if len(d.Tracks) > 0 {
 		fmt.Fprintf(w, "TRACKS  %s\n", strings.Join(d.Tracks, ", "))
 	}
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "STEP\tPHASE\tTRACK\tSIZE\tBATCH\tADMITS\tCLUSTER\tADMITTED")
+	if !noHeaders {
+		fmt.Fprintln(tw, "STEP\tPHASE\tTRACK\tSIZE\tBATCH\tADMITS\tCLUSTER\tADMITTED")
+	}
 	for _, p := range d.Phases {
 		if len(p.Admits) == 0 {
 			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t-\t<none>\t-\t%d/%d\n", p.Step, p.Name, orDash(p.Track), p.Size, p.Admitted, d.Children)

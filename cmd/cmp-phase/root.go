@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/versioncmd"
 )
 
 // app is what every command shares: the context (cancelled on Ctrl-C or SIGTERM), the
@@ -70,7 +71,7 @@ Commands that read or write the cluster take kubectl's flags (--kubeconfig, --co
   # check a spec, and see where each cluster lands
   cmp-phase validate apps/guestbook/
   cmp-phase plan apps/guestbook/ --inventory-file clusters.json`,
-		Version:           versionLine(),
+		Version:           versioncmd.Of("cmp-phase").Line(),
 		SilenceErrors:     true,
 		SilenceUsage:      true,
 		DisableAutoGenTag: true,

@@ -32,19 +32,22 @@ func newStatus(a *app) *cobra.Command {
 		Short:   "Show a rollout: where it is, what each phase and cluster waits for, its history",
 		Long: `Show a rollout from its state ConfigMap (<rollout>-state): its status and current phase,
 each phase's admitted clusters and hooks, gates and soaks, and the steering edits the agent
-refused with their fix. -o json and -o yaml print the stable status document (fields are
-only ever added); -o jsonpath and -o go-template query it.
+refused with their fix; -o wide adds when each phase, child and hook started and ended,
+and cuts no line at 100 columns. -o json and -o yaml print the stable status document
+(fields are only ever added); -o jsonpath and -o go-template query it.
 
 -w/--watch follows the state ConfigMap with a watch: on a terminal the table is redrawn in
 place, otherwise each change is appended. It runs until Ctrl-C.
 
---wait waits until the current (or last) rollout ends, shows it, and exits 0 if it
-completed (or none runs), 1 if it stopped, rolled back, was abandoned or failed, 3 when
---timeout passed first.
+--wait follows the state ConfigMap with a watch (listing it again when the watch expires)
+until the current (or last) rollout ends, shows it, and exits 0 if it completed (or none
+runs), 1 if it stopped, rolled back, was abandoned or failed, 3 when --timeout passed
+first, 130 when interrupted (Ctrl-C) first.
 
 ` + exitCodesHelp,
 		Example: `  cmp-phase status guestbook
   cmp-phase status guestbook -o jsonpath='{.phase}'
+  cmp-phase status guestbook -o wide
   cmp-phase status guestbook -w
 
   # in CI: exit 0 when the rollout completed, 1 when it stopped, 3 after 30 minutes
@@ -53,9 +56,9 @@ completed (or none runs), 1 if it stopped, rolled back, was abandoned or failed,
 		ValidArgsFunction: a.completeRollout,
 		RunE:              func(c *cobra.Command, args []string) error { return a.runStatus(args[0], o) },
 	}
-	o.out = newOutput(c, false)
+	o.out = newOutput(c, true)
 	c.Flags().BoolVarP(&o.watch, "watch", "w", false, "follow the state: redraw in place on a terminal, append each change otherwise; until Ctrl-C")
-	c.Flags().BoolVar(&o.wait.wait, "wait", false, "wait until the current (or last) rollout ends, show it, and exit 0 if it completed, 1 if it stopped, rolled back, was abandoned or failed, 3 on --timeout")
+	c.Flags().BoolVar(&o.wait.wait, "wait", false, "wait until the current (or last) rollout ends, show it, and exit 0 if it completed, 1 if it stopped, rolled back, was abandoned or failed, 3 on --timeout, 130 on Ctrl-C")
 	c.Flags().DurationVar(&o.wait.timeout, "timeout", 0, "with --wait: give up after this long (exit 3); 0: wait as long as it takes")
 	c.MarkFlagsMutuallyExclusive("watch", "wait")
 	return a.withKube(c)
@@ -127,5 +130,6 @@ func show(ctx context.Context, kc kubernetes.Interface, cm *corev1.ConfigMap, ro
 	if err != nil {
 		return err
 	}
-	return out.print(w, doc, []string{rollout}, func(w io.Writer) error { return status.Table(w, doc, time.Now()) })
+	opts := status.TableOptions{NoHeaders: out.noHeaders, Wide: out.format() == "wide"}
+	return out.print(w, doc, []string{rollout}, func(w io.Writer) error { return status.WriteTable(w, doc, time.Now(), opts) })
 }

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
@@ -29,19 +30,7 @@ func isTerminal(w io.Writer) bool {
 // a second for the table's countdowns; otherwise appended, each change once. It returns
 // when the context ends (Ctrl-C).
 func (a *app) watchStatus(cn *conn, rollout string, out *output) error {
-	name := contract.StateConfigMap(rollout)
-	sel := fields.OneTermEqualSelector("metadata.name", name).String()
-	cms := cn.kc.CoreV1().ConfigMaps(cn.namespace)
-	lw := &cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			o.FieldSelector = sel
-			return cms.List(ctx, o)
-		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			o.FieldSelector = sel
-			return cms.Watch(ctx, o)
-		},
-	}
+	lw := stateListWatch(cn.kc, cn.namespace, rollout)
 	tty := isTerminal(a.out)
 	var last *corev1.ConfigMap
 	seen := false
@@ -116,6 +105,22 @@ func (a *app) followChanges(ctx context.Context, changes <-chan *corev1.ConfigMa
 				}
 			}
 		}
+	}
+}
+
+// stateListWatch lists and watches the rollout's state ConfigMap alone.
+func stateListWatch(kc kubernetes.Interface, ns, rollout string) *cache.ListWatch {
+	sel := fields.OneTermEqualSelector("metadata.name", contract.StateConfigMap(rollout)).String()
+	cms := kc.CoreV1().ConfigMaps(ns)
+	return &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.FieldSelector = sel
+			return cms.List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.FieldSelector = sel
+			return cms.Watch(ctx, o)
+		},
 	}
 }
 

@@ -78,23 +78,25 @@ func approvalGate(p Phase) string {
 	return "awaiting " + waitingFor(p.Approval)
 }
 
-// approvalLines are the table's rows of a phase's answers, each with who, when, and why
-// it does not count.
-func approvalLines(line func(string, ...any), p Phase, nameW int, now time.Time) {
+// approvalRows are the table's rows of a phase's answers, each with who, what, how long
+// ago, and why it does not count.
+func approvalRows(p Phase, now time.Time) []row {
 	a := p.Approval
 	if a == nil {
-		return
+		return nil
 	}
+	var rows []row
 	for _, x := range a.Approvals {
 		what := "counted"
 		if !x.Counted {
 			what = "ignored"
 		}
-		line("  %-*s %-10s %-9s %s", nameW, "approved by "+x.By, what, ago(x.At, now), answerNote(x))
+		rows = append(rows, row{cells: []string{"  approved by " + x.By, what, "", ago(x.At, now), answerNote(x)}, start: x.At})
 	}
 	if x := a.Rejection; x != nil {
-		line("  %-*s %-10s %-9s %s", nameW, "rejected by "+x.By, "rejected", ago(x.At, now), answerNote(*x))
+		rows = append(rows, row{cells: []string{"  rejected by " + x.By, "rejected", "", ago(x.At, now), answerNote(*x)}, start: x.At})
 	}
+	return rows
 }
 
 // answerNote is why an answer does not count, else the approver's groups and reason.

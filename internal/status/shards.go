@@ -59,16 +59,20 @@ func AddShards(d *Doc, found []Shard) {
 }
 
 // shardLines are the table's lines of a sharded rollout: one per shard.
-func shardLines(line func(string, ...any), d Doc) {
+func shardLines(line func(string, ...any), d Doc, o TableOptions) {
 	if len(d.Shards) == 0 {
 		return
 	}
-	line("%-6s %-24s %-9s %-10s %s", "SHARD", "PARENT", "CHILDREN", "GENERATION", "HELD")
+	var rows []row
+	if !o.NoHeaders {
+		rows = append(rows, row{cells: []string{"SHARD", "PARENT", "CHILDREN", "GENERATION", "HELD"}, head: true})
+	}
 	for _, s := range d.Shards {
 		parent := s.Parent
 		if parent == "" {
 			parent = "(no plan)"
 		}
-		line("%-6s %-24s %-9d %-10d %s", s.Shard, parent, s.Children, s.Generation, s.Held)
+		rows = append(rows, row{cells: []string{s.Shard, parent, fmt.Sprint(s.Children), fmt.Sprint(s.Generation), s.Held}})
 	}
+	tabulate(line, false, rows)
 }

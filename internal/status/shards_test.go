@@ -29,10 +29,14 @@ func TestShardsAreShownOneLineEach(t *testing.T) {
 	if err := Table(&b, d, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"SHARD  PARENT", "0/3    fleet-0                  3         7", "2/3    (no plan)", `parent "fleet-2" missing`} {
+	for _, want := range []string{"SHARD  PARENT", "0/3    fleet-0    3         7", "2/3    (no plan)", `parent "fleet-2" missing`} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, b.String())
 		}
+	}
+	b.Reset()
+	if err := WriteTable(&b, d, time.Now(), TableOptions{NoHeaders: true}); err != nil || strings.Contains(b.String(), "SHARD") || !strings.Contains(b.String(), "0/3  fleet-0") {
+		t.Errorf("--no-headers keeps the shards' rows only: %v\n%s", err, b.String())
 	}
 	js, _ := json.Marshal(d)
 	if !strings.Contains(string(js), `"shards":[{"shard":"0/3","parent":"fleet-0","children":3,"generation":7}`) {

@@ -1,13 +1,9 @@
 package status
 
 import (
-	"fmt"
-	"io"
 	"maps"
 	"slices"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
@@ -222,99 +218,6 @@ func at(d Doc, rev string) string {
 	return ""
 }
 
-// Width is the table's limit.
-const Width = 100
-
-// Table writes the document as a table no wider than Width columns, at now (for the soak
-// countdown).
-func Table(w io.Writer, d Doc, now time.Time) error {
-	var b strings.Builder
-	line := func(format string, args ...any) {
-		b.WriteString(strings.TrimRight(fit(fmt.Sprintf(format, args...)), " ") + "\n")
-	}
-	line("ROLLOUT %s  generation %d  deployed %s%s", d.Rollout, d.Generation, short(d.Deployed), at(d, d.Deployed))
-	head := d.Status
-	if d.Revision != "" {
-		head = fmt.Sprintf("%s of %s%s", d.Status, short(d.Revision), at(d, d.Revision))
-	}
-	if d.Phase != "" {
-		head += " at " + d.Phase
-	}
-	line("STATUS  %s", head)
-	if d.Reason != "" {
-		line("REASON  %s", d.Reason)
-	}
-	if w := d.Window; w != nil {
-		line("WINDOW  %s", windowText(w))
-	}
-	if p := d.Paused; p != nil {
-		line("PAUSED  %sby %s since %s: %s", fleetWide(p), p.By, p.Since.UTC().Format(time.RFC3339), p.Reason)
-	}
-	if len(d.Skipped) > 0 {
-		line("SKIPPED %s", strings.Join(d.Skipped, ", "))
-	}
-	if d.FailureBudget != nil {
-		line("FAILURES %s", d.FailureBudget)
-	}
-	for _, t := range d.Tracks {
-		line("TRACK   %s", trackText(t))
-	}
-	shardLines(line, d)
-	for _, c := range slices.Sorted(maps.Keys(d.Unphased)) {
-		line("NOT PHASED %s follows %s (pin targetRevision in the spec)", c, d.Unphased[c])
-	}
-	for _, c := range slices.Sorted(maps.Keys(d.LeftOut)) {
-		line("LEFT OUT %s: %s", c, d.LeftOut[c])
-	}
-	phaseW, nameW := columns(d)
-	if len(d.Phases) > 0 {
-		line("%-*s %-12s %-9s %-14s %s", phaseW, "PHASE", "STATUS", "ADMITTED", "TIME", "GATE")
-	}
-	for _, p := range d.Phases {
-		line("%-*s %-12s %-9s %-14s %s", phaseW, phaseLabel(p), p.Status, fmt.Sprintf("%d/%d", p.Admitted, p.Members), phaseTime(p, now), gate(p, now))
-		for _, c := range p.Clusters {
-			line("  %-*s %-10s %-9s %s", nameW, c.Name, c.Status, clusterTime(c, now), c.Reason)
-		}
-		for _, h := range p.Hooks {
-			// The key's width varies (per-cluster checks name the child): it goes after
-			// the status, so the columns stay aligned.
-			line("  %-*s %-10s %-9s %s", nameW, "hook", h.Status, hookTime(h, now), h.Key+"  "+h.Message)
-		}
-		approvalLines(line, p, nameW, now)
-	}
-	for _, h := range d.AfterDelete {
-		line("%-*s %-10s %-9s %s", phaseW, "post-delete", h.Status, hookTime(h, now), h.Key+"  "+h.Message)
-	}
-	historyLines(line, d.History)
-	for _, r := range d.Rejected {
-		line("REFUSED %s", r)
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// columns are the widths of the phase and name columns: 16 and 30, or the longest phase
-// label and child name (or approver line) when longer, so a long name moves the columns
-// after it on every row alike rather than pushing its own row out of line.
-func columns(d Doc) (phaseW, nameW int) {
-	phaseW, nameW = 16, 30
-	for _, p := range d.Phases {
-		phaseW = max(phaseW, utf8.RuneCountInString(phaseLabel(p)))
-		for _, c := range p.Clusters {
-			nameW = max(nameW, utf8.RuneCountInString(c.Name))
-		}
-		if a := p.Approval; a != nil {
-			for _, x := range a.Approvals {
-				nameW = max(nameW, utf8.RuneCountInString("approved by "+x.By))
-			}
-			if x := a.Rejection; x != nil {
-				nameW = max(nameW, utf8.RuneCountInString("rejected by "+x.By))
-			}
-		}
-	}
-	return phaseW, nameW
-}
-
 func gate(p Phase, now time.Time) string {
 	asked := p.Approval != nil && p.ApprovedBy == "" && (p.Approval.AskedAt != nil || p.Approval.Rejection != nil)
 	switch {
@@ -328,15 +231,6 @@ func gate(p Phase, now time.Time) string {
 		return approvalGate(p)
 	}
 	return ""
-}
-
-// fit cuts a line to Width columns (runes), marking the cut.
-func fit(s string) string {
-	r := []rune(s)
-	if len(r) <= Width {
-		return s
-	}
-	return string(r[:Width-1]) + "…"
 }
 
 func short(rev string) string { return rev[:min(12, len(rev))] }

@@ -33,9 +33,11 @@ func historyLines(line func(string, ...any), h []Entry) {
 	} else {
 		line("HISTORY")
 	}
+	rows := make([]row, 0, len(shown))
 	for _, e := range shown {
-		line("  %s %-18s %s", e.At.UTC().Format(time.RFC3339), e.Event, e.Message)
+		rows = append(rows, row{cells: []string{"  " + e.At.UTC().Format(time.RFC3339), e.Event, e.Message}})
 	}
+	tabulate(line, false, rows)
 }
 
 // phaseTime says how long a phase ran, or has been running at now.

@@ -48,17 +48,17 @@ func TestTheTableShowsWhereTheTimeWent(t *testing.T) {
 	}
 	want := `ROLLOUT guestbook  generation 7  deployed 4b083a5117d6
 STATUS  Progressing of f508e54d2325 at prod
-PHASE            STATUS       ADMITTED  TIME           GATE
-dev              Succeeded    1/1       ran 1m35s
-  gb-dev-1                       Done       took 12s  synced and Healthy
-  hook                           Succeeded  took 1.3s check/health/gb-dev-1  status 200: ok
-prod             Admitting    1/1       running 1m5s
-  gb-prod-1                      Waiting    for 1m0s  sync running
-  hook                           Running    for 1m5s  pre/notify
-last             Pending      0/0
+PHASE        STATUS     ADMITTED  TIME          GATE
+dev          Succeeded  1/1       ran 1m35s
+  gb-dev-1   Done                 took 12s      synced and Healthy
+  hook       Succeeded            took 1.3s     check/health/gb-dev-1  status 200: ok
+prod         Admitting  1/1       running 1m5s
+  gb-prod-1  Waiting              for 1m0s      sync running
+  hook       Running              for 1m5s      pre/notify
+last         Pending    0/0
 HISTORY
-  2026-11-22T03:00:00Z RolloutStarted     rollout of revision f508e54d2325e19a started: 2 children …
-  2026-11-22T03:01:35Z PhaseSucceeded     phase dev succeeded
+  2026-11-22T03:00:00Z  RolloutStarted  rollout of revision f508e54d2325e19a started: 2 children ta…
+  2026-11-22T03:01:35Z  PhaseSucceeded  phase dev succeeded
 `
 	if b.String() != want {
 		t.Fatalf("got\n%s\nwant\n%s", b.String(), want)

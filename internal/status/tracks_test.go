@@ -39,7 +39,7 @@ func TestStatusShowsTracks(t *testing.T) {
 				t.Fatal(err)
 			}
 			return b.String()
-		}, []string{"TRACK   eu: RolledBack: phase prod Failed", "TRACK   us at prod: Progressing", "prod@us          Admitting"}},
+		}, []string{"TRACK   eu: RolledBack: phase prod Failed", "TRACK   us at prod: Progressing", "prod@us  Admitting"}},
 		"json": {func() string {
 			b, err := json.Marshal(d)
 			if err != nil {

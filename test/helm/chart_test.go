@@ -190,13 +190,12 @@ var agentHelp = sync.OnceValues(func() ([]byte, error) {
 	if out, err := build.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("go build ./cmd/agent: %v\n%s", err, out)
 	}
-	out, _ := exec.Command(bin, "-h").CombinedOutput() // -h exits non-zero
-	return out, nil
+	return exec.Command(bin, "--help").Output()
 })
 
 // agentEnvNames are the variables of the agent's flags as it reads them (cmd/agent/env.go:
-// CMP_PHASE_AGENT_ and the name in upper case, '_' for '-'; --version only on the command
-// line), from the -h of the agent built from this repository.
+// CMP_PHASE_AGENT_ and the name in upper case, '_' for '-'; --version and --help only on
+// the command line), from the --help of the agent built from this repository.
 func agentEnvNames(t *testing.T) map[string]bool {
 	t.Helper()
 	help, err := agentHelp()
@@ -204,8 +203,8 @@ func agentEnvNames(t *testing.T) map[string]bool {
 		t.Fatal(err)
 	}
 	names := map[string]bool{}
-	for _, m := range regexp.MustCompile(`(?m)^  -([a-z0-9-]+)`).FindAllStringSubmatch(string(help), -1) {
-		if m[1] != "version" {
+	for _, m := range regexp.MustCompile(`(?m)^  (?:-[a-z], |    )--([a-z0-9-]+)`).FindAllStringSubmatch(string(help), -1) {
+		if m[1] != "version" && m[1] != "help" {
 			names["CMP_PHASE_AGENT_"+strings.ToUpper(strings.ReplaceAll(m[1], "-", "_"))] = true
 		}
 	}
