@@ -107,6 +107,37 @@ func TestAManagedClusterThatGoesAwayLosesNothing(t *testing.T) {
 		t.Fatalf("prod-2's workload is not v2 any more: %v %v", cm, err)
 	}
 	fmt.Printf("cluster away: prod-1 back within its deadline, rollout completed; prod-2 refused, rollout %s: %s\n", st.Rollout.Status, st.Rollout.Reason)
+	awayPastTheDeadline(ctx, t, rollout)
+}
+
+// awayPastTheDeadline is part 3 of TestAManagedClusterThatGoesAwayLosesNothing: prod-1's
+// API server goes away before v4 reaches prod and stays away past prod-half's
+// progressDeadline. The deadline ends the wait (a cluster away is not waited for without
+// end): prod-1 Errored, the rollout Stopped by onFailure, the reason naming prod-1 and the
+// deadline, and prod-1's child still there.
+func awayPastTheDeadline(ctx context.Context, t *testing.T, rollout string) {
+	t.Helper()
+	v3 := waitRolloutOf(t, rollout, time.Minute, "the state", func(*state.State) bool { return true }).Rollout.Revision
+	if err := env.RestoreCluster(ctx, "prod-2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.StopClusterAPIServer("prod-1"); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = env.StartClusterAPIServer(ctx, "prod-1") }()
+	commitAway(ctx, t, rollout, "v4", "45s", false)
+	st := waitRolloutOf(t, rollout, 6*time.Minute, "v4 ends at prod-half's deadline", func(st *state.State) bool {
+		return st.Rollout.Revision != v3 && st.Rollout.Status.IsTerminal()
+	})
+	r := st.Rollout
+	if r.Status != state.RolloutStopped || !strings.Contains(r.Reason, rollout+"-prod-1") || !strings.Contains(r.Reason, "progressDeadline 45s") {
+		t.Fatalf("a cluster away past its deadline: %s phase %d: %s", r.Status, r.Phase, r.Reason)
+	}
+	if cs := r.Phases[2].Clusters[rollout+"-prod-1"]; cs.Status != state.ClusterErrored {
+		t.Fatalf("prod-1 in %s: %+v", r.Phases[2].Name, cs)
+	}
+	child(ctx, t, rollout+"-prod-1") // still there
+	fmt.Printf("cluster away past its deadline: rollout %s: %s\n", r.Status, r.Reason)
 }
 
 // neverDoneWhileAway fails when the state counts cluster Done in a phase, the rollout
