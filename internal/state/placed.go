@@ -74,34 +74,70 @@ func (s *State) KeepPlacements() {
 	s.Placed = kept
 }
 
-// Positions indexes s once and returns each child's position at revision rev: from the
-// rollout of rev that admitted it, else from the placement kept for rev (KeepPlacements);
-// ok is false when neither knows it.
+// Positions indexes s and returns each child's position at revision rev: from the rollout
+// of rev that admitted it, else from the newest placement kept for rev (KeepPlacements); ok
+// is false when neither knows it. Each index is made on its first use, once: a render over
+// 10,000 children builds one map.
 func (s *State) Positions() func(child, rev string) (Position, bool) {
-	type at struct {
-		rev string
-		pos Position
-	}
-	index := map[string][]at{}
-	add := func(p Placement) {
-		for i, ph := range p.Phases {
-			for r, c := range ph.Children {
-				index[c] = append(index[c], at{p.Revision, Position{Phase: ph.Name, Index: i + 1, Count: len(p.Phases), Rank: r + 1}})
+	var current map[string]Position
+	kept := make([]map[string]Position, len(s.Placed))
+	return func(child, rev string) (Position, bool) {
+		if r := s.Rollout; r != nil && r.Revision == rev {
+			if current == nil {
+				current = rolloutPositions(r)
+			}
+			if p, ok := current[child]; ok {
+				return p, true
 			}
 		}
-	}
-	if s.Rollout != nil {
-		add(placementOf(s.Rollout))
-	}
-	for i := len(s.Placed) - 1; i >= 0; i-- {
-		add(s.Placed[i])
-	}
-	return func(child, rev string) (Position, bool) {
-		for _, a := range index[child] {
-			if a.rev == rev {
-				return a.pos, true
+		for i := len(s.Placed) - 1; i >= 0; i-- { // newest first
+			if s.Placed[i].Revision != rev {
+				continue
+			}
+			if kept[i] == nil {
+				kept[i] = s.Placed[i].positions()
+			}
+			if p, ok := kept[i][child]; ok {
+				return p, true
 			}
 		}
 		return Position{}, false
 	}
+}
+
+// rolloutPositions is where r placed its admitted children, each under the first phase
+// that admitted it (placementOf without the copy).
+func rolloutPositions(r *Rollout) map[string]Position {
+	n := 0
+	for _, ph := range r.Phases {
+		n += len(ph.Admitted)
+	}
+	out := make(map[string]Position, n)
+	for i, ph := range r.Phases {
+		rank := 0
+		for _, c := range ph.Admitted {
+			if _, seen := out[c]; !seen {
+				rank++
+				out[c] = Position{Phase: ph.Name, Index: i + 1, Count: len(r.Phases), Rank: rank}
+			}
+		}
+	}
+	return out
+}
+
+// positions indexes a placement by child.
+func (p Placement) positions() map[string]Position {
+	n := 0
+	for _, ph := range p.Phases {
+		n += len(ph.Children)
+	}
+	out := make(map[string]Position, n)
+	for i, ph := range p.Phases {
+		for r, c := range ph.Children {
+			if _, seen := out[c]; !seen {
+				out[c] = Position{Phase: ph.Name, Index: i + 1, Count: len(p.Phases), Rank: r + 1}
+			}
+		}
+	}
+	return out
 }
