@@ -52,6 +52,9 @@ const (
 	blue, green, amber, red = "#1f6feb", "#2da44e", "#bf8700", "#cf222e"
 )
 
+// namedColors are the Adaptive Card colours of the same severities.
+var namedColors = map[string]string{blue: "Accent", green: "Good", amber: "Warning", red: "Attention"}
+
 func ann(key string) string { return "(app.metadata.annotations?.['" + key + "'] ?? '')" }
 
 var (
@@ -158,19 +161,23 @@ func template(e event) string {
 	subject := pre + "cmp-phase: rollout {{$r}} " + e.subject
 	attachment := fmt.Sprintf(`[{"color": %q, "title": {{ toJson (print "cmp-phase: rollout " $r " %s") }}, "fields": %s, "footer": "cmp-phase"}]`,
 		e.color, e.subject, jsonFacts(e, "title", "value", `, "short": true`))
-	teams := strings.Join([]string{
-		"title: |-\n" + indent(subject, 2),
-		"summary: |-\n" + indent(subject, 2),
-		fmt.Sprintf("themeColor: %q", e.color),
-		"facts: |-\n" + indent(pre+jsonFacts(e, "name", "value", ""), 2),
-	}, "\n")
+	// teams-workflows puts themeColor on an Adaptive Card's title, which takes a named
+	// colour (Good, Warning, Attention, Accent), not the hex of a MessageCard
+	card := func(color string) string {
+		return strings.Join([]string{
+			"title: |-\n" + indent(subject, 2),
+			"summary: |-\n" + indent(subject, 2),
+			fmt.Sprintf("themeColor: %q", color),
+			"facts: |-\n" + indent(pre+jsonFacts(e, "name", "value", ""), 2),
+		}, "\n")
+	}
 	return strings.Join([]string{
 		"message: |\n" + indent(pre+e.message, 2),
 		"email:\n  subject: |\n" + indent(subject, 4),
 		"webhook:\n  cmp-phase:\n    method: POST\n    body: |\n" + indent(body(e), 6),
 		"slack:\n  attachments: |-\n" + indent(pre+attachment, 4),
-		"teams:\n" + indent(teams, 2),
-		"teams-workflows:\n" + indent(teams, 2),
+		"teams:\n" + indent(card(e.color), 2),
+		"teams-workflows:\n" + indent(card(namedColors[e.color]), 2),
 	}, "\n") + "\n"
 }
 
