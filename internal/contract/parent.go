@@ -25,7 +25,14 @@ const (
 	// ParentRolloutID names one rollout: its revision and when it started (RFC 3339), so a
 	// notification's oncePer sends one message per rollout (and phase).
 	ParentRolloutID = "cmp-phase.io/rollout-id"
+	// ParentPaused is when the pause holding a running rollout began (RFC 3339: a person's
+	// pause, the fleet-wide stop or an inconclusive check's); "" when none holds it. Each
+	// pause has its own value, so a notification's oncePer sends one message per pause.
+	ParentPaused = "cmp-phase.io/paused"
+	// ParentCheckFailed names a check of the current phase whose run failed or errored
+	// ("error-rate", or "error-rate on prod-2" for a per-cluster check); "" when none did.
+	ParentCheckFailed = "cmp-phase.io/check-failed"
 )
 
 // ParentAnnotationKeys are every key of the rollout's state on its parent.
-var ParentAnnotationKeys = []string{ParentStatus, ParentRollout, ParentPhase, ParentAdmitted, ParentWaitingFor, ParentPhaseSucceeded, ParentRolloutRevision, ParentRolloutID}
+var ParentAnnotationKeys = []string{ParentStatus, ParentRollout, ParentPhase, ParentAdmitted, ParentWaitingFor, ParentPhaseSucceeded, ParentRolloutRevision, ParentRolloutID, ParentPaused, ParentCheckFailed}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"text/template"
+	"time"
 
 	"github.com/Masterminds/sprig/v3"
 	"github.com/expr-lang/expr"
@@ -81,8 +82,8 @@ func eval(t *testing.T, code string, env map[string]any) any {
 // the agent annotates), their oncePer names the rollout, and every template renders.
 func TestTheNotificationCatalogFiresOnTheParentsAnnotations(t *testing.T) {
 	triggers, templates := catalog(t)
-	if len(triggers) != 7 || len(templates) != 7 {
-		t.Fatalf("seven triggers and templates, got %d and %d", len(triggers), len(templates))
+	if len(triggers) != 9 || len(templates) != 9 {
+		t.Fatalf("nine triggers and templates, got %d and %d", len(triggers), len(templates))
 	}
 	cases := map[string]struct {
 		change func(*state.State)
@@ -93,6 +94,19 @@ func TestTheNotificationCatalogFiresOnTheParentsAnnotations(t *testing.T) {
 			[]string{"on-cmp-phase-awaiting-approval", "on-cmp-phase-phase-succeeded", "on-cmp-phase-rollout-started"}},
 		"held by a window": {func(s *state.State) { s.Rollout.Window = &state.WindowHold{Phase: "prod", Windows: []string{"freeze"}} },
 			[]string{"on-cmp-phase-held-by-window", "on-cmp-phase-phase-succeeded", "on-cmp-phase-rollout-started"}},
+		"paused": {func(s *state.State) { s.Paused = &state.Pause{Reason: "incident", Since: time.Now()} },
+			[]string{"on-cmp-phase-paused", "on-cmp-phase-phase-succeeded", "on-cmp-phase-rollout-started"}},
+		"paused, then stopped": {func(s *state.State) {
+			s.Paused, s.Rollout.Status = &state.Pause{Reason: "incident"}, state.RolloutStopped
+		},
+			[]string{"on-cmp-phase-phase-succeeded", "on-cmp-phase-stopped"}},
+		"a check failed, the rollout stopped": {func(s *state.State) {
+			s.Rollout.Status = state.RolloutStopped
+			s.Rollout.Phases[1].Hooks = map[string]state.HookRun{"check/health/p1": {Kind: "check", Name: "health", Cluster: "p1", Status: state.HookFailed}}
+		}, []string{"on-cmp-phase-check-failed", "on-cmp-phase-phase-succeeded", "on-cmp-phase-stopped"}},
+		"a check failed, ignored": {func(s *state.State) {
+			s.Rollout.Phases[1].Hooks = map[string]state.HookRun{"check/health": {Kind: "check", Name: "health", Status: state.HookErrored}}
+		}, []string{"on-cmp-phase-check-failed", "on-cmp-phase-phase-succeeded", "on-cmp-phase-rollout-started"}},
 		"stopped":     {func(s *state.State) { s.Rollout.Status = state.RolloutStopped }, []string{"on-cmp-phase-phase-succeeded", "on-cmp-phase-stopped"}},
 		"rolled back": {func(s *state.State) { s.Rollout.Status = state.RolloutRolledBack }, []string{"on-cmp-phase-phase-succeeded", "on-cmp-phase-rolled-back"}},
 		"completed":   {func(s *state.State) { s.Rollout.Status = state.RolloutCompleted }, []string{"on-cmp-phase-completed", "on-cmp-phase-phase-succeeded"}},
@@ -119,15 +133,10 @@ func TestTheNotificationCatalogFiresOnTheParentsAnnotations(t *testing.T) {
 		})
 	}
 	for name, text := range templates {
-		var tmpl map[string]any
-		if err := yaml.Unmarshal([]byte(text), &tmpl); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		hook := tmpl["webhook"].(map[string]any)["cmp-phase"].(map[string]any)
 		completed := rolling()
 		completed.Rollout.Status = state.RolloutCompleted // says nothing of what it waits for
 		for _, st := range []*state.State{rolling(), completed} {
-			for _, part := range []string{tmpl["message"].(string), tmpl["email"].(map[string]any)["subject"].(string), hook["body"].(string)} {
+			for _, part := range templateParts(t, name, text) {
 				var out strings.Builder
 				if err := template.Must(template.New(name).Funcs(notificationFuncs()).Parse(part)).Execute(&out, map[string]any{"app": app(st)}); err != nil {
 					t.Fatalf("%s: %v", name, err)
@@ -138,6 +147,37 @@ func TestTheNotificationCatalogFiresOnTheParentsAnnotations(t *testing.T) {
 			}
 		}
 	}
+}
+
+// parts are the texts of a template: its message, email subject, webhook body, Slack
+// attachment and Teams cards (teams, teams-workflows: title, summary, facts).
+type parts struct {
+	Message string
+	Email   struct{ Subject string }
+	Webhook map[string]struct{ Body string }
+	Slack   struct{ Attachments string }
+	Teams   teamsCard
+	// TeamsWorkflows is the teams-workflows service's card
+	TeamsWorkflows teamsCard `json:"teams-workflows"`
+}
+
+type teamsCard struct{ Title, Summary, ThemeColor, Facts string }
+
+// templateParts are every text of a template that notifications renders, each one there.
+func templateParts(t *testing.T, name, text string) []string {
+	t.Helper()
+	var p parts
+	if err := yaml.Unmarshal([]byte(text), &p); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	out := []string{p.Message, p.Email.Subject, p.Webhook["cmp-phase"].Body, p.Slack.Attachments,
+		p.Teams.Title, p.Teams.Summary, p.Teams.Facts, p.TeamsWorkflows.Title, p.TeamsWorkflows.Summary, p.TeamsWorkflows.Facts}
+	for i, part := range out {
+		if part == "" {
+			t.Fatalf("%s: part %d of %d is missing", name, i, len(out))
+		}
+	}
+	return out
 }
 
 // TestTheHelmValuesCarryTheCatalog: manifests/helm/notifications-values.yaml gives the

@@ -2,6 +2,8 @@ package status
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
@@ -34,10 +36,33 @@ func Parent(rollout string, st *state.State) map[string]string {
 		out[contract.ParentAdmitted] = fmt.Sprintf("%d/%d", p.Admitted, p.Members)
 		if r.Status == state.RolloutProgressing {
 			out[contract.ParentWaitingFor] = waitsFor(d, p, ph)
+			if d.Paused != nil {
+				out[contract.ParentPaused] = d.Paused.Since.UTC().Format(time.RFC3339)
+			}
 		}
+		out[contract.ParentCheckFailed] = failedCheck(ph)
 	}
 	return out
 }
+
+// failedCheck names the first (by ledger key) check of ph whose run failed or errored:
+// "error-rate", or "error-rate on prod-2" for a per-cluster one; "" when none did.
+func failedCheck(ph state.PhaseState) string {
+	for _, key := range slices.Sorted(maps.Keys(ph.Hooks)) {
+		run := ph.Hooks[key]
+		if run.Kind != kindCheck || (run.Status != state.HookFailed && run.Status != state.HookErrored) {
+			continue
+		}
+		if run.Cluster != "" {
+			return run.Name + " on " + run.Cluster
+		}
+		return run.Name
+	}
+	return ""
+}
+
+// kindCheck is a check's kind in the hook ledger (rollout.KindCheck).
+const kindCheck = "check"
 
 // waitsFor is what a progressing rollout at phase p waits for, most pressing first.
 func waitsFor(d Doc, p Phase, ph state.PhaseState) string {

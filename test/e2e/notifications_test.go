@@ -27,7 +27,7 @@ import (
 
 // notice is one POST the catalog's webhook template sent.
 type notice struct {
-	Event, Rollout, Parent, Status, Phase, PhaseSucceeded, Admitted, WaitingFor, Revision, RolloutID string
+	Event, Rollout, Parent, Status, Phase, PhaseSucceeded, Admitted, WaitingFor, Revision, RolloutID, CheckFailed, Paused string
 }
 
 // sink is the webhook service's receiving end: every POST, in order.
@@ -192,6 +192,71 @@ func TestNotificationsReachAWebhookOncePerEvent(t *testing.T) {
 	}
 	if stopped != 1 {
 		t.Fatalf("stopped sent %d times: %s", stopped, events(s.of(r3)))
+	}
+}
+
+// TestNotificationsOfAPauseAndAFailedCheck: through Argo CD's real argocd-notifications
+// controller to a webhook, a hooked rollout paused by a person while its first pre-hook
+// runs sends paused once (naming when the pause began, waiting for a person); resumed, it
+// stops at prod, where the per-cluster check fails for prod-2, and sends check-failed once,
+// naming the check and the cluster, and stopped once. Not parallel: it owns
+// argocd-notifications-cm while it runs.
+func TestNotificationsOfAPauseAndAFailedCheck(t *testing.T) {
+	ctx := context.Background()
+	s := newSink(t)
+	data, triggers := catalogData(t, s.url)
+	ctrl, err := env.StartNotifications(ctx, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctrl.Stop(5 * time.Second)
+	rec := &recorder{failFor: "prod-2", hold: make(chan struct{})}
+	srv := httptest.NewServer(rec)
+	defer srv.Close()
+	r := newPhased(t, "notify-check", "stop")
+	putHookSecret(ctx, t, r.name)
+	spec := hookedSpec(r.name, srv.URL, "fail")
+	if _, err := env.Git.Commit(r.name+": v1", map[string]string{r.name + "/app/appset.yaml": spec, r.name + "/v1/cm.yaml": framework.Workload(r.name, "v1")}); err != nil {
+		t.Fatal(err)
+	}
+	rev, _ := revisionOf(t, spec)
+	defer r.agent("agent-"+r.name, nil, "--hook-allow-private").Stop(5 * time.Second)
+	newParent(ctx, t, r.name, r.name+"/app", 0)
+	subscribe(ctx, t, r.name, triggers)
+	env.WaitFor(t, 2*time.Minute, "the first pre-hook is called", func(context.Context) (bool, string) {
+		return len(rec.seen("/pre")) == 1, fmt.Sprint(rec.seen("/pre"))
+	})
+	r.cli("pause", r.name, "--reason", "a notice test")
+	r.waitState("the pause holds the rollout", func(st *state.State) bool { return st.Rollout.Revision == rev && st.Paused != nil })
+	waitNotices(t, s, rev, "paused")
+	r.cli("resume", r.name, "--reason", "go on")
+	close(rec.hold)
+	r.until("the rollout stops at prod's failing check", rev, rollout.StatusStopped, everywhere("v1"))
+	waitNotices(t, s, rev, "check-failed")
+	waitNotices(t, s, rev, "stopped")
+	time.Sleep(5 * time.Second)
+	got := s.of(rev)
+	t.Logf("notices: %s", events(got))
+	count, seen := map[string]int{}, map[notice]bool{}
+	for _, n := range got {
+		if !seen[n] { // an exact repeat is Argo CD's at-least-once delivery
+			seen[n] = true
+			count[n.Event]++
+		}
+	}
+	for _, e := range []string{"paused", "check-failed", "stopped"} {
+		if count[e] != 1 {
+			t.Fatalf("%s sent %d times: %s", e, count[e], events(got))
+		}
+	}
+	if n := got[indexOf(got, "paused")]; n.Paused == "" || n.WaitingFor != "person" || n.Status != "Progressing" {
+		t.Fatalf("the paused notice: %+v", n)
+	}
+	if n := got[indexOf(got, "check-failed")]; n.CheckFailed != "health on "+r.name+"-prod-2" || n.Phase != "prod" || n.Paused != "" {
+		t.Fatalf("the check-failed notice: %+v", n)
+	}
+	if indexOf(got, "paused") > indexOf(got, "check-failed") {
+		t.Fatalf("out of order: %s", events(got))
 	}
 }
 

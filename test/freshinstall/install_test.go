@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/test/framework"
 )
@@ -179,10 +181,46 @@ func runTheInstalledContainers(t *testing.T, e *framework.Env, install string) {
 		}
 		return strings.Contains(inv.Data[contract.InventoryKey], "prod-1"), "inventory without prod-1"
 	})
-	for _, probe := range []string{"http://127.0.0.1:9402/healthz", "http://127.0.0.1:9402/readyz", "http://127.0.0.1:9403/healthz"} {
+	probes := probeURLs(t, pod.Spec)
+	if len(probes) != 4 {
+		t.Fatalf("the rendered containers have %d HTTP probes, want a readiness and a liveness probe each: %v", len(probes), probes)
+	}
+	for _, probe := range probes { // as the kubelet would ask them, from the rendered pod
+		e.WaitFor(t, time.Minute, probe, func(ctx context.Context) (bool, string) { return httpOK(ctx, probe) })
+	}
+	for _, probe := range []string{"http://127.0.0.1:9402/readyz", "http://127.0.0.1:9403/readyz"} {
 		e.WaitFor(t, time.Minute, probe, func(ctx context.Context) (bool, string) { return httpOK(ctx, probe) })
 	}
 	renderThroughTheSocket(t, e)
+}
+
+// probeURLs are the HTTP readiness and liveness probes of cmp-phase's containers in spec,
+// each as a URL on 127.0.0.1 (the containers run on the host network here), a named port
+// resolved to the container's port.
+func probeURLs(t *testing.T, spec corev1.PodSpec) []string {
+	t.Helper()
+	var out []string
+	for _, c := range spec.Containers {
+		if !strings.HasPrefix(c.Name, "cmp-phase") {
+			continue
+		}
+		for _, p := range []*corev1.Probe{c.ReadinessProbe, c.LivenessProbe} {
+			if p == nil || p.HTTPGet == nil {
+				continue
+			}
+			port := p.HTTPGet.Port.IntValue()
+			for _, cp := range c.Ports {
+				if cp.Name == p.HTTPGet.Port.String() {
+					port = int(cp.ContainerPort)
+				}
+			}
+			if port == 0 {
+				t.Fatalf("container %s probes port %s, which it does not declare", c.Name, p.HTTPGet.Port.String())
+			}
+			out = append(out, fmt.Sprintf("http://127.0.0.1:%d%s", port, p.HTTPGet.Path))
+		}
+	}
+	return out
 }
 
 func httpOK(ctx context.Context, url string) (bool, string) {

@@ -17,6 +17,7 @@ import (
 	"helm.sh/helm/v4/pkg/chart/loader"
 	"helm.sh/helm/v4/pkg/engine"
 	releaseutil "helm.sh/helm/v4/pkg/release/v1/util"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/yaml"
@@ -28,11 +29,17 @@ import (
 // Kubernetes type (an unknown field fails).
 func render(t *testing.T, vals map[string]any) ([]map[string]any, error) {
 	t.Helper()
+	return renderIn(t, "argocd", vals)
+}
+
+// renderIn is render into another release namespace.
+func renderIn(t *testing.T, namespace string, vals map[string]any) ([]map[string]any, error) {
+	t.Helper()
 	chrt, err := loader.Load(repo("manifests", "helm", "cmp-phase"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	top, err := util.ToRenderValues(chrt, vals, common.ReleaseOptions{Name: "cmp-phase", Namespace: "argocd", IsInstall: true}, nil)
+	top, err := util.ToRenderValues(chrt, vals, common.ReleaseOptions{Name: "cmp-phase", Namespace: namespace, IsInstall: true}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +59,8 @@ func render(t *testing.T, vals map[string]any) ([]map[string]any, error) {
 	strict := serializer.NewCodecFactory(scheme.Scheme, serializer.EnableStrict).UniversalDeserializer()
 	var objs []map[string]any
 	for _, m := range manifests {
-		if _, _, err := strict.Decode([]byte(m.Content), nil, nil); err != nil {
+		// a kind client-go does not know (the Prometheus Operator's) is only parsed
+		if _, _, err := strict.Decode([]byte(m.Content), nil, nil); err != nil && !runtime.IsNotRegisteredError(err) {
 			return nil, fmt.Errorf("%s: %w", m.Name, err)
 		}
 		var o map[string]any
