@@ -126,6 +126,7 @@ func (a *Agent) askAgainOf(ctx context.Context, p *pass, parent string, cached *
 	if err != nil {
 		return fmt.Errorf("hard refresh of %s: %w", parent, err)
 	}
+	a.refreshed(p.plan.Rollout)
 	return nil
 }
 

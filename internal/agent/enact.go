@@ -80,6 +80,9 @@ func (a *Agent) enactOnly(ctx context.Context, p *pass, st *state.State, keep fu
 				return err
 			}
 			a.log.Info("child moved", "rollout", p.plan.Rollout, "child", m.Child, "revision", m.Revision)
+			if live.Operation == nil { // the move started its sync (childop.MovePatch)
+				a.metrics.Syncs.WithLabelValues(p.plan.Rollout).Inc()
+			}
 			if a.faults.AfterMove != nil {
 				a.faults.AfterMove(p.plan.Rollout, m.Child)
 			}

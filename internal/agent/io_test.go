@@ -22,6 +22,7 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/rerender"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
+	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
 func parentApp(env ...*v1alpha1.EnvEntry) *v1alpha1.Application {
@@ -151,6 +152,30 @@ func TestSyncAgainRetriesOnTheAgentsClockAndCountsIt(t *testing.T) {
 		if got := testutil.ToFloat64(f.metrics.Retries.WithLabelValues("x")); got != tc.want {
 			t.Fatalf("at %s: %v retries counted, want %v", tc.now, got, tc.want)
 		}
+		if got := testutil.ToFloat64(f.metrics.Syncs.WithLabelValues("x")); got != tc.want {
+			t.Fatalf("at %s: %v syncs counted, want %v (a retry is a sync started)", tc.now, got, tc.want)
+		}
+	}
+}
+
+// TestStartedSyncsAreCounted: cmp_phase_syncs_total counts each sync the agent started on
+// an admitted child without an automated sync, and not again while its operation runs.
+func TestStartedSyncsAreCounted(t *testing.T) {
+	admitted := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	child := liveChild()
+	child.Namespace = testNS
+	child.Status.Sync.Status, child.Status.OperationState = v1alpha1.SyncStatusCodeOutOfSync, nil
+	f := newFakeAgent(t, []runtime.Object{child})
+	st := &state.State{Rollout: &state.Rollout{Revision: "r2", Status: state.RolloutProgressing, Phases: []state.PhaseState{{Name: "dev",
+		Admitted: []string{child.Name}, Clusters: map[string]state.ClusterState{child.Name: {Status: state.ClusterWaiting, AdmittedAt: admitted}}}}}}
+	p := &pass{plan: &plan.Plan{Rollout: "x"}, log: f.log, children: map[string]*v1alpha1.Application{child.Name: child}}
+	for range 2 {
+		if err := f.startSyncs(context.Background(), p, st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := testutil.ToFloat64(f.metrics.Syncs.WithLabelValues("x")); got != 1 {
+		t.Fatalf("%v syncs counted, want 1", got)
 	}
 }
 

@@ -23,6 +23,7 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/internal/statestore"
 	"github.com/cmp-phase/cmp-phase/internal/status"
+	"github.com/cmp-phase/cmp-phase/internal/telemetry"
 	"github.com/cmp-phase/cmp-phase/internal/watchlag"
 )
 
@@ -96,7 +97,9 @@ func (a *Agent) decideAndAct(ctx context.Context, p *pass, dismantle *rollout.Di
 	store, trace := a.stateStore(name)
 	fleet := a.fleetStop()
 	stateBegan := time.Now()
+	var prev *state.State // the state the write replaced: the last one decided over
 	next, wrote, err := store.UpdateCM(ctx, trace.decide(func(data map[string]string, cur *state.State) (statestore.Edit, error) {
+		prev = cur
 		c := controls(data, p.plan, now)
 		c.Fleet = fleet
 		began := time.Now()
@@ -115,7 +118,7 @@ func (a *Agent) decideAndAct(ctx context.Context, p *pass, dismantle *rollout.Di
 		return time.Time{}, trace.failure(err, "state ConfigMap "+a.opts.Namespace+"/"+store.Name)
 	}
 	a.metrics.Pass.WithLabelValues(name, "state").Observe(time.Since(stateBegan).Seconds())
-	a.written(p, next, wrote)
+	a.written(p, prev, next, wrote)
 	acts := p.decision.Actions
 	a.publishEvents(p, acts)
 	if p.decision.Dismantling {
@@ -127,15 +130,21 @@ func (a *Agent) decideAndAct(ctx context.Context, p *pass, dismantle *rollout.Di
 	}
 	actBegan := time.Now()
 	defer func() { a.metrics.Pass.WithLabelValues(name, "act").Observe(time.Since(actBegan).Seconds()) }()
+	if detected, ok := telemetry.Triggered(prev, next); ok && wrote {
+		// this pass admitted a phase's first children: act asks for their re-render and moves them now
+		a.metrics.Trigger.WithLabelValues(name).Observe(a.now().Sub(detected).Seconds())
+	}
 	return a.act(ctx, p, next, acts)
 }
 
-// written counts and logs a state write (and runs the fault hook of tests after it).
-func (a *Agent) written(p *pass, next *state.State, wrote bool) {
+// written counts and logs a state write (and runs the fault hook of tests after it), and
+// observes the ends it recorded.
+func (a *Agent) written(p *pass, prev, next *state.State, wrote bool) {
 	if !wrote {
 		return
 	}
 	a.metrics.Writes.WithLabelValues(p.plan.Rollout).Inc()
+	a.metrics.Written(p.plan.Rollout, prev, next)
 	p.log.Info("state written", "generation", next.Generation, "view", next.ViewGeneration)
 	if a.faults.AfterWrite != nil {
 		a.faults.AfterWrite(p.plan.Rollout, next.Generation)

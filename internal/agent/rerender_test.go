@@ -6,12 +6,14 @@ import (
 	"time"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/state"
+	"github.com/cmp-phase/cmp-phase/internal/telemetry"
 )
 
 func verbs(actions []k8stesting.Action) []string {
@@ -99,6 +101,9 @@ func TestAskingAgainReadsNoParentTheCacheShowsAsked(t *testing.T) {
 	}
 	if v := verbs(f.argo.Actions()); len(v) != 3 || v[0] != "get" || v[1] != "update" || v[2] != "patch" {
 		t.Fatalf("PHASE_GEN again, then the hard refresh: %v", v)
+	}
+	if n := testutil.ToFloat64(f.metrics.Refreshes.WithLabelValues("web", telemetry.TargetParent)); n != 2 {
+		t.Fatalf("%v parent refreshes counted, want the two hard refreshes", n)
 	}
 }
 

@@ -9,9 +9,13 @@ import (
 )
 
 // startSyncs starts the sync of every admitted, waiting child that has no automated sync
-// of its own, once per admission (childsync.StartWaiting).
+// of its own, once per admission (childsync.StartWaiting), and counts the syncs started.
 func (a *Agent) startSyncs(ctx context.Context, p *pass, st *state.State) error {
-	return childsync.StartWaiting(ctx, a.argo.ArgoprojV1alpha1().Applications(a.opts.Namespace), p.log, st, p.children)
+	n, err := childsync.StartWaiting(ctx, a.argo.ArgoprojV1alpha1().Applications(a.opts.Namespace), p.log, st, p.children)
+	if n > 0 {
+		a.metrics.Syncs.WithLabelValues(p.plan.Rollout).Add(float64(n))
+	}
+	return err
 }
 
 // syncAgain carries out the engine's ActSyncAgain (childsync.RetryAll: each judged again
@@ -20,6 +24,7 @@ func (a *Agent) startSyncs(ctx context.Context, p *pass, st *state.State) error 
 func (a *Agent) syncAgain(ctx context.Context, p *pass, acts []rollout.Action) error {
 	if n := childsync.RetryAll(ctx, a.argo.ArgoprojV1alpha1().Applications(a.opts.Namespace), a.now, p.log, acts); n > 0 {
 		a.metrics.Retries.WithLabelValues(p.plan.Rollout).Add(float64(n))
+		a.metrics.Syncs.WithLabelValues(p.plan.Rollout).Add(float64(n))
 	}
 	return nil
 }

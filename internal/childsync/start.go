@@ -15,34 +15,40 @@ import (
 )
 
 // StartWaiting starts the sync of every admitted, waiting child of st that has no
-// automated sync of its own, once per admission; children are the live ones.
-func StartWaiting(ctx context.Context, apps argov1alpha1.ApplicationInterface, log *slog.Logger, st *state.State, children map[string]*v1alpha1.Application) error {
+// automated sync of its own, once per admission; children are the live ones. started is
+// how many syncs it started (those it found started already are not counted).
+func StartWaiting(ctx context.Context, apps argov1alpha1.ApplicationInterface, log *slog.Logger, st *state.State, children map[string]*v1alpha1.Application) (started int, err error) {
 	r := st.Rollout
 	if !r.Active() || r.Status.IsTerminal() {
-		return nil
+		return 0, nil
 	}
 	for _, ph := range r.Phases {
 		for _, c := range ph.Admitted {
 			cs := ph.Clusters[c]
 			if app := children[c]; cs.Status == state.ClusterWaiting && app != nil && observe.NeedsSync(app, r.Revision, cs.AdmittedAt) {
-				if err := Start(ctx, apps, log, c); err != nil {
-					return err
+				ok, err := Start(ctx, apps, log, c)
+				if err != nil {
+					return started, err
+				}
+				if ok {
+					started++
 				}
 			}
 		}
 	}
-	return nil
+	return started, nil
 }
 
 // Start sets the child's operation, like argocd app sync: only when none is present, with
-// the resourceVersion read.
-func Start(ctx context.Context, apps argov1alpha1.ApplicationInterface, log *slog.Logger, child string) error {
+// the resourceVersion read. started says it set one (not: one was there, or the child
+// changed meanwhile and the next pass judges it again).
+func Start(ctx context.Context, apps argov1alpha1.ApplicationInterface, log *slog.Logger, child string) (started bool, err error) {
 	app, err := apps.Get(ctx, child, metav1.GetOptions{})
 	if err != nil {
-		return fmt.Errorf("start sync of %s: %w", child, err)
+		return false, fmt.Errorf("start sync of %s: %w", child, err)
 	}
 	if app.Operation != nil {
-		return nil
+		return false, nil
 	}
 	var opts v1alpha1.SyncOptions
 	if app.Spec.SyncPolicy != nil {
@@ -52,9 +58,12 @@ func Start(ctx context.Context, apps argov1alpha1.ApplicationInterface, log *slo
 		Sync:        &v1alpha1.SyncOperation{SyncOptions: opts},
 		InitiatedBy: v1alpha1.OperationInitiator{Username: "cmp-phase-agent", Automated: true},
 	}
-	if _, err := apps.Update(ctx, app, metav1.UpdateOptions{}); err != nil && !apierrors.IsConflict(err) {
-		return fmt.Errorf("start sync of %s: %w", child, err)
+	switch _, err := apps.Update(ctx, app, metav1.UpdateOptions{}); {
+	case apierrors.IsConflict(err):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("start sync of %s: %w", child, err)
 	}
 	log.Info("sync started", "child", child)
-	return nil
+	return true, nil
 }

@@ -17,8 +17,8 @@ func TestSyncStartsOnlyWhenNoOperationIsPresent(t *testing.T) {
 	child := &v1alpha1.Application{ObjectMeta: metav1.ObjectMeta{Name: "web-dev-1", Namespace: testNS},
 		Spec: v1alpha1.ApplicationSpec{SyncPolicy: &v1alpha1.SyncPolicy{SyncOptions: v1alpha1.SyncOptions{"CreateNamespace=true"}}}}
 	c, log, _ := fakeApps(child)
-	if err := Start(ctx, c.ArgoprojV1alpha1().Applications(testNS), log, "web-dev-1"); err != nil {
-		t.Fatal(err)
+	if started, err := Start(ctx, c.ArgoprojV1alpha1().Applications(testNS), log, "web-dev-1"); err != nil || !started {
+		t.Fatal(started, err)
 	}
 	op := getApp(t, c, "web-dev-1").Operation
 	if op == nil || op.Sync == nil || len(op.Sync.SyncOptions) != 1 || op.InitiatedBy.Username != "cmp-phase-agent" {
@@ -28,8 +28,8 @@ func TestSyncStartsOnlyWhenNoOperationIsPresent(t *testing.T) {
 	pending := child.DeepCopy()
 	pending.Operation = &v1alpha1.Operation{Sync: &v1alpha1.SyncOperation{Revision: "by-a-person"}}
 	c, log, _ = fakeApps(pending)
-	if err := Start(ctx, c.ArgoprojV1alpha1().Applications(testNS), log, "web-dev-1"); err != nil {
-		t.Fatal(err)
+	if started, err := Start(ctx, c.ArgoprojV1alpha1().Applications(testNS), log, "web-dev-1"); err != nil || started {
+		t.Fatal("a pending operation counts as started", err)
 	}
 	if n := writes(c.Actions()); n != 0 || getApp(t, c, "web-dev-1").Operation.Sync.Revision != "by-a-person" {
 		t.Fatalf("a pending operation is never replaced: %d writes", n)
@@ -54,15 +54,15 @@ func TestStartWaitingSyncsOnlyWaitingChildrenThatNeedIt(t *testing.T) {
 			"web-dev-3": {Status: state.ClusterWaiting, AdmittedAt: admitted}}}}}}
 	live := map[string]*v1alpha1.Application{waiting.Name: waiting, done.Name: done}
 	c, log, _ := fakeApps(waiting, done)
-	if err := StartWaiting(ctx, c.ArgoprojV1alpha1().Applications(testNS), log, st, live); err != nil {
-		t.Fatal(err)
+	if n, err := StartWaiting(ctx, c.ArgoprojV1alpha1().Applications(testNS), log, st, live); err != nil || n != 1 {
+		t.Fatalf("started %d: %v", n, err)
 	}
 	if getApp(t, c, waiting.Name).Operation == nil || getApp(t, c, done.Name).Operation != nil || writes(c.Actions()) != 1 {
 		t.Fatalf("writes %d", writes(c.Actions()))
 	}
 	st.Rollout.Status = state.RolloutCompleted
 	c, log, _ = fakeApps(app("web-dev-1"))
-	if err := StartWaiting(ctx, c.ArgoprojV1alpha1().Applications(testNS), log, st, live); err != nil || writes(c.Actions()) != 0 {
+	if n, err := StartWaiting(ctx, c.ArgoprojV1alpha1().Applications(testNS), log, st, live); err != nil || n != 0 || writes(c.Actions()) != 0 {
 		t.Fatalf("an ended rollout syncs nothing: %v, %d writes", err, writes(c.Actions()))
 	}
 }

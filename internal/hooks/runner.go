@@ -3,9 +3,11 @@ package hooks
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
+	"math"
 	"net/http"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 )
@@ -115,12 +117,11 @@ func NoBlock(c Call) Result {
 // For — counted from the run's start in the ledger (Call.Started), so a restarted agent does
 // not start the count again; waiting Initial, then twice as long each time up to Max, each
 // wait jittered (between half and all of it) so hooks failing together do not retry in step.
+// The waits are apimachinery's wait.Backoff (steps).
 type Backoff struct {
 	Initial, Max, For time.Duration
 	// Attempts caps the attempts besides the time (0: as many as the time allows).
 	Attempts int
-	// Jitter shortens a wait (nil: a random time between half of it and all of it).
-	Jitter func(time.Duration) time.Duration
 }
 
 // DefaultBackoff is the retry policy unless the agent is told otherwise.
@@ -131,7 +132,7 @@ var DefaultBackoff = Backoff{Initial: 2 * time.Second, Max: 30 * time.Second, Fo
 // returns the last attempt's result.
 func (r *Runner) RunAttempts(ctx context.Context, c Call, b Backoff, each func(attempt int, res Result)) Result {
 	deadline := b.deadline(c)
-	wait := b.Initial
+	waits := b.steps()
 	for i := 1; ; i++ {
 		c.Attempt = i
 		res := r.Run(ctx, c)
@@ -142,7 +143,7 @@ func (r *Runner) RunAttempts(ctx context.Context, c Call, b Backoff, each func(a
 			ctx.Err() != nil || b.Attempts > 0 && i >= b.Attempts {
 			return res
 		}
-		pause := b.jitter(wait)
+		pause := waits.Step()
 		if time.Now().Add(pause).After(deadline) {
 			return res
 		}
@@ -151,7 +152,6 @@ func (r *Runner) RunAttempts(ctx context.Context, c Call, b Backoff, each func(a
 			return res
 		case <-time.After(pause):
 		}
-		wait = min(wait*2, b.Max)
 	}
 }
 
@@ -169,15 +169,11 @@ func (b Backoff) deadline(c Call) time.Time {
 	return start.Add(d)
 }
 
-// jitter is a wait shortened by b.Jitter, else by a random part of its second half.
-func (b Backoff) jitter(d time.Duration) time.Duration {
-	if b.Jitter != nil {
-		return b.Jitter(d)
-	}
-	if d <= 1 {
-		return d
-	}
-	return d/2 + rand.N(d/2+1)
+// steps are b's waits as a wait.Backoff: Initial, doubling up to Max, each a uniformly
+// random time between half of it and all of it — wait.Backoff's jitter only lengthens, so
+// it steps the halves and adds up to as much again (Jitter 1).
+func (b Backoff) steps() wait.Backoff {
+	return wait.Backoff{Duration: b.Initial / 2, Factor: 2, Jitter: 1, Cap: b.Max / 2, Steps: math.MaxInt32}
 }
 
 // Client is the guarded HTTP client of hooks that reach a host (checked addresses, no

@@ -28,3 +28,23 @@ func TestOfMatchesAsArgoCDDoes(t *testing.T) {
 		t.Fatalf("an unreadable project window does not deny: %+v", ws[1])
 	}
 }
+
+// TestAProjectWindowsCronIsArgoCDs: an AppProject's window is judged with Argo CD's cron
+// (robfig/cron v3): a start that spring forward skips does not happen that day, where
+// maintained forks (netresearch/go-cron) start it right after the change — a window Argo
+// CD keeps closed would be open to the engine. A swap of the cron library fails here.
+func TestAProjectWindowsCronIsArgoCDs(t *testing.T) {
+	proj := &v1alpha1.AppProject{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Spec: v1alpha1.AppProjectSpec{SyncWindows: v1alpha1.SyncWindows{
+		{Kind: "allow", Schedule: "30 2 * * *", Duration: "1h", TimeZone: "America/New_York"}}}}
+	w := Compile(proj)[0]
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.ActiveAt(time.Date(2024, 3, 10, 3, 45, 0, 0, ny)) {
+		t.Fatal("02:30 does not happen on 2024-03-10 in New York: the window is closed all that day")
+	}
+	if !w.ActiveAt(time.Date(2024, 3, 11, 2, 45, 0, 0, ny)) {
+		t.Fatal("the window opens at 02:30 the next day")
+	}
+}

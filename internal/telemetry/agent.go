@@ -25,17 +25,36 @@ type AgentMetrics struct {
 	Pass *prometheus.HistogramVec
 	// Retries counts syncs started again after a transient failure.
 	Retries *prometheus.CounterVec
+	// Syncs counts the child syncs the agent started (moves, syncs of children without an
+	// automated sync, retries); Refreshes the refreshes it asked for, by target (parent,
+	// child).
+	Syncs, Refreshes *prometheus.CounterVec
+	// Trigger: from the pass that saw a phase's last member settle to the pass admitting
+	// the next phase's first children asking for the re-render and moving them.
+	Trigger *prometheus.HistogramVec
 	// watchLag: from the newest change a pass read to its read (InputsRead); read, the
 	// changes its passes already counted.
 	watchLag *prometheus.HistogramVec
 	read     watchlag.Tracker
 
-	phase, status, clusters, waiting, deadline *prometheus.GaugeVec
-	hooks                                      *prometheus.HistogramVec
-	mu                                         sync.Mutex        // Observe runs on every worker
-	rolloutSts                                 map[string]string // rollout → the status label last set
-	waitingFor                                 map[string]string // rollout → the waiting label last set
+	phase, status, clusters, waiting, deadline, phaseChildren *prometheus.GaugeVec
+	hooks, rolloutDuration, phaseDuration                     *prometheus.HistogramVec
+	mu                                                        sync.Mutex                    // Observe runs on every worker
+	rolloutSts                                                map[string]string             // rollout → the status label last set
+	waitingFor                                                map[string]string             // rollout → the waiting label last set
+	children                                                  map[string]map[[2]string]bool // rollout → the phase_children phase and state labels last set
 }
+
+// The targets of cmp_phase_refreshes_total: the agent refreshes parents (its poll, and a
+// hard refresh when a re-render did not arrive); a child is refreshed by Argo CD when the
+// agent moves it, so the agent asks no child refresh today (the series stays at 0).
+const (
+	TargetParent = "parent"
+	TargetChild  = "child"
+)
+
+// durationBuckets span a phase or a rollout: 5 s to ≈ 1.5 days.
+var durationBuckets = prometheus.ExponentialBuckets(5, 3, 10)
 
 // NewAgentMetrics makes the agent's metrics, registered with reg (nil: not).
 func NewAgentMetrics(reg prometheus.Registerer) *AgentMetrics {
@@ -68,11 +87,28 @@ func NewAgentMetrics(reg prometheus.Registerer) *AgentMetrics {
 			Help: "1 for what a progressing rollout waits for (approval, window, soak, check, person, sync), as its parent's cmp-phase.io/waiting-for says; no series when it waits for nothing."}, []string{"rollout", "for"}),
 		deadline: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "cmp_phase_phase_deadline_timestamp_seconds",
 			Help: "When the current phase's progressDeadline ends (Unix seconds); 0 when it has none or no rollout progresses."}, []string{"rollout"}),
+		rolloutDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "cmp_phase_rollout_duration_seconds",
+			Help:    "From a rollout's start to its end (Completed, Stopped, RolledBack, Abandoned), from the state's times; observed once per end, by the agent that wrote it.",
+			Buckets: durationBuckets}, []string{"rollout", "result"}),
+		phaseDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "cmp_phase_phase_duration_seconds",
+			Help:    "From a phase's start to its end (Succeeded, Failed, Errored, RolledBack), from the state's times; observed once per end, by the agent that wrote it.",
+			Buckets: durationBuckets}, []string{"rollout", "result"}),
+		Trigger: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "cmp_phase_trigger_latency_seconds",
+			Help:    "From the pass that saw a phase's last member settle to the pass admitting the next phase's first children asking for the re-render and moving them (a soak or a gate between them counts).",
+			Buckets: prometheus.ExponentialBuckets(0.05, 2, 14)}, []string{"rollout"}),
+		Syncs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cmp_phase_syncs_total",
+			Help: "Child syncs the agent started: with a move, on a child without an automated sync, or again after a transient failure."}, []string{"rollout"}),
+		Refreshes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cmp_phase_refreshes_total",
+			Help: "Refreshes the agent asked Argo CD for, by target (parent, child)."}, []string{"rollout", "target"}),
+		phaseChildren: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "cmp_phase_phase_children",
+			Help: "Children of a rollout's current phase by state (Pending: not admitted yet; Waiting, Done, Failed, Errored, Returning, Skipped); no series when no rollout progresses."}, []string{"rollout", "phase", "state"}),
 		rolloutSts: map[string]string{},
 		waitingFor: map[string]string{},
+		children:   map[string]map[[2]string]bool{},
 	}
 	if reg != nil {
-		reg.MustRegister(m.phase, m.status, m.clusters, m.hooks, m.Writes, m.Conflicts, m.Rerender, m.Decide, m.Pass, m.Retries, m.watchLag, m.waiting, m.deadline)
+		reg.MustRegister(m.phase, m.status, m.clusters, m.hooks, m.Writes, m.Conflicts, m.Rerender, m.Decide, m.Pass, m.Retries, m.watchLag, m.waiting, m.deadline,
+			m.rolloutDuration, m.phaseDuration, m.Trigger, m.Syncs, m.Refreshes, m.phaseChildren)
 	}
 	return m
 }
@@ -105,6 +141,10 @@ func (m *AgentMetrics) Observe(name string, st *state.State, waits string) {
 		}
 	}
 	m.phase.WithLabelValues(name).Set(float64(phase))
+	// the counters' series exist from a rollout's first pass on: rate() over them is 0, not absent
+	m.Syncs.WithLabelValues(name)
+	m.Refreshes.WithLabelValues(name, TargetParent)
+	m.Refreshes.WithLabelValues(name, TargetChild)
 	m.deadline.WithLabelValues(name).Set(deadlineOf(st))
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -119,6 +159,7 @@ func (m *AgentMetrics) Observe(name string, st *state.State, waits string) {
 	}
 	m.rolloutSts[name] = status
 	m.status.WithLabelValues(name, status).Set(1)
+	m.setPhaseChildren(name, st)
 	for _, s := range []state.ClusterStatus{state.ClusterWaiting, state.ClusterDone, state.ClusterFailed, state.ClusterErrored, state.ClusterReturning, state.ClusterSkipped} {
 		m.clusters.WithLabelValues(name, string(s)).Set(float64(counts[s]))
 	}
@@ -136,4 +177,34 @@ func deadlineOf(st *state.State) float64 {
 // Hook counts a hook or check run of a kind, its outcome and how long it took.
 func (m *AgentMetrics) Hook(kind string, outcome state.HookStatus, d time.Duration) {
 	m.hooks.WithLabelValues(kind, string(outcome)).Observe(d.Seconds())
+}
+
+// setPhaseChildren sets cmp_phase_phase_children of a rollout and deletes the series it
+// set before that are not set now (another phase's, a state no child is in any more).
+// Called with m.mu held.
+func (m *AgentMetrics) setPhaseChildren(name string, st *state.State) {
+	phase, counts := PhaseChildren(st)
+	now := make(map[[2]string]bool, len(counts))
+	for s, n := range counts {
+		now[[2]string{phase, s}] = true
+		m.phaseChildren.WithLabelValues(name, phase, s).Set(float64(n))
+	}
+	for old := range m.children[name] {
+		if !now[old] {
+			m.phaseChildren.DeleteLabelValues(name, old[0], old[1])
+		}
+	}
+	m.children[name] = now
+}
+
+// Written observes the ends the write of next over prev recorded (Ends): each once, as
+// the agent that wrote it is the one that saw it.
+func (m *AgentMetrics) Written(name string, prev, next *state.State) {
+	for _, e := range Ends(prev, next) {
+		h := m.rolloutDuration
+		if e.Phase != "" {
+			h = m.phaseDuration
+		}
+		h.WithLabelValues(name, e.Result).Observe(e.Took.Seconds())
+	}
 }
