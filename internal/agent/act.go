@@ -126,7 +126,7 @@ func (a *Agent) askAgainOf(ctx context.Context, p *pass, parent string, cached *
 	if err != nil {
 		return fmt.Errorf("hard refresh of %s: %w", parent, err)
 	}
-	a.refreshed(p.plan.Rollout)
+	a.metrics.RefreshedParent(p.plan.Rollout)
 	return nil
 }
 

@@ -12,7 +12,6 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/parentpoll"
-	"github.com/cmp-phase/cmp-phase/internal/telemetry"
 )
 
 // pollParents asks Argo CD, every interval until ctx ends, to refresh the parents of the
@@ -93,14 +92,7 @@ func (a *Agent) refreshParent(ctx context.Context, app *v1alpha1.Application) er
 		return nil // gone, or changed: the next interval sees it as it is
 	}
 	if err == nil {
-		a.refreshed(a.parents.Of(app.Name)...)
+		a.metrics.RefreshedParent(a.parents.Of(app.Name)...)
 	}
 	return err
-}
-
-// refreshed counts a refresh of a parent the agent asked for, under each rollout it renders.
-func (a *Agent) refreshed(rollouts ...string) {
-	for _, r := range rollouts {
-		a.metrics.Refreshes.WithLabelValues(r, telemetry.TargetParent).Inc()
-	}
 }

@@ -23,7 +23,6 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/internal/statestore"
 	"github.com/cmp-phase/cmp-phase/internal/status"
-	"github.com/cmp-phase/cmp-phase/internal/telemetry"
 	"github.com/cmp-phase/cmp-phase/internal/watchlag"
 )
 
@@ -130,21 +129,16 @@ func (a *Agent) decideAndAct(ctx context.Context, p *pass, dismantle *rollout.Di
 	}
 	actBegan := time.Now()
 	defer func() { a.metrics.Pass.WithLabelValues(name, "act").Observe(time.Since(actBegan).Seconds()) }()
-	if detected, ok := telemetry.Triggered(prev, next); ok && wrote {
-		// this pass admitted a phase's first children: act asks for their re-render and moves them now
-		a.metrics.Trigger.WithLabelValues(name).Observe(a.now().Sub(detected).Seconds())
-	}
 	return a.act(ctx, p, next, acts)
 }
 
-// written counts and logs a state write (and runs the fault hook of tests after it), and
-// observes the ends it recorded.
+// written counts, logs and measures a state write (and runs the tests' fault hook after it).
 func (a *Agent) written(p *pass, prev, next *state.State, wrote bool) {
 	if !wrote {
 		return
 	}
 	a.metrics.Writes.WithLabelValues(p.plan.Rollout).Inc()
-	a.metrics.Written(p.plan.Rollout, prev, next)
+	a.metrics.Written(p.plan.Rollout, prev, next, a.now())
 	p.log.Info("state written", "generation", next.Generation, "view", next.ViewGeneration)
 	if a.faults.AfterWrite != nil {
 		a.faults.AfterWrite(p.plan.Rollout, next.Generation)

@@ -12,9 +12,7 @@ import (
 // of its own, once per admission (childsync.StartWaiting), and counts the syncs started.
 func (a *Agent) startSyncs(ctx context.Context, p *pass, st *state.State) error {
 	n, err := childsync.StartWaiting(ctx, a.argo.ArgoprojV1alpha1().Applications(a.opts.Namespace), p.log, st, p.children)
-	if n > 0 {
-		a.metrics.Syncs.WithLabelValues(p.plan.Rollout).Add(float64(n))
-	}
+	a.metrics.Syncs.WithLabelValues(p.plan.Rollout).Add(float64(n))
 	return err
 }
 

@@ -299,25 +299,34 @@ func (r *Renderer) renderRevision(rendered map[string][]byte, in Input, rev stri
 			arena.Grow((arena.Len() + 64) * len(children))
 		}
 		end := arena.Len()
-		rendered[k] = arena.Bytes()[start:end:end]
-		if c.pinEach {
-			if rendered[k], err = pin(rendered[k], c.rev.Content); err != nil {
-				return childError{k, fmt.Errorf("render %s at revision %s: %w", k, rev, err)}
-			}
-		}
-		if err := checkLabels(k, rendered[k]); err != nil {
-			return childError{k, fmt.Errorf("render at revision %s: %w", rev, err)}
-		}
-		if c.parentKeysEach {
-			if err := checkParentKeys(k, rendered[k]); err != nil {
-				return childError{k, fmt.Errorf("render at revision %s: %w", rev, err)}
-			}
+		if rendered[k], err = c.finish(k, rev, arena.Bytes()[start:end:end]); err != nil {
+			return err
 		}
 	}
 	if len(missing) > 0 {
 		return fmt.Errorf("state deploys %d children that revision %s no longer generates (%s) and no removal is recorded (fix: restore the clusters in the inventory, or let the agent record their removal)", len(missing), rev, strings.Join(head(missing, 5), ", "))
 	}
 	return nil
+}
+
+// finish is a child's rendered document pinned to its commit (when the template decides
+// per child) and checked: its labels, the parent's keys. A failure is the child's own.
+func (c *compiledRev) finish(k, rev string, doc []byte) ([]byte, error) {
+	var err error
+	if c.pinEach {
+		if doc, err = pin(doc, c.rev.Content); err != nil {
+			return nil, childError{k, fmt.Errorf("render %s at revision %s: %w", k, rev, err)}
+		}
+	}
+	if err := checkLabels(k, doc); err != nil {
+		return nil, childError{k, fmt.Errorf("render at revision %s: %w", rev, err)}
+	}
+	if c.parentKeysEach {
+		if err := checkParentKeys(k, doc); err != nil {
+			return nil, childError{k, fmt.Errorf("render at revision %s: %w", rev, err)}
+		}
+	}
+	return doc, nil
 }
 
 // childError is a render failure of one child's own (its template, size, labels), not of

@@ -199,12 +199,24 @@ func (m *AgentMetrics) setPhaseChildren(name string, st *state.State) {
 
 // Written observes the ends the write of next over prev recorded (Ends): each once, as
 // the agent that wrote it is the one that saw it.
-func (m *AgentMetrics) Written(name string, prev, next *state.State) {
+func (m *AgentMetrics) Written(name string, prev, next *state.State, now time.Time) {
 	for _, e := range Ends(prev, next) {
 		h := m.rolloutDuration
 		if e.Phase != "" {
 			h = m.phaseDuration
 		}
 		h.WithLabelValues(name, e.Result).Observe(e.Took.Seconds())
+	}
+	if detected, ok := Triggered(prev, next); ok {
+		// the write admitted a phase's first children: the agent asks for their re-render and moves them now
+		m.Trigger.WithLabelValues(name).Observe(now.Sub(detected).Seconds())
+	}
+}
+
+// RefreshedParent counts a refresh of a parent the agent asked for, under each rollout it
+// renders.
+func (m *AgentMetrics) RefreshedParent(rollouts ...string) {
+	for _, r := range rollouts {
+		m.Refreshes.WithLabelValues(r, TargetParent).Inc()
 	}
 }

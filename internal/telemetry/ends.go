@@ -21,22 +21,38 @@ type End struct {
 // process that wrote an end observes it once, and an agent restarted over a finished
 // rollout reads a state whose times do not change, so observes nothing again.
 func Ends(prev, next *state.State) []End {
-	var out []End
-	var was *state.Rollout
-	if prev != nil {
-		was = prev.Rollout
-	}
-	var r *state.Rollout
-	if next != nil {
-		r = next.Rollout
-	}
+	was, r := rolloutOf(prev), rolloutOf(next)
 	same := was != nil && r != nil && was.Revision == r.Revision && was.StartedAt.Equal(r.StartedAt)
-	if was != nil && !same && was.Active() && !was.Status.IsTerminal() && r != nil && !r.StartedAt.Before(was.StartedAt) {
+	var out []End
+	if abandoned(was, r, same) {
 		out = append(out, End{Result: string(state.RolloutAbandoned), Took: r.StartedAt.Sub(was.StartedAt)})
 	}
 	if r == nil {
 		return out
 	}
+	out = append(out, phaseEnds(was, r, same)...)
+	if r.Status.IsTerminal() && !r.EndedAt.IsZero() && !(same && was.EndedAt.Equal(r.EndedAt)) {
+		out = append(out, End{Result: string(r.Status), Took: r.EndedAt.Sub(r.StartedAt)})
+	}
+	return out
+}
+
+// rolloutOf is st's rollout (nil for no state).
+func rolloutOf(st *state.State) *state.Rollout {
+	if st == nil {
+		return nil
+	}
+	return st.Rollout
+}
+
+// abandoned reports whether r, another rollout than was, replaced it while it ran.
+func abandoned(was, r *state.Rollout, same bool) bool {
+	return was != nil && !same && was.Active() && !was.Status.IsTerminal() && r != nil && !r.StartedAt.Before(was.StartedAt)
+}
+
+// phaseEnds are the phases of r whose end the write recorded (same: was is r before it).
+func phaseEnds(was, r *state.Rollout, same bool) []End {
+	var out []End
 	for i, ph := range r.Phases {
 		if !ph.Status.IsTerminal() || ph.EndedAt.IsZero() || ph.StartedAt == nil {
 			continue
@@ -45,9 +61,6 @@ func Ends(prev, next *state.State) []End {
 			continue
 		}
 		out = append(out, End{Phase: ph.Name, Result: string(ph.Status), Took: ph.EndedAt.Sub(*ph.StartedAt)})
-	}
-	if r.Status.IsTerminal() && !r.EndedAt.IsZero() && !(same && was.EndedAt.Equal(r.EndedAt)) {
-		out = append(out, End{Result: string(r.Status), Took: r.EndedAt.Sub(r.StartedAt)})
 	}
 	return out
 }

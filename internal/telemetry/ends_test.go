@@ -60,7 +60,7 @@ func TestARolloutsEndIsObservedOnceFromItsStateTimes(t *testing.T) {
 	m := NewAgentMetrics(prometheus.NewRegistry())
 	running := threePhases()
 	done := completed(running)
-	m.Written("web", running, done)
+	m.Written("web", running, done, time.Time{})
 	if c, s := histogram(t, m.rolloutDuration, "web", "Completed"); c != 1 || s != (28*time.Minute).Seconds() {
 		t.Fatalf("rollout: %d observed, sum %v; want one of 28 minutes", c, s)
 	}
@@ -69,9 +69,9 @@ func TestARolloutsEndIsObservedOnceFromItsStateTimes(t *testing.T) {
 	}
 	later := done.Clone()
 	later.Generation++ // e.g. a status-only write after the rollout ended
-	m.Written("web", done, later)
+	m.Written("web", done, later, time.Time{})
 	restarted := NewAgentMetrics(prometheus.NewRegistry())
-	restarted.Written("web", done, later)
+	restarted.Written("web", done, later, time.Time{})
 	if c, _ := histogram(t, m.rolloutDuration, "web", "Completed"); c != 1 {
 		t.Fatalf("the end observed %d times", c)
 	}
@@ -89,10 +89,10 @@ func TestEachEndOfARolloutIsObservedWithItsResult(t *testing.T) {
 	stopped := running.Clone()
 	stopped.Rollout.Status, stopped.Rollout.EndedAt = state.RolloutStopped, *at(25 * time.Minute)
 	stopped.Rollout.Phases[2].Status, stopped.Rollout.Phases[2].EndedAt = state.PhaseFailed, *at(25 * time.Minute)
-	m.Written("web", running, stopped)
+	m.Written("web", running, stopped, time.Time{})
 	back := stopped.Clone()
 	back.Rollout.Status, back.Rollout.EndedAt = state.RolloutRolledBack, *at(40 * time.Minute)
-	m.Written("web", stopped, back)
+	m.Written("web", stopped, back, time.Time{})
 	for _, want := range []struct {
 		h      *prometheus.HistogramVec
 		result string
@@ -105,11 +105,11 @@ func TestEachEndOfARolloutIsObservedWithItsResult(t *testing.T) {
 
 	newer := &state.State{Generation: 9, Rollout: &state.Rollout{Revision: "r3", Status: state.RolloutProgressing, StartedAt: t0.Add(30 * time.Minute),
 		Phases: []state.PhaseState{{Name: "dev"}}}}
-	m.Written("web", running, newer)
+	m.Written("web", running, newer, time.Time{})
 	if c, s := histogram(t, m.rolloutDuration, "web", "Abandoned"); c != 1 || s != (30*time.Minute).Seconds() {
 		t.Fatalf("abandoned: %d observed, sum %v", c, s)
 	}
-	m.Written("web", stopped, newer) // a stopped rollout ended already: replacing it is no new end
+	m.Written("web", stopped, newer, time.Time{}) // a stopped rollout ended already: replacing it is no new end
 	if c, _ := histogram(t, m.rolloutDuration, "web", "Abandoned"); c != 1 {
 		t.Fatalf("abandoned observed %d times", c)
 	}
