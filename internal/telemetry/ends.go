@@ -112,11 +112,12 @@ func previousPhase(phases []state.PhaseState, i int) int {
 const Pending = "Pending"
 
 // PhaseChildren counts the children of the rollout's current phase by state: its
-// admitted children by their status, its members not admitted yet as Pending. Empty when
-// no rollout progresses.
+// admitted children by their status, its members not admitted yet as Pending. A rollout
+// that stopped or rolled back keeps its phase's counts (what stopped it stays on the
+// dashboard); empty when there is no rollout or it completed.
 func PhaseChildren(st *state.State) (phase string, counts map[string]int) {
 	r := st.Rollout
-	if r == nil || !r.Active() || r.Status.IsTerminal() || r.Phase >= len(r.Phases) {
+	if r == nil || r.Status == state.RolloutCompleted || r.Phase >= len(r.Phases) {
 		return "", nil
 	}
 	ph := r.Phases[r.Phase]

@@ -158,8 +158,13 @@ func TestPhaseChildrenFollowTheCurrentPhase(t *testing.T) {
 	if n := testutil.CollectAndCount(m.phaseChildren); n != 1 || testutil.ToFloat64(m.phaseChildren.WithLabelValues("web", "prod", "Pending")) != 1 {
 		t.Fatalf("%d series after the phase moved on, want prod's Pending alone", n)
 	}
+	s.Rollout.Status = state.RolloutStopped
+	m.Observe("web", s, "")
+	if n := testutil.CollectAndCount(m.phaseChildren); n != 1 {
+		t.Fatalf("%d series after the rollout stopped, want the phase it stopped in", n)
+	}
 	m.Observe("web", completed(s), "")
 	if n := testutil.CollectAndCount(m.phaseChildren); n != 0 {
-		t.Fatalf("%d series after the rollout ended", n)
+		t.Fatalf("%d series after the rollout completed", n)
 	}
 }
