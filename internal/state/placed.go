@@ -1,6 +1,11 @@
 package state
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+
+	"github.com/cmp-phase/cmp-phase/internal/contract"
+)
 
 // Placement is where one rollout placed the children it admitted: its phases in order, each
 // with the children it admitted first, in admission order. A child keeps the position its
@@ -140,4 +145,19 @@ func (p Placement) positions() map[string]Position {
 		}
 	}
 	return out
+}
+
+// validPlaced refuses a placement the engine never writes: a phase name that is not a
+// label value (a hand edit; a name reaches every child's position parameters and
+// annotation). Its revision may be gone from Revisions: a completed rollout drops the specs
+// no child runs, and the next rollout's start drops the placement (KeepPlacements).
+func (s *State) validPlaced() error {
+	for _, p := range s.Placed {
+		for _, ph := range p.Phases {
+			if !contract.IsLabelValue(ph.Name) || ph.Name == "" {
+				return fmt.Errorf("placed phase name %q is not a phase name (fix: let the agent rebuild the state)", ph.Name)
+			}
+		}
+	}
+	return nil
 }

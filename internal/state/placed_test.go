@@ -1,6 +1,10 @@
 package state
 
-import "testing"
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
 
 // completed is a state whose rollout of r2 admitted dev-1 in dev, then prod-2 and prod-1
 // in prod, and completed; prod-3 stayed on r1 (pinned).
@@ -66,5 +70,21 @@ func TestAStateWithoutPlacementsKnowsNoPosition(t *testing.T) {
 	st.KeepPlacements()
 	if st.Placed != nil {
 		t.Fatalf("nothing to keep: %+v", st.Placed)
+	}
+}
+
+// TestAHandEditedPlacementIsRefused: a phase name no spec could have fails the state's
+// validation (the render fails closed) rather than reach the children's parameters; a
+// placement whose revision a completed rollout dropped does not.
+func TestAHandEditedPlacementIsRefused(t *testing.T) {
+	st := completed()
+	st.Revisions = map[string]json.RawMessage{"r2": json.RawMessage(`{}`)}
+	st.Pinned = nil // r1 is no child's any more; its placement stays until the next start
+	if err := st.Validate(); err != nil {
+		t.Fatalf("the engine's own state: %v", err)
+	}
+	st.Placed[0].Phases[0].Name = "a\"b"
+	if err := st.Validate(); err == nil || !strings.Contains(err.Error(), "placed phase name") {
+		t.Errorf("a hand-edited phase name: %v", err)
 	}
 }

@@ -267,5 +267,5 @@ func (s *State) Validate() error {
 			return err
 		}
 	}
-	return nil
+	return s.validPlaced()
 }
