@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"slices"
 	"time"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
@@ -235,7 +236,7 @@ func (a *Agent) observeDismantle(p *pass, cur *state.State, c *control.Controls,
 	for name := range p.children {
 		obs.Children[name] = p.observed[name]
 	}
-	obs.ParentBusy = p.parent != nil && viewOf(p.parent, 0, 0, named{}).Busy
+	obs.ParentBusy = p.parent != nil && (viewOf(p.parent, 0, 0, named{}).Busy || argoFinalizing(p.parent))
 	var err error
 	if inv := a.inventory(); inv != nil {
 		obs.Subjects, err = a.renderer.Subjects(p.context(), p.plan.Rollout, p.plan.Revision, p.plan.Body, inv)
@@ -244,6 +245,17 @@ func (a *Agent) observeDismantle(p *pass, cur *state.State, c *control.Controls,
 		p.log.Info("children may wait to be placed in their phases", "error", err)
 	}
 	return obs
+}
+
+// argoFinalizing reports whether Argo CD's controller has yet to take a parent's delete:
+// the parent is being deleted and still carries Argo CD's resources finalizer, which the
+// controller removes once it has processed the delete (its children carry Delete=false, so
+// it deletes none). Until then a refresh that read the parent from before its delete may
+// still auto-sync it, and that sync would apply a child deleted meanwhile again, behind the
+// deletion order (seen on a loaded CI machine): the teardown waits for it, as for an
+// operation.
+func argoFinalizing(parent *v1alpha1.Application) bool {
+	return parent.DeletionTimestamp != nil && slices.ContainsFunc(parent.Finalizers, contract.IsResourcesFinalizer)
 }
 
 // observe is the engine's view of what p read: the plan's subjects, which of them change,

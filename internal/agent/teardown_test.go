@@ -32,6 +32,15 @@ func deletableParent(deleting bool, finalizers ...string) *v1alpha1.Application 
 	return p
 }
 
+// takenParent is a parent deleted with Argo CD's resources finalizer once Argo CD's
+// controller has taken the delete: it removed that finalizer (deleting no child, as they
+// carry Delete=false), and the agent recorded the cascade on the parent.
+func takenParent() *v1alpha1.Application {
+	p := deletableParent(true, contract.FinalizerChildren)
+	p.Annotations = map[string]string{contract.AnnotationTeardown: "cascade"}
+	return p
+}
+
 func childApp(name string) *v1alpha1.Application {
 	return &v1alpha1.Application{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: testNS, Labels: map[string]string{contract.LabelRollout: "web"}}}
 }
@@ -100,7 +109,7 @@ func liveNames(t *testing.T, f *fakeAgent) []string {
 // then the state deploys nothing and the parent is let go.
 func TestDeletingTheParentRemovesChildrenLatestPhaseFirst(t *testing.T) {
 	ctx := context.Background()
-	f := newFakeAgent(t, []runtime.Object{deletableParent(true, contract.FinalizerResources, contract.FinalizerChildren), childApp("web-dev-1"), childApp("web-prod-1"), deployedState(t)})
+	f := newFakeAgent(t, []runtime.Object{takenParent(), childApp("web-dev-1"), childApp("web-prod-1"), deployedState(t)})
 	for i, want := range [][]string{{"web-dev-1", "web-parent"}, {"web-parent"}} {
 		held, next, err := f.parentLifecycle(ctx, livePass(t, f, ""))
 		if err != nil || !held || next.IsZero() {
@@ -136,7 +145,7 @@ func TestDeletingTheParentRemovesChildrenLatestPhaseFirst(t *testing.T) {
 }
 
 func TestAllAtOnceDeletesEveryChildInOnePass(t *testing.T) {
-	f := newFakeAgent(t, []runtime.Object{deletableParent(true, contract.FinalizerResources, contract.FinalizerChildren), childApp("web-dev-1"), childApp("web-prod-1"), deployedState(t)})
+	f := newFakeAgent(t, []runtime.Object{takenParent(), childApp("web-dev-1"), childApp("web-prod-1"), deployedState(t)})
 	if _, _, err := f.parentLifecycle(context.Background(), livePass(t, f, spec.DeletionAllAtOnce)); err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +161,7 @@ func TestAChildBeingDeletedHoldsTheNextGroup(t *testing.T) {
 	going := childApp("web-prod-1")
 	now := metav1.Now()
 	going.DeletionTimestamp, going.Finalizers = &now, []string{contract.FinalizerResources}
-	f := newFakeAgent(t, []runtime.Object{deletableParent(true, contract.FinalizerResources, contract.FinalizerChildren), childApp("web-dev-1"), going, deployedState(t)})
+	f := newFakeAgent(t, []runtime.Object{takenParent(), childApp("web-dev-1"), going, deployedState(t)})
 	if _, _, err := f.parentLifecycle(context.Background(), livePass(t, f, "")); err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +174,7 @@ func TestAChildBeingDeletedHoldsTheNextGroup(t *testing.T) {
 // operation even while the parent is being deleted, and that sync would apply children
 // again behind the order: no child is deleted until it has ended.
 func TestAParentOperationHoldsTheTeardown(t *testing.T) {
-	parent := deletableParent(true, contract.FinalizerResources, contract.FinalizerChildren)
+	parent := takenParent()
 	parent.Operation = &v1alpha1.Operation{Sync: &v1alpha1.SyncOperation{}}
 	f := newFakeAgent(t, []runtime.Object{parent, childApp("web-dev-1"), childApp("web-prod-1"), deployedState(t)})
 	held, next, err := f.parentLifecycle(context.Background(), livePass(t, f, ""))
@@ -174,6 +183,38 @@ func TestAParentOperationHoldsTheTeardown(t *testing.T) {
 	}
 	if n := deletes(f); n != 0 {
 		t.Fatalf("%d deletes while the parent's operation runs", n)
+	}
+}
+
+// TestATeardownWaitsForArgoCDToTakeTheDelete: while the deleted parent still carries Argo
+// CD's resources finalizer, Argo CD's controller has not processed its delete, and a
+// refresh that read the parent from before it may still auto-sync it and apply a child
+// deleted meanwhile again: no child is deleted; once the finalizer is off, the latest
+// phase goes.
+func TestATeardownWaitsForArgoCDToTakeTheDelete(t *testing.T) {
+	ctx := context.Background()
+	parent := deletableParent(true, contract.FinalizerResources, contract.FinalizerChildren)
+	f := newFakeAgent(t, []runtime.Object{parent, childApp("web-dev-1"), childApp("web-prod-1"), deployedState(t)})
+	held, next, err := f.parentLifecycle(ctx, livePass(t, f, ""))
+	if err != nil || !held || next.IsZero() {
+		t.Fatalf("held %v next %v err %v", held, next, err)
+	}
+	if n := deletes(f); n != 0 {
+		t.Fatalf("%d deletes before Argo CD took the parent's delete", n)
+	}
+	taken, err := f.argo.ArgoprojV1alpha1().Applications(testNS).Get(ctx, "web-parent", metav1.GetOptions{})
+	if err != nil || taken.Annotations[contract.AnnotationTeardown] == "" {
+		t.Fatalf("the cascade is recorded before Argo CD removes its finalizer: %v", err)
+	}
+	taken.Finalizers = []string{contract.FinalizerChildren}
+	if _, err := f.argo.ArgoprojV1alpha1().Applications(testNS).Update(ctx, taken, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := f.parentLifecycle(ctx, livePass(t, f, "")); err != nil {
+		t.Fatal(err)
+	}
+	if got := liveNames(t, f); !slices.Equal(got, []string{"web-dev-1", "web-parent"}) {
+		t.Fatalf("live %v once Argo CD took the delete", got)
 	}
 }
 
@@ -327,7 +368,7 @@ func TestANonCascadingDeleteLeavesTheChildren(t *testing.T) {
 // gets its phase from the plan and the inventory; before the inventory is published (a
 // restarted agent) nothing is deleted, rather than every such child in one group.
 func TestATeardownWaitsForItsPhasesWithoutAnInventory(t *testing.T) {
-	f := newFakeAgent(t, []runtime.Object{deletableParent(true, contract.FinalizerResources, contract.FinalizerChildren),
+	f := newFakeAgent(t, []runtime.Object{takenParent(),
 		childApp("web-dev-1"), childApp("web-prod-1"), childApp("web-prod-2"), deployedState(t)})
 	held, next, err := f.parentLifecycle(context.Background(), livePass(t, f, ""))
 	if err != nil || !held || next.IsZero() {
@@ -353,7 +394,7 @@ func TestAShardedTeardownWaitsForTheOtherShardParents(t *testing.T) {
 		{"every other shard parent gone", nil, false, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			parent := deletableParent(true, contract.FinalizerResources, contract.FinalizerChildren)
+			parent := takenParent()
 			f := newFakeAgent(t, []runtime.Object{parent, childApp("web-dev-1"), childApp("web-prod-1"), deployedState(t)})
 			p := livePass(t, f, "")
 			p.shards = []shardset.Member{{Shard: shard.Shard{K: 0, N: 2}, Parent: "web-parent", App: p.parent},
