@@ -236,7 +236,10 @@ func (a *Agent) observeDismantle(p *pass, cur *state.State, c *control.Controls,
 	for name := range p.children {
 		obs.Children[name] = p.observed[name]
 	}
-	obs.ParentBusy = p.parent != nil && (viewOf(p.parent, 0, 0, named{}).Busy || argoFinalizing(p.parent))
+	// busy too until Argo CD took the parent's delete (removed its resources finalizer): a refresh
+	// that read it before may still auto-sync it, applying a deleted child again behind the order
+	obs.ParentBusy = p.parent != nil && (viewOf(p.parent, 0, 0, named{}).Busy ||
+		p.parent.DeletionTimestamp != nil && slices.ContainsFunc(p.parent.Finalizers, contract.IsResourcesFinalizer))
 	var err error
 	if inv := a.inventory(); inv != nil {
 		obs.Subjects, err = a.renderer.Subjects(p.context(), p.plan.Rollout, p.plan.Revision, p.plan.Body, inv)
@@ -245,17 +248,6 @@ func (a *Agent) observeDismantle(p *pass, cur *state.State, c *control.Controls,
 		p.log.Info("children may wait to be placed in their phases", "error", err)
 	}
 	return obs
-}
-
-// argoFinalizing reports whether Argo CD's controller has yet to take a parent's delete:
-// the parent is being deleted and still carries Argo CD's resources finalizer, which the
-// controller removes once it has processed the delete (its children carry Delete=false, so
-// it deletes none). Until then a refresh that read the parent from before its delete may
-// still auto-sync it, and that sync would apply a child deleted meanwhile again, behind the
-// deletion order (seen on a loaded CI machine): the teardown waits for it, as for an
-// operation.
-func argoFinalizing(parent *v1alpha1.Application) bool {
-	return parent.DeletionTimestamp != nil && slices.ContainsFunc(parent.Finalizers, contract.IsResourcesFinalizer)
 }
 
 // observe is the engine's view of what p read: the plan's subjects, which of them change,

@@ -150,8 +150,7 @@ func (a *Agent) deleteGroup(ctx context.Context, p *pass, group []string, why st
 			continue
 		}
 		bg := metav1.DeletePropagationBackground
-		err := a.argo.ArgoprojV1alpha1().Applications(a.opts.Namespace).Delete(ctx, c, metav1.DeleteOptions{PropagationPolicy: &bg})
-		if err != nil && !apierrors.IsNotFound(err) {
+		if err := a.argo.ArgoprojV1alpha1().Applications(a.opts.Namespace).Delete(ctx, c, metav1.DeleteOptions{PropagationPolicy: &bg}); err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("delete child %s with its parent: %w", c, err)
 		}
 		deleted = append(deleted, c)
@@ -211,15 +210,9 @@ func withFinalizer(finalizers []string, present bool) []string {
 // specGone reports whether the parent's last render failed because the rollout's spec is
 // gone from git (the renderer's contract.SpecRemovedMarker in a ComparisonError).
 func specGone(parent *v1alpha1.Application) bool {
-	if parent == nil {
-		return false
-	}
-	for _, c := range parent.Status.Conditions {
-		if c.Type == v1alpha1.ApplicationConditionComparisonError && strings.Contains(c.Message, contract.SpecRemovedMarker) {
-			return true
-		}
-	}
-	return false
+	return parent != nil && slices.ContainsFunc(parent.Status.Conditions, func(c v1alpha1.ApplicationCondition) bool {
+		return c.Type == v1alpha1.ApplicationConditionComparisonError && strings.Contains(c.Message, contract.SpecRemovedMarker)
+	})
 }
 
 // specBack reports whether the parent's last render succeeded: it is seen and carries no
