@@ -13,6 +13,7 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/shard"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
+	_ "github.com/cmp-phase/cmp-phase/internal/spec/appset" // the template check of every spec the renderer's callers parse
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/cmp-phase/cmp-phase/internal/spec"
+	_ "github.com/cmp-phase/cmp-phase/internal/spec/appset" // the template check the spec parser needs
 	"github.com/cmp-phase/cmp-phase/internal/targets"
 )
 

@@ -11,4 +11,10 @@
 // jobhook, metrichook). The installation's Limits name what a kind's limits are set by
 // (--max-http-timeout, --job-allowed-labels, …); the kinds read them. See internal/hooks'
 // documentation.
+//
+// spec.template is checked as the ApplicationSet controller reads it — decoded into Argo
+// CD's Application and compiled with its template functions — by internal/spec/appset,
+// which the parser finds through internal/spec/templatecheck (the renderer links it). This
+// package links neither Argo CD nor client-go, so neither does the engine, which reads its
+// types.
 package spec

@@ -7,7 +7,7 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/cmp-phase/cmp-phase/internal/tmpl"
+	"github.com/cmp-phase/cmp-phase/internal/spec/templatecheck"
 )
 
 // fieldNode is the YAML node of a template field, by the path tmpl names it with
@@ -93,9 +93,10 @@ func templateLines(template, patch *yaml.Node) map[string]int {
 }
 
 // Locate points an error of rendering s's template at its file and line when it names a
-// template field (a *tmpl.FieldError), as a spec error; other errors stay as they are.
+// template field (a *templatecheck.FieldError, as tmpl reports it), as a spec error; other
+// errors stay as they are.
 func (s *Spec) Locate(err error) error {
-	var fe *tmpl.FieldError
+	var fe *templatecheck.FieldError
 	if !errors.As(err, &fe) {
 		return err
 	}

@@ -9,14 +9,13 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
+	"github.com/cmp-phase/cmp-phase/internal/spec/templatecheck"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
-	"github.com/cmp-phase/cmp-phase/internal/tmpl"
 )
 
 // MaxFileSize bounds a spec file; larger input is refused before parsing.
@@ -260,7 +259,8 @@ func (d *dec) clustersGenerator(n *yaml.Node, path string) *ClustersGenerator {
 	return g
 }
 
-// template decodes spec.template into an Argo CD Application exactly as the ApplicationSet
+// template hands spec.template to the template check (internal/spec/appset, through
+// templatecheck), which decodes it into an Argo CD Application exactly as the ApplicationSet
 // controller does, keeping only the fields Argo CD knows; an unknown field is an error.
 func (d *dec) template(s *Spec, n, patch *yaml.Node) {
 	if n == nil {
@@ -273,69 +273,23 @@ func (d *dec) template(s *Spec, n, patch *yaml.Node) {
 		d.fail(n, "spec.template", "", "%s", oneLine(err.Error()))
 		return
 	}
-	var t v1alpha1.ApplicationSetTemplate
-	jd := json.NewDecoder(bytes.NewReader(b))
-	jd.DisallowUnknownFields()
-	if err := jd.Decode(&t); err != nil {
-		d.fail(n, "spec.template", "check the field names against the Application spec", "%s", oneLine(err.Error()))
-		return
-	}
-	if t.Name == "" {
-		d.fail(n, "spec.template.metadata.name", `set a name such as "{{name}}-app"`, "is required")
-	}
-	app := v1alpha1.Application{Spec: t.Spec}
-	app.Name, app.Namespace, app.Labels = t.Name, t.Namespace, t.Labels
-	app.Annotations, app.Finalizers = t.Annotations, t.Finalizers
-	tree, err := appTree(app)
-	if err != nil {
-		d.fail(n, "spec.template", "", "%s", err)
-		return
-	}
-	if _, err := tmpl.Compile(tree, s.TemplatePatch, tmpl.Options{GoTemplate: s.GoTemplate, GoTemplateOptions: s.GoTemplateOptions}); err != nil {
-		fix := "fix the template syntax"
-		if errors.Is(err, tmpl.ErrRefused) {
-			fix = "" // the error says its own fix
+	tree, problems := templatecheck.Check(templatecheck.Input{Raw: b, Patch: s.TemplatePatch, GoTemplate: s.GoTemplate, GoTemplateOptions: s.GoTemplateOptions})
+	for _, p := range problems {
+		at := n
+		if p.Field != "" {
+			at = fieldNode(n, patch, p.Field)
 		}
-		at, path := n, "spec.template"
-		var fe *tmpl.FieldError
-		if errors.As(err, &fe) {
-			at, path = fieldNode(n, patch, fe.Path), "spec."+fe.Path
-			err = fe.Err
-		}
-		d.fail(at, path, fix, "%s", oneLine(err.Error()))
+		d.fail(at, p.Path, p.Fix, "%s", p.Msg)
+	}
+	if tree == nil {
 		return
 	}
-	s.Template, _ = json.Marshal(tree)
+	s.Template = tree
 	s.TemplateLines = templateLines(n, patch)
 }
 
-// appTree is the Application as a JSON tree without status and creationTimestamp.
-func appTree(app v1alpha1.Application) (map[string]any, error) {
-	b, err := json.Marshal(app)
-	if err != nil {
-		return nil, fmt.Errorf("encode template: %w", err)
-	}
-	tree, err := DecodeTree(b)
-	if err != nil {
-		return nil, err
-	}
-	delete(tree, "status")
-	if meta, ok := tree["metadata"].(map[string]any); ok {
-		delete(meta, "creationTimestamp")
-	}
-	return tree, nil
-}
-
 // DecodeTree decodes a JSON object keeping numbers as json.Number.
-func DecodeTree(b []byte) (map[string]any, error) {
-	var tree map[string]any
-	jd := json.NewDecoder(bytes.NewReader(b))
-	jd.UseNumber()
-	if err := jd.Decode(&tree); err != nil {
-		return nil, fmt.Errorf("decode template: %w", err)
-	}
-	return tree, nil
-}
+func DecodeTree(b []byte) (map[string]any, error) { return templatecheck.DecodeTree(b) }
 
 func yamlErrLine(err error) int {
 	var line int

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/cmp-phase/cmp-phase/internal/spec/templatecheck"
 )
 
 // Options are the ApplicationSet's templating switches.
@@ -29,15 +31,10 @@ func (o Options) bounds() Bounds {
 }
 
 // FieldError is a template string that does not compile, and where it is in the template
-// tree ("template.metadata.name", "template.spec.sources[1].path", or "templatePatch").
-type FieldError struct {
-	Path string
-	Err  error
-}
-
-func (e *FieldError) Error() string { return e.Path + ": " + e.Err.Error() }
-
-func (e *FieldError) Unwrap() error { return e.Err }
+// tree ("template.metadata.name", "template.spec.sources[1].path", or "templatePatch"). It
+// is templatecheck's, so the spec points a render's error at its line (spec.Locate)
+// without linking this package.
+type FieldError = templatecheck.FieldError
 
 // Slot marks a value in the template tree that the caller fills per child at render time
 // (cmp-phase's own labels and annotations). It is never templated.

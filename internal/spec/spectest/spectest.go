@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/cmp-phase/cmp-phase/internal/spec"
+	_ "github.com/cmp-phase/cmp-phase/internal/spec/appset" // the template check, as the binaries link it
 	"github.com/cmp-phase/cmp-phase/internal/targets"
 )
 

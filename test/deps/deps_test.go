@@ -1,0 +1,57 @@
+package deps
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/cmp-phase/cmp-phase/"
+
+// forbidden are the module paths the engine's and the parser's graphs may not hold.
+var forbidden = []string{"k8s.io/client-go", "github.com/argoproj/argo-cd"}
+
+// TestTheEngineLinksNeitherClientGoNorArgoCD: go list -deps of the engine, the spec
+// package, its template seam and the plan holds no package of client-go or Argo CD.
+func TestTheEngineLinksNeitherClientGoNorArgoCD(t *testing.T) {
+	for _, pkg := range []string{"internal/rollout", "internal/spec", "internal/spec/templatecheck", "internal/plan"} {
+		for _, dep := range deps(t, pkg) {
+			for _, f := range forbidden {
+				if dep == f || strings.HasPrefix(dep, f+"/") {
+					t.Errorf("%s links %s", pkg, dep)
+				}
+			}
+		}
+	}
+}
+
+// TestTheTemplateSeamIsALeaf: templatecheck, which the parser and tmpl both import, imports
+// the standard library only.
+func TestTheTemplateSeamIsALeaf(t *testing.T) {
+	for _, dep := range deps(t, "internal/spec/templatecheck") {
+		if first, _, _ := strings.Cut(dep, "/"); strings.Contains(first, ".") && dep != module+"internal/spec/templatecheck" {
+			t.Errorf("internal/spec/templatecheck links %s", dep)
+		}
+	}
+}
+
+// TestTheRendererChecksTemplates: the renderer, through which the sidecar, the agent and
+// the CLI parse specs, links the template check.
+func TestTheRendererChecksTemplates(t *testing.T) {
+	for _, dep := range deps(t, "internal/render") {
+		if dep == module+"internal/spec/appset" {
+			return
+		}
+	}
+	t.Errorf("internal/render does not link internal/spec/appset: the specs it parses would go unchecked")
+}
+
+// deps is go list -deps of the module's package pkg.
+func deps(t *testing.T, pkg string) []string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-deps", module+pkg).Output()
+	if err != nil {
+		t.Fatalf("go list -deps %s: %v", pkg, err)
+	}
+	return strings.Fields(string(out))
+}
