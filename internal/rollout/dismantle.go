@@ -16,21 +16,6 @@ import (
 // still being deleted (their deletes wake it too).
 const DismantlePoll = 5 * time.Second
 
-// Dismantle is what Observed says of a rollout whose children all go because its parent
-// was deleted with Argo CD's resources finalizer (a cascading delete).
-type Dismantle struct {
-	// How says why every child goes, for the history and the Events ("with the parent web").
-	How string
-	// Hold is why nothing may be deleted yet (other shard parents still render their
-	// children, and would apply them again): "" for none.
-	Hold string
-	// Removal: the rollout's spec is gone from git and a person confirmed it
-	// (state.RemovedRevision); false: its parent was deleted. A removal is held by a pause
-	// and the fleet-wide stop, and ends with the parent re-rendering (to nothing); a
-	// deleted parent's ends with the parent released.
-	Removal bool
-}
-
 // ParentBusy and SubjectsMissing are the evidence a removal waits on; they are fields of
 // Observed: an operation of the parent requested or running (Argo CD runs it even on a
 // parent being deleted, and it would apply the children again behind the order), and no

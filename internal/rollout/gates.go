@@ -27,15 +27,6 @@ const (
 	MaxChecksAtOnce = 10
 )
 
-// HookResult is how a hook run the agent started ended, keyed like the ledger.
-type HookResult struct {
-	Status     state.HookStatus // Succeeded, Failed or Errored
-	Attempts   int
-	FinishedAt time.Time
-	Duration   time.Duration
-	Message    string
-}
-
 // HookKey is a ledger key: kind/name[/cluster].
 func HookKey(kind, name, cluster string) string {
 	if cluster == "" {

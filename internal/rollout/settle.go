@@ -7,35 +7,6 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
-// Observation is what the agent read from one live child Application.
-type Observation struct {
-	Revision string // its cmp-phase.io/revision annotation
-	// Unselected: it carries contract.AnnotationUnselected, the parent renders it with
-	// automated sync off because no step selects it: no rollout's child (never rebuilt into
-	// a state, never moved).
-	Unselected          bool
-	SpecCompared        bool      // status.sync.comparedTo equals its spec's source(s) and destination
-	SyncStatus          string    // status.sync.status
-	OperationPhase      string    // status.operationState.phase, "" when it never synced
-	OperationFinishedAt time.Time // status.operationState.finishedAt
-	OperationMessage    string
-	ReconciledAt        time.Time // status.reconciledAt
-	Health              string    // status.health.status
-	// OperationPending: an operation is requested and not started yet.
-	OperationPending bool
-	// OperationMarker is the admission marker (Marker) of the agent's sync in the last
-	// operation, when that sync was the agent's and synced the spec the child has now.
-	OperationMarker string
-	// OperationAttempt is the number the agent gave its sync in the last operation among the
-	// attempts of its admission (0: not the agent's retry: the first attempt).
-	OperationAttempt int
-	// ArgoCDRetries: the last operation carries a retry strategy (the child's own
-	// syncPolicy.retry), so Argo CD retries a failed sync itself and its failure is final.
-	ArgoCDRetries bool
-	// Cluster is the cluster the child deploys to (its cmp-phase.io/cluster label).
-	Cluster string
-}
-
 // Verdict is where one admitted child stands.
 type Verdict int
 
