@@ -20,67 +20,79 @@ func Step(p plan.Plan, cur *state.State, o Observed, now time.Time) (*state.Stat
 	if st == nil {
 		st = &state.State{Schema: state.Schema} // first deployment: no state yet
 	}
-	var acts []Action
 	o.openings = openings{}
 	p = legacyPlan(st, p)
 	p = withTracks(st.Rollout, p) // a split rollout's phases and the plan's, index for index
-	steer(st, p, o, now, &acts)
-	adopt(st, p, now, &acts)
+	ps := &pass{st: st, p: p, o: o, now: now}
+	ps.steer()
+	ps.adopt()
+	if err := ps.move(); err != nil {
+		return nil, nil, err
+	}
+	followRollout(st.Rollout, now) // tracks.go
+	ps.failureHooks()
+	ps.driveAfterDelete()
+	acts := liveRetries(st.Rollout, ps.acts)
+	recordUnselected(st, p, o)
+	stampTimes(cur, st, now)
+	next, acts := written(cur, st, acts, now)
+	return next, acts, nil
+}
+
+// move moves the rollout as far as this pass may: a removal, a pause or a shard's hold
+// first, then the idle state, a new rollout, a stopped one, a rollback, new phases, or the
+// rollout's own progress.
+func (ps *pass) move() error {
+	st, p := ps.st, ps.p
 	r := st.Rollout
 	switch {
-	case removed(st, o, now, &acts):
+	case ps.removed():
 		// the rollout's spec is gone from git and a person confirmed it goes: the agent
 		// removes its children (Teardown); nothing is admitted, no rollout starts
 	case st.Paused != nil:
 		// a pause holds everything: phases, new rollouts, removals
-	case shardsHeld(st, o, now, &acts):
+	case ps.shardsHeld():
 		// a shard that is not there holds everything too: a phase spans every shard; but
 		// leavers are recorded, or a shard's render fails on them and holds it forever, and
 		// so are the admitted children that settled meanwhile
-		recordLeavers(st, p, o, now, &acts)
-		recordSettled(st, p, o, now, &acts)
+		ps.recordLeavers()
+		ps.recordSettled()
 	case p.Revision == st.Deployed && !r.Active():
-		if err := idle(st, p, o, now, &acts); err != nil {
-			return nil, nil, err
-		}
+		return ps.idle()
 	case r == nil || r.Revision != p.Revision:
-		if err := start(st, p, o, nil, now, &acts); err != nil {
-			return nil, nil, err
-		}
+		return ps.start(nil)
 	case r.Status.IsTerminal():
 		// nothing moves by itself (a person's edit above may have changed it); runs that
 		// were in flight when it stopped still have their outcome recorded
-		recordLate(r, o, now, &acts)
+		ps.recordLate()
 	case r.Status == StatusRollingBack:
-		rollBack(st, p, o, now, &acts)
+		ps.rollBack()
 	case !linedUp(r, p):
 		// the phases changed at the same revision: the current phase finishes, then the new ones take over
-		if err := replan(st, p, o, now, &acts); err != nil {
-			return nil, nil, err
-		}
+		return ps.replan()
 	default:
-		progress(st, p, o, now, &acts)
+		ps.progress()
 	}
-	followRollout(st.Rollout, now) // tracks.go
-	failureHooks(st, p, o, now, &acts)
-	driveAfterDelete(st, p.PostDeleteHooks, o, now, &acts)
-	acts = liveRetries(st.Rollout, acts)
-	recordUnselected(st, p, o)
-	stampTimes(cur, st, now)
+	return nil
+}
+
+// written is the state Step returns and its actions: cur itself when nothing changed (or
+// only reasons did, written at most every ReasonEvery), else st at the next generation.
+func written(cur, st *state.State, acts []Action, now time.Time) (*state.State, []Action) {
 	if state.Equal(cur, st) {
-		return cur, filterRequeue(acts), nil
+		return cur, filterRequeue(acts)
 	}
 	if cur != nil && reasonsOnly(cur, st) && now.Before(cur.WrittenAt.Add(ReasonEvery)) {
 		next := cur.WrittenAt.Add(ReasonEvery)
 		// only why waiting clusters wait changed: not worth a write each time it does
-		return cur, append(filterRequeue(acts), Action{Kind: ActRequeue, At: next, Message: "write the latest reasons"}), nil
+		return cur, append(filterRequeue(acts), Action{Kind: ActRequeue, At: next, Message: "write the latest reasons"})
 	}
 	st.Generation++
 	st.WrittenAt = now
 	if !reflect.DeepEqual(renderView(cur), renderView(st)) {
 		st.ViewGeneration = st.Generation // the agent has the parent re-render it
 	}
-	return st, acts, nil
+	return st, acts
 }
 
 // view is the part of a state the renderer reads: only a change there needs a re-render
@@ -111,14 +123,15 @@ func renderView(s *state.State) view {
 // start abandons a rollout of another revision where it stands (its admitted children keep
 // the revision they run, pinned) and starts one for the plan at phase 0, for the children
 // that would change (only those in only, when given: a catch-up).
-func start(st *state.State, p plan.Plan, o Observed, only map[string]bool, now time.Time, acts *[]Action) error {
+func (ps *pass) start(only map[string]bool) error {
+	st, p, o, now := ps.st, ps.p, ps.o, ps.now
 	if old := st.Rollout; old.Active() {
 		pinAdmitted(st, old)
 		msg := fmt.Sprintf("rollout of revision %s abandoned for revision %s; nobody moved", old.Revision, p.Revision)
 		if old.Revision == p.Revision {
 			msg = fmt.Sprintf("rollout of revision %s handed to its new phases; nobody moved", old.Revision)
 		}
-		emit(old, acts, now, EvRolloutAbandoned, msg)
+		ps.emit(old, EvRolloutAbandoned, msg)
 	}
 	taking := changedSubjects(st, o)
 	if only != nil {
@@ -142,12 +155,11 @@ func start(st *state.State, p plan.Plan, o Observed, only map[string]bool, now t
 	}
 	st.KeepPlacements() // the children it has not admitted keep their place in the last one
 	st.Rollout = r
-	emit(r, acts, now, EvRolloutStarted, fmt.Sprintf("rollout of revision %s started: %d children take part", p.Revision, len(taking)))
-	notPhased(r, p, now, acts)
-	leftOut(r, p, now, acts)
-	manyHooks(r, p, now, acts)
-	o = staleAnswers(r, o, now, acts)
-	progress(st, withTracks(r, p), o, now, acts)
+	ps.emit(r, EvRolloutStarted, fmt.Sprintf("rollout of revision %s started: %d children take part", p.Revision, len(taking)))
+	ps.notPhased()
+	ps.leftOut()
+	ps.manyHooks()
+	ps.under(withTracks(r, p), ps.staleAnswers(), (*pass).progress)
 	return nil
 }
 
