@@ -17,12 +17,7 @@ const WarmAhead = 8
 // which to warm.
 func Decide(p plan.Plan, cur *state.State, o Observed, now time.Time) (Decision, error) {
 	var d Decision
-	live := make(map[string]string, len(o.Children))
-	for name, c := range o.Children {
-		if !c.Unselected {
-			live[name] = c.Revision
-		}
-	}
+	live := liveRevisions(o.Children)
 	if o.Dismantle != nil {
 		return dismantle(p, cur, o, now), nil
 	}
@@ -30,17 +25,14 @@ func Decide(p plan.Plan, cur *state.State, o Observed, now time.Time) (Decision,
 		return d, nil // nothing deployed yet: nothing to write until every shard is there
 	}
 	if cur == nil && (o.PhaseGen > 0 || len(live) > 0) {
-		st, err := Rebuild(p, p.Others, live, o.PhaseGen)
+		st, changed, err := rebuild(p, o, live)
+		if st != nil {
+			cur, d.Rebuilt = st, true
+		}
 		if err != nil {
 			return d, err
 		}
-		st.ViewGeneration = st.Generation // the renderer needs it: PHASE_GEN names a state it cannot see
-		cur, d.Rebuilt = st, true
-		if o.ChangedOf != nil {
-			if o.Changed, err = o.ChangedOf(st); err != nil {
-				return d, err
-			}
-		}
+		o.Changed = changed
 	}
 	next, acts, err := Step(p, cur, o, now)
 	if err != nil {
@@ -61,6 +53,34 @@ func Decide(p plan.Plan, cur *state.State, o Observed, now time.Time) (Decision,
 		d.Warm = newlyAdmitted(next, d.WarmState, WarmAhead)
 	}
 	return d, nil
+}
+
+// liveRevisions are the revisions the live children of the rollout run, by child (an
+// unselected child is no rollout's).
+func liveRevisions(children map[string]Observation) map[string]string {
+	live := make(map[string]string, len(children))
+	for name, c := range children {
+		if !c.Unselected {
+			live[name] = c.Revision
+		}
+	}
+	return live
+}
+
+// rebuild is the state Rebuild makes from the live children, and the children that would
+// change against it (o.ChangedOf; o.Changed when it cannot say). The state comes back with
+// an error of ChangedOf too.
+func rebuild(p plan.Plan, o Observed, live map[string]string) (*state.State, map[string]bool, error) {
+	st, err := Rebuild(p, p.Others, live, o.PhaseGen)
+	if err != nil {
+		return nil, nil, err
+	}
+	st.ViewGeneration = st.Generation // the renderer needs it: PHASE_GEN names a state it cannot see
+	if o.ChangedOf == nil {
+		return st, o.Changed, nil
+	}
+	changed, err := o.ChangedOf(st)
+	return st, changed, err
 }
 
 // newlyAdmitted are the children next admits that st does not, in the order their phase

@@ -49,26 +49,43 @@ func Settle(o Observation, want string, admittedAt time.Time) (Verdict, string) 
 	case !o.SpecCompared:
 		return Waiting, "Argo CD has not compared the new spec yet"
 	}
-	synced := admittedAt
+	synced, v, why, judged := syncVerdict(o, want, admittedAt)
+	if judged {
+		return v, why
+	}
+	return statusVerdict(o, synced)
+}
+
+// syncVerdict judges the child's last operation when it ended since the admission (or is
+// the agent's own for it), or still runs: judged is false when the verdict is the status's
+// (statusVerdict), which must have been reconciled after synced.
+func syncVerdict(o Observation, want string, admittedAt time.Time) (synced time.Time, v Verdict, why string, judged bool) {
+	synced = admittedAt
 	ours := o.OperationMarker != "" && o.OperationMarker == Marker(want, admittedAt)
 	if !o.OperationFinishedAt.IsZero() && (ours || !o.OperationFinishedAt.Before(admittedAt)) {
 		switch o.OperationPhase {
 		case "Succeeded":
-			synced = later(o.OperationFinishedAt, admittedAt.Truncate(time.Second))
+			return later(o.OperationFinishedAt, admittedAt.Truncate(time.Second)), Waiting, "", false
 		case "Failed", "Error":
 			if rule, transient := transientFailure(o); transient {
-				return Waiting, transientReason(o, rule, want, admittedAt)
+				return synced, Waiting, transientReason(o, rule, want, admittedAt), true
 			}
 			if o.OperationPhase == "Failed" {
-				return Failed, "sync Failed: " + o.OperationMessage
+				return synced, Failed, "sync Failed: " + o.OperationMessage, true
 			}
-			return Errored, "sync Error (Argo CD could not run it): " + o.OperationMessage
+			return synced, Errored, "sync Error (Argo CD could not run it): " + o.OperationMessage, true
 		default:
-			return Waiting, "sync " + o.OperationPhase
+			return synced, Waiting, "sync " + o.OperationPhase, true
 		}
 	} else if o.OperationPhase == "Running" {
-		return Waiting, "sync running"
+		return synced, Waiting, "sync running", true
 	}
+	return synced, Waiting, "", false
+}
+
+// statusVerdict judges a child whose sync is not the verdict: by its sync status, once
+// reconciled since synced, and its health.
+func statusVerdict(o Observation, synced time.Time) (Verdict, string) {
 	switch {
 	case o.SyncStatus != "Synced":
 		return Waiting, "sync status " + o.SyncStatus

@@ -69,28 +69,45 @@ func (ps *pass) pause(c *control.Controls) {
 	p := st.Paused
 	switch {
 	case c.Resume || (p != nil && c.Pause == "" && !checkHolds(st)):
-		if p != nil {
-			st.Paused = nil
-			rerunInconclusive(st, p) // an Inconclusive check runs again from scratch
-			ps.emit(st.Rollout, EvResumed, fmt.Sprintf("resumed by %s (paused since %s: %s)", who(c), p.Since.UTC().Format(time.RFC3339), p.Reason))
-		}
-		ps.consume(contract.ResumeKey, contract.PauseKey, contract.PauseUntilKey)
+		ps.resume(c, p)
 	case p != nil && p.Until != nil && !now.Before(*p.Until):
 		st.Paused = nil
 		ps.emit(st.Rollout, EvResumed, fmt.Sprintf("pause by %s ran out at %s: %s", p.By, p.Until.UTC().Format(time.RFC3339), p.Reason))
 		ps.consume(contract.PauseKey, contract.PauseUntilKey)
-	case c.Pause != "" && (p == nil || p.Reason != c.Pause || !sameTime(p.Until, c.PauseUntil)):
-		if c.PauseUntil != nil && !c.PauseUntil.After(now) {
-			ps.reject(contract.PauseUntilKey, c.PauseUntil.UTC().Format(time.RFC3339), "expired (fix: a time in the future, or remove it to pause until resumed)")
-		} else {
-			st.Paused = &state.Pause{Reason: c.Pause, By: c.By, Since: now, Until: c.PauseUntil}
-			ps.emit(st.Rollout, EvPaused, fmt.Sprintf("paused by %s: %s", who(c), c.Pause))
-		}
+	case newPause(p, c):
+		ps.startPause(c)
 	}
 	ps.holdFleet(c)
 	if p := st.Paused; p != nil && p.Until != nil {
 		ps.requeue(*p.Until, "pause-until")
 	}
+}
+
+// resume ends pause p (nil: none) as a person asked (resume, or the pause key removed).
+func (ps *pass) resume(c *control.Controls, p *state.Pause) {
+	if st := ps.st; p != nil {
+		st.Paused = nil
+		rerunInconclusive(st, p) // an Inconclusive check runs again from scratch
+		ps.emit(st.Rollout, EvResumed, fmt.Sprintf("resumed by %s (paused since %s: %s)", who(c), p.Since.UTC().Format(time.RFC3339), p.Reason))
+	}
+	ps.consume(contract.ResumeKey, contract.PauseKey, contract.PauseUntilKey)
+}
+
+// newPause reports whether the pause key asks for a pause other than p (nil: none).
+func newPause(p *state.Pause, c *control.Controls) bool {
+	return c.Pause != "" && (p == nil || p.Reason != c.Pause || !sameTime(p.Until, c.PauseUntil))
+}
+
+// startPause pauses as the pause key asks, until pause-until when given; one already past
+// is refused.
+func (ps *pass) startPause(c *control.Controls) {
+	now := ps.now
+	if c.PauseUntil != nil && !c.PauseUntil.After(now) {
+		ps.reject(contract.PauseUntilKey, c.PauseUntil.UTC().Format(time.RFC3339), "expired (fix: a time in the future, or remove it to pause until resumed)")
+		return
+	}
+	ps.st.Paused = &state.Pause{Reason: c.Pause, By: c.By, Since: now, Until: c.PauseUntil}
+	ps.emit(ps.st.Rollout, EvPaused, fmt.Sprintf("paused by %s: %s", who(c), c.Pause))
 }
 
 func sameTime(a, b *time.Time) bool {
