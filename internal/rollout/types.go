@@ -12,6 +12,30 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/targets"
 )
 
+// The statuses, typed in state, under the engine's short names.
+const (
+	StatusProgressing = state.RolloutProgressing
+	StatusCompleted   = state.RolloutCompleted
+	StatusStopped     = state.RolloutStopped
+	StatusAbandoned   = state.RolloutAbandoned
+	StatusRollingBack = state.RolloutRollingBack
+	StatusRolledBack  = state.RolloutRolledBack
+
+	PhasePending   = state.PhasePending
+	PhaseAdmitting = state.PhaseAdmitting
+	PhaseSoaking   = state.PhaseSoaking
+	PhaseSucceeded = state.PhaseSucceeded
+	PhaseFailed    = state.PhaseFailed
+	PhaseErrored   = state.PhaseErrored
+	PhaseReturning = state.PhaseRollingBack
+	PhaseReturned  = state.PhaseRolledBack
+
+	ClusterWaiting = state.ClusterWaiting
+	ClusterDone    = state.ClusterDone
+	ClusterFailed  = state.ClusterFailed
+	ClusterErrored = state.ClusterErrored
+)
+
 // Observed is the world as the agent saw it on this pass.
 type Observed struct {
 	// Subjects are the children the plan's revision generates.
@@ -74,29 +98,58 @@ type Observed struct {
 	openings openings // the next openings this pass searched (Step makes it)
 }
 
-// The statuses, typed in state, under the engine's short names.
-const (
-	StatusProgressing = state.RolloutProgressing
-	StatusCompleted   = state.RolloutCompleted
-	StatusStopped     = state.RolloutStopped
-	StatusAbandoned   = state.RolloutAbandoned
-	StatusRollingBack = state.RolloutRollingBack
-	StatusRolledBack  = state.RolloutRolledBack
+// Observation is what the agent read from one live child Application.
+type Observation struct {
+	Revision string // its cmp-phase.io/revision annotation
+	// Unselected: it carries contract.AnnotationUnselected, the parent renders it with
+	// automated sync off because no step selects it: no rollout's child (never rebuilt into
+	// a state, never moved).
+	Unselected          bool
+	SpecCompared        bool      // status.sync.comparedTo equals its spec's source(s) and destination
+	SyncStatus          string    // status.sync.status
+	OperationPhase      string    // status.operationState.phase, "" when it never synced
+	OperationFinishedAt time.Time // status.operationState.finishedAt
+	OperationMessage    string
+	ReconciledAt        time.Time // status.reconciledAt
+	Health              string    // status.health.status
+	// OperationPending: an operation is requested and not started yet.
+	OperationPending bool
+	// OperationMarker is the admission marker (Marker) of the agent's sync in the last
+	// operation, when that sync was the agent's and synced the spec the child has now.
+	OperationMarker string
+	// OperationAttempt is the number the agent gave its sync in the last operation among the
+	// attempts of its admission (0: not the agent's retry: the first attempt).
+	OperationAttempt int
+	// ArgoCDRetries: the last operation carries a retry strategy (the child's own
+	// syncPolicy.retry), so Argo CD retries a failed sync itself and its failure is final.
+	ArgoCDRetries bool
+	// Cluster is the cluster the child deploys to (its cmp-phase.io/cluster label).
+	Cluster string
+}
 
-	PhasePending   = state.PhasePending
-	PhaseAdmitting = state.PhaseAdmitting
-	PhaseSoaking   = state.PhaseSoaking
-	PhaseSucceeded = state.PhaseSucceeded
-	PhaseFailed    = state.PhaseFailed
-	PhaseErrored   = state.PhaseErrored
-	PhaseReturning = state.PhaseRollingBack
-	PhaseReturned  = state.PhaseRolledBack
+// HookResult is how a hook run the agent started ended, keyed like the ledger.
+type HookResult struct {
+	Status     state.HookStatus // Succeeded, Failed or Errored
+	Attempts   int
+	FinishedAt time.Time
+	Duration   time.Duration
+	Message    string
+}
 
-	ClusterWaiting = state.ClusterWaiting
-	ClusterDone    = state.ClusterDone
-	ClusterFailed  = state.ClusterFailed
-	ClusterErrored = state.ClusterErrored
-)
+// Dismantle is what Observed says of a rollout whose children all go because its parent
+// was deleted with Argo CD's resources finalizer (a cascading delete).
+type Dismantle struct {
+	// How says why every child goes, for the history and the Events ("with the parent web").
+	How string
+	// Hold is why nothing may be deleted yet (other shard parents still render their
+	// children, and would apply them again): "" for none.
+	Hold string
+	// Removal: the rollout's spec is gone from git and a person confirmed it
+	// (state.RemovedRevision); false: its parent was deleted. A removal is held by a pause
+	// and the fleet-wide stop, and ends with the parent re-rendering (to nothing); a
+	// deleted parent's ends with the parent released.
+	Removal bool
+}
 
 // Decision is everything one pass of the agent decided, as data: the state to write and
 // the I/O to do once it is written. The agent gathers the Observed, calls Decide, writes
@@ -133,59 +186,6 @@ type Decision struct {
 	// Dismantling: every child of the rollout goes (Delete, Release); the agent does only
 	// that on this pass: no hooks, syncs or moves.
 	Dismantling bool
-}
-
-// Dismantle is what Observed says of a rollout whose children all go because its parent
-// was deleted with Argo CD's resources finalizer (a cascading delete).
-type Dismantle struct {
-	// How says why every child goes, for the history and the Events ("with the parent web").
-	How string
-	// Hold is why nothing may be deleted yet (other shard parents still render their
-	// children, and would apply them again): "" for none.
-	Hold string
-	// Removal: the rollout's spec is gone from git and a person confirmed it
-	// (state.RemovedRevision); false: its parent was deleted. A removal is held by a pause
-	// and the fleet-wide stop, and ends with the parent re-rendering (to nothing); a
-	// deleted parent's ends with the parent released.
-	Removal bool
-}
-
-// HookResult is how a hook run the agent started ended, keyed like the ledger.
-type HookResult struct {
-	Status     state.HookStatus // Succeeded, Failed or Errored
-	Attempts   int
-	FinishedAt time.Time
-	Duration   time.Duration
-	Message    string
-}
-
-// Observation is what the agent read from one live child Application.
-type Observation struct {
-	Revision string // its cmp-phase.io/revision annotation
-	// Unselected: it carries contract.AnnotationUnselected, the parent renders it with
-	// automated sync off because no step selects it: no rollout's child (never rebuilt into
-	// a state, never moved).
-	Unselected          bool
-	SpecCompared        bool      // status.sync.comparedTo equals its spec's source(s) and destination
-	SyncStatus          string    // status.sync.status
-	OperationPhase      string    // status.operationState.phase, "" when it never synced
-	OperationFinishedAt time.Time // status.operationState.finishedAt
-	OperationMessage    string
-	ReconciledAt        time.Time // status.reconciledAt
-	Health              string    // status.health.status
-	// OperationPending: an operation is requested and not started yet.
-	OperationPending bool
-	// OperationMarker is the admission marker (Marker) of the agent's sync in the last
-	// operation, when that sync was the agent's and synced the spec the child has now.
-	OperationMarker string
-	// OperationAttempt is the number the agent gave its sync in the last operation among the
-	// attempts of its admission (0: not the agent's retry: the first attempt).
-	OperationAttempt int
-	// ArgoCDRetries: the last operation carries a retry strategy (the child's own
-	// syncPolicy.retry), so Argo CD retries a failed sync itself and its failure is final.
-	ArgoCDRetries bool
-	// Cluster is the cluster the child deploys to (its cmp-phase.io/cluster label).
-	Cluster string
 }
 
 // Move is a child the state moves to a revision that its live Application does not carry
