@@ -14,8 +14,8 @@
 // # Types at the bottom
 //
 // types.go holds what goes in and out: Observed (and each live child's Observation, each
-// hook run's HookResult, a Dismantle), Decision and Move, and the engine's short names for
-// the statuses. actions.go holds Action and its kinds: an Event, a hook run, a consumed
+// hook run's HookResult, a Dismantle), Decision and Move, a child's Verdict, a failed sync's
+// FailureKind, and the engine's short names for the statuses. actions.go holds Action and its kinds: an Event, a hook run, a consumed
 // control key, a retried sync, when to come back. Both hold types and constants only and
 // call nothing: the rules sit above them.
 //

@@ -7,17 +7,6 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
-// Verdict is where one admitted child stands.
-type Verdict int
-
-// Verdicts.
-const (
-	Waiting Verdict = iota // not yet: the reason says for what
-	Done                   // synced the admitted spec and Healthy now (the soak is the engine's)
-	Failed                 // a gate said no: the sync failed or the child is Degraded
-	Errored                // we could not tell: the sync could not run at all
-)
-
 func (v Verdict) String() string {
 	return string(v.Status())
 }

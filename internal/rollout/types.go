@@ -197,3 +197,27 @@ type Move struct {
 	// revision, the Marker of the sync that enacts the move.
 	Since time.Time
 }
+
+// Verdict is where one admitted child stands.
+type Verdict int
+
+// Verdicts.
+const (
+	Waiting Verdict = iota // not yet: the reason says for what
+	Done                   // synced the admitted spec and Healthy now (the soak is the engine's)
+	Failed                 // a gate said no: the sync failed or the child is Degraded
+	Errored                // we could not tell: the sync could not run at all
+)
+
+// FailureKind says whether a failed sync may succeed by itself when tried again.
+type FailureKind int
+
+// Failure kinds.
+const (
+	// Permanent: the sync failed for a reason that will not change by itself (an invalid
+	// manifest, a webhook or admission denial, a forbidden resource, an immutable field) —
+	// and every message no rule knows: a verdict is the safe side.
+	Permanent FailureKind = iota
+	// Transient: the cluster could not be reached or answered with a transient error.
+	Transient
+)
