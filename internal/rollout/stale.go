@@ -8,7 +8,7 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 )
 
-// staleAnswers consumes, when rollout r starts, the approvals, rejections and window
+// staleAnswers consumes, when the pass's rollout starts, the approvals, rejections and window
 // overrides still waiting in the ConfigMap: they were written for another rollout (kept
 // because their gate had not asked yet, or refused) and must not open, fail or override a
 // gate of this one. It says so in a Warning Event and returns the pass's observations

@@ -59,7 +59,7 @@ func (ps *pass) trackEdits(c *control.Controls) {
 	}
 }
 
-// promoteAt ends the soak of the current phase of r early (promote).
+// promoteAt ends the soak of the rollout's current phase early (promote).
 func (ps *pass) promoteAt(c *control.Controls) {
 	r, now := ps.st.Rollout, ps.now
 	cur := &r.Phases[r.Phase]
