@@ -5,7 +5,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
@@ -22,7 +21,8 @@ import (
 // until it ends), the plan's revision is not stored already, and every other revision the
 // state keeps has content — otherwise children of another revision would stay unpinned,
 // and the plan's revision rolls out phase by phase instead.
-func adopt(st *state.State, p plan.Plan, now time.Time, acts *[]Action) {
+func (ps *pass) adopt() {
+	st, p := ps.st, ps.p
 	old, ok := legacyOf(st, p)
 	if !ok || st.Rollout.Active() && st.Rollout.Revision == old {
 		return
@@ -51,7 +51,7 @@ func adopt(st *state.State, p plan.Plan, now time.Time, acts *[]Action) {
 		r = st.Rollout
 		r.Revision = p.Revision
 	}
-	emit(r, acts, now, EvRevisionPinned, fmt.Sprintf("revision %s is now %s: its children are pinned to commit %s without a rollout (what they deploy is unchanged)", old, p.Revision, c))
+	ps.emit(r, EvRevisionPinned, fmt.Sprintf("revision %s is now %s: its children are pinned to commit %s without a rollout (what they deploy is unchanged)", old, p.Revision, c))
 }
 
 // legacyOf is the id of the revision the state keeps, without content, for the plan's spec
@@ -77,7 +77,8 @@ func legacyPlan(st *state.State, p plan.Plan) plan.Plan {
 
 // leftOut warns about children no phase selects and nothing deploys whose template cannot
 // render: the render left them out rather than fail every cluster's.
-func leftOut(r *state.Rollout, p plan.Plan, now time.Time, acts *[]Action) {
+func (ps *pass) leftOut() {
+	r, p := ps.st.Rollout, ps.p
 	if len(p.LeftOut) == 0 {
 		return
 	}
@@ -87,12 +88,13 @@ func leftOut(r *state.Rollout, p plan.Plan, now time.Time, acts *[]Action) {
 	if len(keys) > 5 {
 		list = append(slices.Clone(list), fmt.Sprintf("and %d more", len(keys)-5))
 	}
-	emit(r, acts, now, EvChildrenLeftOut, fmt.Sprintf("%d children no phase selects are left out, their template cannot render: %s; first: %s (fix: give their clusters the labels the template reads, or select them in no generator)",
+	ps.emit(r, EvChildrenLeftOut, fmt.Sprintf("%d children no phase selects are left out, their template cannot render: %s; first: %s (fix: give their clusters the labels the template reads, or select them in no generator)",
 		len(keys), strings.Join(list, ", "), p.LeftOut[keys[0]]))
 }
 
 // notPhased warns about children whose sources follow a moving ref the plugin cannot see.
-func notPhased(r *state.Rollout, p plan.Plan, now time.Time, acts *[]Action) {
+func (ps *pass) notPhased() {
+	r, p := ps.st.Rollout, ps.p
 	if len(p.Unphased) == 0 {
 		return
 	}
@@ -105,5 +107,5 @@ func notPhased(r *state.Rollout, p plan.Plan, now time.Time, acts *[]Action) {
 	if len(keys) > 5 {
 		list = append(list, fmt.Sprintf("and %d more", len(keys)-5))
 	}
-	emit(r, acts, now, EvNotPhased, fmt.Sprintf("%d children deploy from a moving ref cmp-phase cannot see, so changes there are not phased: %s (fix: pin targetRevision in the spec, e.g. from generator values, and bump it by a commit)", len(keys), strings.Join(list, ", ")))
+	ps.emit(r, EvNotPhased, fmt.Sprintf("%d children deploy from a moving ref cmp-phase cannot see, so changes there are not phased: %s (fix: pin targetRevision in the spec, e.g. from generator values, and bump it by a commit)", len(keys), strings.Join(list, ", ")))
 }

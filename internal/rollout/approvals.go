@@ -4,11 +4,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/control"
-	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
@@ -36,30 +34,31 @@ func gateRecord(ph *state.PhaseState, a *spec.Approval) *state.ApprovalGate {
 // askEntry records that a phase with an approval to enter it waits for one (its pre-hooks
 // passed; admission holds everyone until the gate opens, see nextAdmission). A phase with
 // no members has nobody to hold and asks nothing.
-func askEntry(r *state.Rollout, ph *state.PhaseState, sp spec.Phase, now time.Time, acts *[]Action) {
+func (ps *pass) askEntry(ph *state.PhaseState, sp spec.Phase) {
 	if a := spec.ApprovalOf(sp); a != nil && !a.AfterChecks && ph.ApprovedBy == "" && len(ph.Members) > 0 {
-		ask(r, ph, a, now, acts)
+		ps.ask(ph, a)
 	}
 }
 
 // leaveApproved is the approval to leave a phase (afterChecks): asked once its members are
 // done and its checks, soak and post-hooks passed; the next phase waits until it opens.
-func leaveApproved(r *state.Rollout, ph *state.PhaseState, sp spec.Phase, now time.Time, acts *[]Action) bool {
+func (ps *pass) leaveApproved(ph *state.PhaseState, sp spec.Phase) bool {
 	a := spec.ApprovalOf(sp)
 	if a == nil || !a.AfterChecks || ph.ApprovedBy != "" {
 		return true
 	}
-	ask(r, ph, a, now, acts)
+	ps.ask(ph, a)
 	return false
 }
 
-func ask(r *state.Rollout, ph *state.PhaseState, a *spec.Approval, now time.Time, acts *[]Action) {
+func (ps *pass) ask(ph *state.PhaseState, a *spec.Approval) {
+	r, now := ps.st.Rollout, ps.now
 	g := gateRecord(ph, a)
 	if g.AskedAt != nil {
 		return
 	}
 	g.AskedAt = &now
-	emit(r, acts, now, EvAwaitingApproval, fmt.Sprintf("phase %s awaits approval: %s", ph.Name, Tally(g)))
+	ps.emit(r, EvAwaitingApproval, fmt.Sprintf("phase %s awaits approval: %s", ph.Name, Tally(g)))
 }
 
 // Tally says how far a gate is: "1/2 approvals, from sre".
@@ -80,22 +79,23 @@ func waiting(ph *state.PhaseState, a *spec.Approval) bool {
 // approve records one approval of the current phase's gate (the approve key, consumed with
 // its approver keys, a history entry each), and opens the gate once Required distinct
 // qualifying approvers are recorded.
-func approve(r *state.Rollout, p plan.Plan, c *control.Controls, now time.Time, acts *[]Action, reject func(string, string, string, ...any)) {
+func (ps *pass) approve(c *control.Controls) {
+	r, p, now := ps.st.Rollout, ps.p, ps.now
 	cur, a := &r.Phases[r.Phase], spec.ApprovalOf(p.Phases[r.Phase])
 	if c.Approve != cur.Name || !waiting(cur, a) {
-		reject(contract.ApproveKey, c.Approve, "phase %s is not waiting for approval; the rollout is at %s%s (fix: remove it)", c.Approve, cur.Name, notYet(cur, a, c.Approve))
+		ps.reject(contract.ApproveKey, c.Approve, "phase %s is not waiting for approval; the rollout is at %s%s (fix: remove it)", c.Approve, cur.Name, notYet(cur, a, c.Approve))
 		return
 	}
 	g := gateRecord(cur, a)
 	got := state.Approval{By: approverOf(c), Groups: c.ApproverGroups, At: now, Reason: c.Reason}
 	got.Counted, got.Note = counts(g, got)
 	g.Approvals = append(g.Approvals, got)
-	consume(acts, contract.ApproveKey, contract.ApproverKey, contract.ApproverGroupsKey)
+	ps.consume(contract.ApproveKey, contract.ApproverKey, contract.ApproverGroupsKey)
 	if !got.Counted {
-		warn(r, acts, now, EvApprovalNotCounted, fmt.Sprintf("phase %s: approval by %s does not count: %s (%s)", cur.Name, by(got.By), got.Note, Tally(g)))
+		ps.warn(r, EvApprovalNotCounted, fmt.Sprintf("phase %s: approval by %s does not count: %s (%s)", cur.Name, by(got.By), got.Note, Tally(g)))
 		return
 	}
-	emit(r, acts, now, EvApprovalRecorded, fmt.Sprintf("phase %s: approval by %s%s (%s)", cur.Name, answerer(got), said(got.Reason), Tally(g)))
+	ps.emit(r, EvApprovalRecorded, fmt.Sprintf("phase %s: approval by %s%s (%s)", cur.Name, answerer(got), said(got.Reason), Tally(g)))
 	if g.Counted() < g.Required {
 		return
 	}
@@ -106,7 +106,7 @@ func approve(r *state.Rollout, p plan.Plan, c *control.Controls, now time.Time, 
 		}
 	}
 	g.OpenedAt, cur.ApprovedBy = &now, strings.Join(names, ", ")
-	emit(r, acts, now, EvControlApplied, fmt.Sprintf("phase %s approved by %s", cur.Name, cur.ApprovedBy))
+	ps.emit(r, EvControlApplied, fmt.Sprintf("phase %s approved by %s", cur.Name, cur.ApprovedBy))
 }
 
 // notYet explains why a gate after checks takes no answer yet (the key waits for it).
@@ -132,34 +132,35 @@ func counts(g *state.ApprovalGate, a state.Approval) (bool, string) {
 
 // rejectGate fails the current phase whose approval gate a person refuses, with its
 // onFailure (continue stops: a person said no); recorded with who and why.
-func rejectGate(st *state.State, p plan.Plan, c *control.Controls, now time.Time, acts *[]Action, reject func(string, string, string, ...any)) {
+func (ps *pass) rejectGate(c *control.Controls) {
+	st, p, now := ps.st, ps.p, ps.now
 	r := st.Rollout
 	if r == nil || r.Status != StatusProgressing || r.Phase >= len(r.Phases) || !linedUp(r, p) {
-		reject(contract.RejectKey, c.Reject, "no phase is waiting for approval (fix: remove it)")
+		ps.reject(contract.RejectKey, c.Reject, "no phase is waiting for approval (fix: remove it)")
 		return
 	}
 	cur, sp := &r.Phases[r.Phase], p.Phases[r.Phase]
 	a := spec.ApprovalOf(sp)
 	if c.Reject != cur.Name || a == nil || cur.ApprovedBy != "" {
-		reject(contract.RejectKey, c.Reject, "phase %s has no approval gate open to refuse; the rollout is at %s (fix: remove it; abort or rollback stop a rollout)", c.Reject, cur.Name)
+		ps.reject(contract.RejectKey, c.Reject, "phase %s has no approval gate open to refuse; the rollout is at %s (fix: remove it; abort or rollback stop a rollout)", c.Reject, cur.Name)
 		return
 	}
 	got := state.Approval{By: approverOf(c), Groups: c.ApproverGroups, At: now, Reason: c.Reason}
 	gateRecord(cur, a).Rejection = &got
-	consume(acts, contract.RejectKey, contract.ApproverKey, contract.ApproverGroupsKey)
+	ps.consume(contract.RejectKey, contract.ApproverKey, contract.ApproverGroupsKey)
 	why := fmt.Sprintf("phase %s rejected by %s: %s", cur.Name, answerer(got), c.Reason)
-	emit(r, acts, now, EvPhaseRejected, why)
+	ps.emit(r, EvPhaseRejected, why)
 	markFailed(cur, PhaseFailed, now)
 	r.Status, r.Reason = StatusStopped, why
 	if sp.OnFailure == "rollback" && st.Deployed != "" {
 		r.Status = StatusRollingBack // Step rolls back on this pass
-		emit(r, acts, now, EvRollingBack, "rolling back: "+why)
+		ps.emit(r, EvRollingBack, "rolling back: "+why)
 		return
 	}
 	if sp.OnFailure == "rollback" {
 		r.Reason += " (nothing to roll back to on a first deployment: stopped)"
 	}
-	emit(r, acts, now, EvRolloutStopped, "rollout stopped: "+r.Reason)
+	ps.emit(r, EvRolloutStopped, "rollout stopped: "+r.Reason)
 }
 
 // approverOf is who answers: the approver key, else by (a hand edit).
@@ -183,10 +184,4 @@ func said(reason string) string {
 		return ""
 	}
 	return fmt.Sprintf(" (%q)", reason)
-}
-
-// warn emits a Warning event (one the warnings list does not name).
-func warn(r *state.Rollout, acts *[]Action, now time.Time, event, msg string) {
-	emit(r, acts, now, event, msg)
-	(*acts)[len(*acts)-1].Warning = true
 }

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
@@ -14,7 +13,8 @@ import (
 // next batch: it admits in waves, the next one only once every member of the last has
 // settled and the last of them has been settled for batchWait, so a batch has been
 // healthy that long before the next starts. It asks to be woken when the wait ends.
-func betweenBatches(ph *state.PhaseState, sp spec.Phase, inFlight int, now time.Time, acts *[]Action) bool {
+func (ps *pass) betweenBatches(ph *state.PhaseState, sp spec.Phase, inFlight int) bool {
+	now := ps.now
 	if sp.BatchWait <= 0 || len(ph.Admitted) == 0 {
 		return false // the first batch never waits
 	}
@@ -35,7 +35,7 @@ func betweenBatches(ph *state.PhaseState, sp spec.Phase, inFlight int, now time.
 	if !now.Before(until) {
 		return false
 	}
-	*acts = append(*acts, Action{Kind: ActRequeue, At: until, Message: "batchWait of phase " + ph.Name})
+	ps.requeue(until, "batchWait of phase "+ph.Name)
 	return true
 }
 
@@ -44,11 +44,11 @@ func betweenBatches(ph *state.PhaseState, sp spec.Phase, inFlight int, now time.
 // cluster, not measured through the soak) run on it, keyed by the batch (name@batch-N), and
 // the next wave waits for them; a failure applies onFailure as any check's. It reports
 // whether admission may go on.
-func batchChecked(st *state.State, p plan.Plan, ph *state.PhaseState, sp spec.Phase, o Observed, now time.Time, acts *[]Action) bool {
+func (ps *pass) batchChecked(ph *state.PhaseState, sp spec.Phase) bool {
 	if !sp.BatchChecks || len(ph.Admitted) == 0 || inFlight(ph) > 0 {
 		return true
 	}
-	b := batchOf(st.Rollout, ph, sp)
+	b := batchOf(ps.st.Rollout, ph, sp)
 	if len(nextAdmission(b).Next) == 0 {
 		return true // nothing waits: the phase's own checks follow as always
 	}
@@ -58,7 +58,7 @@ func batchChecked(st *state.State, p plan.Plan, ph *state.PhaseState, sp spec.Ph
 	}
 	between := sp
 	between.Checks = renamed(checks, fmt.Sprintf("@batch-%d", batchesAdmitted(ph)))
-	return hookGate(st, p, ph, between, KindCheck, o, now, acts)
+	return ps.hookGate(ph, between, KindCheck)
 }
 
 // batchesAdmitted is how many batches the phase admitted: its members' distinct admission

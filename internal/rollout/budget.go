@@ -3,7 +3,6 @@ package rollout
 import (
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
@@ -31,8 +30,8 @@ func budgetOf(p plan.Plan, members [][]string) *int {
 // phase's own maxFailures still applies first; this one adds up what they tolerated.
 // onFailure continue goes on, as it does for a phase's budget. It reports whether the
 // rollout stopped or started rolling back.
-func budgetSpent(st *state.State, p plan.Plan, ph *state.PhaseState, sp spec.Phase, o Observed, now time.Time, acts *[]Action) bool {
-	r := st.Rollout
+func (ps *pass) budgetSpent(ph *state.PhaseState, sp spec.Phase) bool {
+	r := ps.st.Rollout
 	if r.MaxFailures == nil || sp.OnFailure == "continue" {
 		return false
 	}
@@ -48,7 +47,7 @@ func budgetSpent(st *state.State, p plan.Plan, ph *state.PhaseState, sp spec.Pha
 	}
 	reason := fmt.Sprintf("phase %s %s: the rollout-wide failure budget is spent: %d children failed across the rollout (%s), maxFailures %d",
 		ph.Name, status, len(failed), describe(failed), *r.MaxFailures)
-	stopOrRollBack(st, p, ph, sp, status, reason, o, now, acts)
+	ps.stopOrRollBack(ph, sp, status, reason)
 	return true
 }
 

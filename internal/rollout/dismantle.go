@@ -16,21 +16,6 @@ import (
 // still being deleted (their deletes wake it too).
 const DismantlePoll = 5 * time.Second
 
-// Dismantle is what Observed says of a rollout whose children all go because its parent
-// was deleted with Argo CD's resources finalizer (a cascading delete).
-type Dismantle struct {
-	// How says why every child goes, for the history and the Events ("with the parent web").
-	How string
-	// Hold is why nothing may be deleted yet (other shard parents still render their
-	// children, and would apply them again): "" for none.
-	Hold string
-	// Removal: the rollout's spec is gone from git and a person confirmed it
-	// (state.RemovedRevision); false: its parent was deleted. A removal is held by a pause
-	// and the fleet-wide stop, and ends with the parent re-rendering (to nothing); a
-	// deleted parent's ends with the parent released.
-	Removal bool
-}
-
 // ParentBusy and SubjectsMissing are the evidence a removal waits on; they are fields of
 // Observed: an operation of the parent requested or running (Argo CD runs it even on a
 // parent being deleted, and it would apply the children again behind the order), and no
@@ -51,13 +36,13 @@ func dismantle(p plan.Plan, cur *state.State, o Observed, now time.Time) Decisio
 	}
 	live := slices.Sorted(maps.Keys(o.Children))
 	if len(live) == 0 {
-		if next, running := afterDismantle(p, cur, o, now, &d.Actions); running {
+		next, acts, running := afterDismantle(p, cur, o, now)
+		d.Actions = acts
+		if running {
 			d.Next = next
 			return d.wait(now, "post-delete hooks run")
-		} else if next != cur {
-			cur = next
 		}
-		var acts []Action
+		cur = next
 		d.Next, acts = TornDown(cur, how.How, now)
 		d.Actions = append(d.Actions, acts...)
 		d.Release = !how.Removal
@@ -104,12 +89,14 @@ func allAdmitted(st *state.State, children []string) bool {
 // afterDismantle runs the post-delete hooks once every child of the rollout is gone: each
 // per-cluster hook for each child the state had, the others once. It returns the state
 // with their ledger (cur itself when nothing changed; a change has the next generation)
-// and whether some still run: the teardown (and a deleted parent's release) waits for them.
-func afterDismantle(p plan.Plan, cur *state.State, o Observed, now time.Time, acts *[]Action) (*state.State, bool) {
+// and whether some still run: the teardown (and a deleted parent's release) waits for them;
+// and the actions they ask for.
+func afterDismantle(p plan.Plan, cur *state.State, o Observed, now time.Time) (*state.State, []Action, bool) {
 	if cur == nil || (len(p.PostDeleteHooks) == 0 && len(cur.AfterDelete) == 0) {
-		return cur, false
+		return cur, nil, false
 	}
 	next := cur.Clone()
+	ps := &pass{st: next, p: p, o: o, now: now}
 	if tearing := len(cur.Children) > 0 || len(cur.Removing) > 0 || len(cur.Leaving) > 0 || cur.Rollout.Active(); tearing {
 		// only a teardown still to record starts them: once torn down, a removal's later
 		// passes only record the runs still going (their ledger may be trimmed meanwhile)
@@ -122,13 +109,13 @@ func afterDismantle(p plan.Plan, cur *state.State, o Observed, now time.Time, ac
 		for _, c := range children {
 			gone[c] = cmp.Or(names[c], cur.RemovingClusters[c])
 		}
-		startAfterDelete(next, p.PostDeleteHooks, gone, true, false, now, acts)
+		ps.startAfterDelete(gone, true, false)
 	}
-	running := driveAfterDelete(next, p.PostDeleteHooks, o, now, acts)
+	running := ps.driveAfterDelete()
 	if state.Equal(cur, next) {
-		return cur, running
+		return cur, ps.acts, running
 	}
 	next.Generation++
 	next.WrittenAt = now
-	return next, running
+	return next, ps.acts, running
 }

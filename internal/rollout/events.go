@@ -1,11 +1,5 @@
 package rollout
 
-import (
-	"time"
-
-	"github.com/cmp-phase/cmp-phase/internal/state"
-)
-
 // Event names: the rollout history's and the Kubernetes Events' reasons.
 const (
 	EvRolloutStarted   = "RolloutStarted"
@@ -47,11 +41,3 @@ const (
 // warnings are the events people must look at. EvClusterFailed is every member failure,
 // tolerated (maxFailures, continue) or not.
 var warnings = map[string]bool{EvRolloutStopped: true, EvRollingBack: true, EvClusterFailed: true, EvRolloutAbandoned: true, EvHookFailed: true, EvRolloutAborted: true, EvNotPhased: true, EvChildrenLeftOut: true, EvManyHooks: true, EvRemovalAwaitsConfirmation: true, EvHookHeld: true, EvShardHeld: true}
-
-// emit records an event in the rollout's history and asks the agent to publish it.
-func emit(r *state.Rollout, acts *[]Action, now time.Time, event, msg string) {
-	if r != nil {
-		r.Record(now, event, msg)
-	}
-	*acts = append(*acts, Action{Kind: ActEvent, Reason: event, Warning: warnings[event], Message: msg})
-}

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
@@ -36,7 +35,8 @@ func markFailed(ph *state.PhaseState, status state.PhaseStatus, now time.Time) {
 // nobody's: a failed one is reported (an Event, the ledger) and changes neither the
 // rollout's status nor its reason. A list whose cause is over (a stopped rollout a person
 // rolled back) still has its running runs recorded, and starts no new one.
-func failureHooks(st *state.State, p plan.Plan, o Observed, now time.Time, acts *[]Action) {
+func (ps *pass) failureHooks() {
+	st, p := ps.st, ps.p
 	r := st.Rollout
 	if r == nil || st.Paused != nil {
 		return
@@ -57,7 +57,7 @@ func failureHooks(st *state.State, p plan.Plan, o Observed, now time.Time, acts 
 			// time): its runs go in a current ledger, named after it, where results are read
 			loc, hooks = at, renamed(hooks, "@"+ph.Name)
 		}
-		runFailureList(r, loc, KindFail, hooks, failedOf(ph, r.Skipped), true, o, now, acts)
+		ps.runFailureList(loc, KindFail, hooks, failedOf(ph, r.Skipped), true)
 	}
 	ph, fails := &r.Phases[at], r.Failures()
 	for _, l := range []struct {
@@ -70,7 +70,7 @@ func failureHooks(st *state.State, p plan.Plan, o Observed, now time.Time, acts 
 		{KindRolledBack, p.OnFailure.RolledBack, r.Status == StatusRolledBack},
 	} {
 		if l.cause || runsOf(ph, l.kind, "") {
-			runFailureList(r, at, l.kind, l.hooks, fails, l.cause, o, now, acts)
+			ps.runFailureList(at, l.kind, l.hooks, fails, l.cause)
 		}
 	}
 }
@@ -78,25 +78,27 @@ func failureHooks(st *state.State, p plan.Plan, o Observed, now time.Time, acts 
 // runFailureList drives one list of failure hooks in the ledger of phase i: it records the
 // results that came back and, while its cause holds (start), starts the runs not started
 // yet. A per-cluster hook runs once for each of clusters.
-func runFailureList(r *state.Rollout, i int, kind string, hooks []spec.Hook, clusters []string, start bool, o Observed, now time.Time, acts *[]Action) {
-	ph := &r.Phases[i]
+func (ps *pass) runFailureList(i int, kind string, hooks []spec.Hook, clusters []string, start bool) {
+	ph := &ps.st.Rollout.Phases[i]
 	if ph.Track != "" {
-		o.Hooks = o.TrackHooks[ph.Track] // a track's phase has its results apart
+		own := ps.o.Hooks
+		ps.o.Hooks = ps.o.TrackHooks[ph.Track] // a track's phase has its results apart
+		defer func() { ps.o.Hooks = own }()
 	}
 	if !start {
 		hooks = slices.DeleteFunc(slices.Clone(hooks), func(h spec.Hook) bool { return !ranAny(ph, kind, h.Name) })
 	}
-	hooks = heldFailureHooks(r, ph, kind, hooks, o.Limits, now, acts)
+	hooks = ps.heldFailureHooks(ph, kind, hooks)
 	if len(hooks) == 0 && !runsOf(ph, kind, "") {
 		return
 	}
-	from := len(*acts)
-	gate(r, ph, kind, hooks, clusters, orDefault(o.Limits.HooksAtOnce, MaxHooksAtOnce), o, now, acts)
+	from := len(ps.acts)
+	ps.gate(ph, kind, hooks, clusters, orDefault(ps.o.Limits.HooksAtOnce, MaxHooksAtOnce))
 	if len(ph.Hooks) == 0 {
 		ph.Hooks = nil // gate made the ledger; nothing ran (a per-cluster hook, no cluster failed)
 	}
-	for j := from; j < len(*acts); j++ {
-		if a := &(*acts)[j]; a.Kind == ActRunHook {
+	for j := from; j < len(ps.acts); j++ {
+		if a := &ps.acts[j]; a.Kind == ActRunHook {
 			a.Phase, a.Track = i, ph.Track // gate names the rollout's phase; the ledger is this one
 		}
 	}
@@ -105,7 +107,8 @@ func runFailureList(r *state.Rollout, i int, kind string, hooks []spec.Hook, clu
 // heldFailureHooks are hooks without the ones over the agent's limits: such a hook is not
 // started, and its ledger records it Errored once, with the fix, and an Event says so (a
 // failure hook has no phase to hold: the rollout's reason stays its failure's).
-func heldFailureHooks(r *state.Rollout, ph *state.PhaseState, kind string, hooks []spec.Hook, l spec.Limits, now time.Time, acts *[]Action) []spec.Hook {
+func (ps *pass) heldFailureHooks(ph *state.PhaseState, kind string, hooks []spec.Hook) []spec.Hook {
+	l, now := ps.o.Limits, ps.now
 	var keep []spec.Hook
 	for _, h := range hooks {
 		over := l.Violations(h)
@@ -122,7 +125,7 @@ func heldFailureHooks(r *state.Rollout, ph *state.PhaseState, kind string, hooks
 		v, at := over[0], now
 		why := fmt.Sprintf("phase %s: %s hook %s not started: %s %s (fix: %s)", ph.Name, kind, h.Name, v.Field, v.Msg, v.Fix)
 		ph.Hooks[HookKey(kind, h.Name, "")] = state.HookRun{Kind: kind, Name: h.Name, Status: state.HookErrored, StartedAt: now, FinishedAt: &at, Message: why}
-		emit(r, acts, now, EvHookHeld, why)
+		ps.emit(ps.st.Rollout, EvHookHeld, why)
 	}
 	return keep
 }

@@ -4,10 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
-	"github.com/cmp-phase/cmp-phase/internal/control"
 	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
@@ -20,9 +18,10 @@ import (
 // catch-up rollout of the same revision, through every phase, gates and soaks
 // included. Members a rollout left behind on purpose (a phase smaller than its targets)
 // stay where they are.
-func idle(st *state.State, p plan.Plan, o Observed, now time.Time, acts *[]Action) error {
-	held := len(st.Removing) == 0 && removalsHeld(p, o, now, acts) // no removal group starts
-	if !held && remove(st, p, o, now, acts) {
+func (ps *pass) idle() error {
+	st, p, o := ps.st, ps.p, ps.o
+	held := len(st.Removing) == 0 && ps.removalsHeld() // no removal group starts
+	if !held && ps.remove() {
 		return nil
 	}
 	catchUp := map[string]bool{}
@@ -34,7 +33,7 @@ func idle(st *state.State, p plan.Plan, o Observed, now time.Time, acts *[]Actio
 	if len(catchUp) == 0 {
 		return nil
 	}
-	return start(st, p, o, catchUp, now, acts)
+	return ps.start(catchUp)
 }
 
 // eligible reports whether any phase selects the subject: one no phase selects never takes
@@ -53,7 +52,8 @@ func eligible(phases []spec.Phase, s targets.Child) bool {
 // the next rollout): join makes one a member of the first phase that selects it and has not
 // started (RollingSync steps: only the first step that selects it); otherwise it is
 // deferred to a catch-up rollout.
-func joiners(st *state.State, p plan.Plan, o Observed, now time.Time, acts *[]Action) {
+func (ps *pass) joiners() {
+	st, p, o := ps.st, ps.p, ps.o
 	r := st.Rollout
 	known := map[string]bool{}
 	for _, ph := range r.Phases {
@@ -72,12 +72,12 @@ func joiners(st *state.State, p plan.Plan, o Observed, now time.Time, acts *[]Ac
 		if i := joinPhase(p, r, s); i >= 0 {
 			ph := &r.Phases[i]
 			ph.Members = joinMembers(ph.Members, s.Key, p.Phases[i].Ordering.IsZero())
-			emit(r, acts, now, EvClusterJoined, fmt.Sprintf("%s joined the rollout in phase %s (lateJoiners: join)", s.Key, ph.Name))
+			ps.emit(r, EvClusterJoined, fmt.Sprintf("%s joined the rollout in phase %s (lateJoiners: join)", s.Key, ph.Name))
 			continue
 		}
 		at, _ := slices.BinarySearch(r.Deferred, s.Key)
 		r.Deferred = slices.Insert(r.Deferred, at, s.Key)
-		emit(r, acts, now, EvClusterDeferred, fmt.Sprintf("%s joined after the rollout started: deferred to a catch-up rollout once this one completes", s.Key))
+		ps.emit(r, EvClusterDeferred, fmt.Sprintf("%s joined after the rollout started: deferred to a catch-up rollout once this one completes", s.Key))
 	}
 }
 
@@ -106,8 +106,9 @@ func joinPhase(p plan.Plan, r *state.Rollout, s targets.Child) int {
 // when they are gone the next group starts. It reports whether a removal is under way.
 // Nothing is removed while the plan generates no child at all (an empty or unreadable
 // inventory is never a reason to delete).
-func remove(st *state.State, p plan.Plan, o Observed, now time.Time, acts *[]Action) bool {
-	if len(st.Removing) > 0 && removing(st, p, o, now, acts) {
+func (ps *pass) remove() bool {
+	st, p, o := ps.st, ps.p, ps.o
+	if len(st.Removing) > 0 && ps.removing() {
 		return true
 	}
 	prev := st.Leaving
@@ -119,15 +120,15 @@ func remove(st *state.State, p plan.Plan, o Observed, now time.Time, acts *[]Act
 	if len(group) == 0 {
 		return false
 	}
-	if p.ConfirmRemoval && !confirm(st, group, rest, o.Controls, now, acts) {
-		awaitConfirmation(st, prev, append(group, rest...), now, acts)
+	if p.ConfirmRemoval && !ps.confirm(group, rest) {
+		ps.awaitConfirmation(prev, append(group, rest...))
 		return true
 	}
 	st.Removing, st.Leaving = group, rest // the agent deletes what Removing lists
 	if len(p.PostDeleteHooks) > 0 {
 		noteClusters(st, group, o) // for their post-delete hooks, once they are gone
 	}
-	emit(st.Rollout, acts, now, EvClusterRemoving, "removing "+describe(group)+": the deployed revision no longer generates them")
+	ps.emit(st.Rollout, EvClusterRemoving, "removing "+describe(group)+": the deployed revision no longer generates them")
 	return true
 }
 
@@ -137,14 +138,15 @@ func remove(st *state.State, p plan.Plan, o Observed, now time.Time, acts *[]Act
 // forever. Nothing starts to be deleted (Removing is unchanged: remove decides the group
 // once the hold ends); under confirmRemoval the wait is told as remove tells it. Nothing
 // is recorded while the plan generates no child at all.
-func recordLeavers(st *state.State, p plan.Plan, o Observed, now time.Time, acts *[]Action) {
+func (ps *pass) recordLeavers() {
+	st, p, o := ps.st, ps.p, ps.o
 	if len(o.Subjects) == 0 {
 		return
 	}
 	group, rest := leavingGroup(st, p, o)
 	leaving := slices.DeleteFunc(slices.Sorted(slices.Values(append(group, rest...))), func(c string) bool { return slices.Contains(st.Removing, c) })
 	if p.ConfirmRemoval && len(leaving) > 0 {
-		awaitConfirmation(st, st.Leaving, leaving, now, acts)
+		ps.awaitConfirmation(st.Leaving, leaving)
 		return
 	}
 	if len(leaving) == 0 {
@@ -156,7 +158,8 @@ func recordLeavers(st *state.State, p plan.Plan, o Observed, now time.Time, acts
 // removing carries on the removal of the group in st.Removing: children deleted are
 // forgotten, children generated again stay; it reports whether some are still to go.
 // Children that leave meanwhile wait their turn, but the render must know of them now.
-func removing(st *state.State, p plan.Plan, o Observed, now time.Time, acts *[]Action) bool {
+func (ps *pass) removing() bool {
+	st, p, o := ps.st, ps.p, ps.o
 	generated := map[string]bool{}
 	for _, s := range o.Subjects {
 		generated[s.Key] = true
@@ -164,7 +167,7 @@ func removing(st *state.State, p plan.Plan, o Observed, now time.Time, acts *[]A
 	var still []string
 	for _, c := range st.Removing {
 		if generated[c] { // its cluster came back before the delete: it stays
-			emit(st.Rollout, acts, now, EvClusterReturned, c+" is generated again: not removed")
+			ps.emit(st.Rollout, EvClusterReturned, c+" is generated again: not removed")
 			continue
 		}
 		if _, live := o.Children[c]; live {
@@ -172,8 +175,8 @@ func removing(st *state.State, p plan.Plan, o Observed, now time.Time, acts *[]A
 			continue
 		}
 		forget(st, c)
-		emit(st.Rollout, acts, now, EvClusterRemoved, c+" removed")
-		startAfterDelete(st, p.PostDeleteHooks, map[string]string{c: st.RemovingClusters[c]}, false, true, now, acts)
+		ps.emit(st.Rollout, EvClusterRemoved, c+" removed")
+		ps.startAfterDelete(map[string]string{c: st.RemovingClusters[c]}, false, true)
 	}
 	if st.Removing = still; len(still) == 0 {
 		return false
@@ -189,7 +192,8 @@ func removing(st *state.State, p plan.Plan, o Observed, now time.Time, acts *[]A
 // confirm reports whether a person confirmed the removal of every child of the group,
 // before (st.Confirmed) or now: a confirm-removal key records the leaving children it names
 // ("all": every one) and is consumed.
-func confirm(st *state.State, group, rest []string, c *control.Controls, now time.Time, acts *[]Action) bool {
+func (ps *pass) confirm(group, rest []string) bool {
+	st, c := ps.st, ps.o.Controls
 	if c != nil && len(c.ConfirmRemoval) > 0 {
 		for _, l := range append(slices.Clone(group), rest...) {
 			if (slices.Contains(c.ConfirmRemoval, "all") || slices.Contains(c.ConfirmRemoval, l)) && !slices.Contains(st.Confirmed, l) {
@@ -197,20 +201,21 @@ func confirm(st *state.State, group, rest []string, c *control.Controls, now tim
 			}
 		}
 		slices.Sort(st.Confirmed)
-		consume(acts, contract.ConfirmRemovalKey)
+		ps.consume(contract.ConfirmRemovalKey)
 		leaving := append(slices.Clone(group), rest...)
 		st.Confirmed = slices.DeleteFunc(st.Confirmed, func(x string) bool { return !slices.Contains(leaving, x) }) // came back: forget
-		emit(st.Rollout, acts, now, EvControlApplied, "removal of "+strings.Join(c.ConfirmRemoval, ", ")+" confirmed by "+who(c))
+		ps.emit(st.Rollout, EvControlApplied, "removal of "+strings.Join(c.ConfirmRemoval, ", ")+" confirmed by "+who(c))
 	}
 	return !slices.ContainsFunc(group, func(g string) bool { return !slices.Contains(st.Confirmed, g) })
 }
 
 // awaitConfirmation holds a removal for a person (confirmRemoval): the leaving children are
 // recorded so the render may leave them out, nothing is deleted, and people are told once.
-func awaitConfirmation(st *state.State, prev, leaving []string, now time.Time, acts *[]Action) {
+func (ps *pass) awaitConfirmation(prev, leaving []string) {
+	st := ps.st
 	all := slices.Sorted(slices.Values(leaving))
 	if !slices.Equal(prev, all) {
-		emit(st.Rollout, acts, now, EvRemovalAwaitsConfirmation, "removing "+describe(all)+" waits for a person (confirmRemoval): write confirm-removal: all, or the children, in the state ConfigMap")
+		ps.emit(st.Rollout, EvRemovalAwaitsConfirmation, "removing "+describe(all)+" waits for a person (confirmRemoval): write confirm-removal: all, or the children, in the state ConfigMap")
 	}
 	st.Leaving = all
 }

@@ -5,9 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"time"
 
-	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
@@ -26,15 +24,6 @@ const (
 	MaxHooksAtOnce  = 5
 	MaxChecksAtOnce = 10
 )
-
-// HookResult is how a hook run the agent started ended, keyed like the ledger.
-type HookResult struct {
-	Status     state.HookStatus // Succeeded, Failed or Errored
-	Attempts   int
-	FinishedAt time.Time
-	Duration   time.Duration
-	Message    string
-}
 
 // HookKey is a ledger key: kind/name[/cluster].
 func HookKey(kind, name, cluster string) string {
@@ -68,29 +57,29 @@ const (
 // starts what may start (recorded as Running before it runs, at most limit at once), and
 // asks again for runs the ledger says are running (a new agent restarts them with the same
 // idempotency key). A recorded success is never run again.
-func gate(r *state.Rollout, ph *state.PhaseState, kind string, hooks []spec.Hook, clusters []string, limit int,
-	o Observed, now time.Time, acts *[]Action) (gateVerdict, string, state.HookStatus) {
+func (ps *pass) gate(ph *state.PhaseState, kind string, hooks []spec.Hook, clusters []string, limit int) (gateVerdict, string, state.HookStatus) {
+	r := ps.st.Rollout
 	if ph.Hooks == nil {
 		ph.Hooks = map[string]state.HookRun{}
 	}
-	t := tally{running: recordResults(r, ph, kind, o, now, acts), verdict: gatePassed}
-	names := clusterNames(o.Subjects, clusters)
+	t := tally{ph: ph, kind: kind, limit: limit, running: ps.recordResults(ph, kind), verdict: gatePassed}
+	names := clusterNames(ps.o.Subjects, clusters)
 	for _, h := range hooks {
 		targets, perCluster := []string{""}, h.PerCluster()
 		if perCluster {
 			targets = clusters
 		}
 		for _, c := range targets {
-			key, run, started := t.start(r, ph, kind, h, c, limit, now, acts)
+			key, run, started := ps.startRun(&t, h, c)
 			if !started {
 				continue
 			}
 			if run.Status == state.HookRunning {
 				t.pending = true
-				*acts = append(*acts, Action{Kind: ActRunHook, Key: key, Hook: h, Cluster: c, ClusterName: names[c], Phase: r.Phase})
+				ps.add(Action{Kind: ActRunHook, Key: key, Hook: h, Cluster: c, ClusterName: names[c], Phase: r.Phase})
 				continue
 			}
-			if t.judge(kind, h, run, perCluster) {
+			if t.judge(h, run, perCluster) {
 				return gateAborted, t.why, t.status
 			}
 		}
@@ -104,9 +93,13 @@ func gate(r *state.Rollout, ph *state.PhaseState, kind string, hooks []spec.Hook
 	return t.verdict, t.why, t.status
 }
 
-// tally is where gate stands in its list of hooks: the runs taking a slot, whether some
-// still wait or run, and the verdict so far with why and the run status behind it.
+// tally is where gate stands in its list of hooks (of kind, in phase ph, at most limit
+// at once): the runs taking a slot, whether some still wait or run, and the verdict so far
+// with why and the run status behind it.
 type tally struct {
+	ph      *state.PhaseState
+	kind    string
+	limit   int
 	running int
 	pending bool
 	verdict gateVerdict
@@ -116,12 +109,13 @@ type tally struct {
 
 // recordResults records the results that came back for the phase's running hooks of kind,
 // and returns how many still run: results first, so ended runs free their slots.
-func recordResults(r *state.Rollout, ph *state.PhaseState, kind string, o Observed, now time.Time, acts *[]Action) int {
+func (ps *pass) recordResults(ph *state.PhaseState, kind string) int {
+	r := ps.st.Rollout
 	running := 0
 	for _, key := range slices.Sorted(maps.Keys(ph.Hooks)) {
 		if run := ph.Hooks[key]; run.Kind == kind && run.Status == state.HookRunning {
 			// a skipped cluster's run is ignored: it holds no slot
-			if run = record(r, ph, run, o.Hooks[key], now, acts); run.Status == state.HookRunning && !slices.Contains(r.Skipped, run.Cluster) {
+			if run = ps.record(ph, run, ps.o.Hooks[key]); run.Status == state.HookRunning && !slices.Contains(r.Skipped, run.Cluster) {
 				running++
 			}
 			ph.Hooks[key] = run
@@ -130,21 +124,21 @@ func recordResults(r *state.Rollout, ph *state.PhaseState, kind string, o Observ
 	return running
 }
 
-// start returns the ledger's run of hook h on cluster c ("": not per cluster), started
-// (recorded as Running, with its Event) when the ledger has none and a slot is free. started
-// is false when the run has none yet and waits for a slot.
-func (t *tally) start(r *state.Rollout, ph *state.PhaseState, kind string, h spec.Hook, c string, limit int,
-	now time.Time, acts *[]Action) (key string, run state.HookRun, started bool) {
+// startRun returns the ledger's run of hook h on cluster c ("": not per cluster) in t's
+// list, started (recorded as Running, with its Event) when the ledger has none and a slot is
+// free. started is false when the run has none yet and waits for a slot.
+func (ps *pass) startRun(t *tally, h spec.Hook, c string) (key string, run state.HookRun, started bool) {
+	ph, kind, now := t.ph, t.kind, ps.now
 	key = HookKey(kind, h.Name, c)
 	run, seen := ph.Hooks[key]
-	if !seen && t.running >= limit {
+	if !seen && t.running >= t.limit {
 		t.pending = true
 		return key, run, false
 	}
 	if !seen {
 		run = state.HookRun{Kind: kind, Name: h.Name, Cluster: c, Status: state.HookRunning, StartedAt: now}
 		t.running++
-		emit(r, acts, now, EvHookStarted, fmt.Sprintf("phase %s: %s %s started", ph.Name, kind, target(h.Name, c)))
+		ps.emit(ps.st.Rollout, EvHookStarted, fmt.Sprintf("phase %s: %s %s started", ph.Name, kind, target(h.Name, c)))
 	}
 	ph.Hooks[key] = run
 	return key, run, true
@@ -152,7 +146,8 @@ func (t *tally) start(r *state.Rollout, ph *state.PhaseState, kind string, h spe
 
 // judge weighs a run that ended into the verdict, and reports whether it aborts the rollout
 // (why and status then say how).
-func (t *tally) judge(kind string, h spec.Hook, run state.HookRun, perCluster bool) (aborts bool) {
+func (t *tally) judge(h spec.Hook, run state.HookRun, perCluster bool) (aborts bool) {
+	kind := t.kind
 	switch {
 	case run.Status == state.HookSucceeded, h.FailurePolicy == "ignore":
 	case pausesForAPerson(h, run):
@@ -170,12 +165,12 @@ func (t *tally) judge(kind string, h spec.Hook, run state.HookRun, perCluster bo
 }
 
 // record applies a finished run's result to its ledger entry.
-func record(r *state.Rollout, ph *state.PhaseState, run state.HookRun, res HookResult, now time.Time, acts *[]Action) state.HookRun {
+func (ps *pass) record(ph *state.PhaseState, run state.HookRun, res HookResult) state.HookRun {
 	if res.Status == "" || res.Status == state.HookRunning {
 		return run
 	}
 	run, ev := withResult(run, res)
-	emit(r, acts, now, ev, fmt.Sprintf("phase %s: %s %s %s after %d attempt(s): %s", ph.Name, run.Kind, target(run.Name, run.Cluster), res.Status, res.Attempts, res.Message))
+	ps.emit(ps.st.Rollout, ev, fmt.Sprintf("phase %s: %s %s %s after %d attempt(s): %s", ph.Name, run.Kind, target(run.Name, run.Cluster), res.Status, res.Attempts, res.Message))
 	return run
 }
 
@@ -192,14 +187,15 @@ func withResult(run state.HookRun, res HookResult) (state.HookRun, string) {
 // recordLate records, in a rollout that stopped, how the runs of its phase that were still
 // running when it stopped ended: the ledger says so, instead of Running for ever, and an
 // Event tells it. Nothing is decided on them: the rollout stays where it stopped.
-func recordLate(r *state.Rollout, o Observed, now time.Time, acts *[]Action) {
+func (ps *pass) recordLate() {
+	r := ps.st.Rollout
 	if r.Phase >= len(r.Phases) {
 		return
 	}
 	ph := &r.Phases[r.Phase]
 	for _, key := range slices.Sorted(maps.Keys(ph.Hooks)) {
 		if run := ph.Hooks[key]; run.Status == state.HookRunning {
-			ph.Hooks[key] = record(r, ph, run, o.Hooks[key], now, acts)
+			ph.Hooks[key] = ps.record(ph, run, ps.o.Hooks[key])
 		}
 	}
 }
@@ -221,29 +217,29 @@ func target(name, cluster string) string {
 // hook templated with a cluster field runs once per cluster (hookTargets); a failed
 // per-cluster check or post-hook fails its cluster, which counts against maxFailures like a
 // failed sync.
-func hookGate(st *state.State, p plan.Plan, ph *state.PhaseState, sp spec.Phase, kind string, o Observed, now time.Time, acts *[]Action) bool {
-	r := st.Rollout
-	hooks, limit := hooksOf(o.Limits, sp, kind)
-	hooks, held := holdOverLimits(r, ph, kind, hooks, o.Limits, o, now, acts)
+func (ps *pass) hookGate(ph *state.PhaseState, sp spec.Phase, kind string) bool {
+	r := ps.st.Rollout
+	hooks, limit := hooksOf(ps.o.Limits, sp, kind)
+	hooks, held := ps.holdOverLimits(ph, kind, hooks)
 	if len(hooks) == 0 && !held {
 		return true
 	}
-	v, why, status := gate(r, ph, kind, hooks, hookTargets(r, ph, sp, kind), limit, o, now, acts)
+	v, why, status := ps.gate(ph, kind, hooks, hookTargets(r, ph, sp, kind), limit)
 	if held && v == gatePassed {
 		v = gatePending // a held hook has not run: the list waits for it
 	}
-	if v != gateAborted && kind != KindPre && clusterFailuresStop(st, p, ph, sp, o, now, acts) {
+	if v != gateAborted && kind != KindPre && ps.clusterFailuresStop(ph, sp) {
 		return false
 	}
 	switch {
 	case v == gatePassed:
 		return true
 	case v == gateAborted:
-		markFailed(ph, PhaseFailed, now)
+		markFailed(ph, PhaseFailed, ps.now)
 		r.Status, r.Reason = StatusStopped, fmt.Sprintf("phase %s aborted: %s", ph.Name, why)
-		emit(r, acts, now, EvRolloutAborted, "rollout aborted: "+r.Reason)
+		ps.emit(r, EvRolloutAborted, "rollout aborted: "+r.Reason)
 	case v == gateInconclusive:
-		holdInconclusive(st, ph, hooks, why, now, acts)
+		ps.holdInconclusive(ph, hooks, why)
 	case v == gateFailed && sp.OnFailure == "continue":
 		return true // reported when it ended; onFailure: continue goes on
 	case v == gateFailed:
@@ -251,7 +247,7 @@ func hookGate(st *state.State, p plan.Plan, ph *state.PhaseState, sp spec.Phase,
 		if status == state.HookErrored {
 			phase = PhaseErrored
 		}
-		stopOrRollBack(st, p, ph, sp, phase, fmt.Sprintf("phase %s %s: %s", ph.Name, phase, why), o, now, acts)
+		ps.stopOrRollBack(ph, sp, phase, fmt.Sprintf("phase %s %s: %s", ph.Name, phase, why))
 	}
 	return false
 }
@@ -270,12 +266,12 @@ func hooksOf(l spec.Limits, sp spec.Phase, kind string) ([]spec.Hook, int) {
 // clusterFailuresStop reports whether the phase's failed clusters, those whose per-cluster
 // check or post-hook failed included, stop it: over its maxFailures (the phase fails), or
 // over the rollout's failure budget.
-func clusterFailuresStop(st *state.State, p plan.Plan, ph *state.PhaseState, sp spec.Phase, o Observed, now time.Time, acts *[]Action) bool {
-	if failed := clusterHookFailures(st.Rollout, ph, sp, now, acts); len(failed) > sp.MaxFailures && sp.OnFailure != "continue" {
-		fail(st, p, ph, sp, failed, o, now, acts)
+func (ps *pass) clusterFailuresStop(ph *state.PhaseState, sp spec.Phase) bool {
+	if failed := ps.clusterHookFailures(ph, sp); len(failed) > sp.MaxFailures && sp.OnFailure != "continue" {
+		ps.fail(ph, sp, failed)
 		return true
 	}
-	return budgetSpent(st, p, ph, sp, o, now, acts)
+	return ps.budgetSpent(ph, sp)
 }
 
 func orDefault(v, def int) int {

@@ -3,7 +3,6 @@ package rollout
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
@@ -20,13 +19,13 @@ const heldPrefix = "waiting: "
 // pass). Once the list holds none (the agent restarted with raised limits), that reason is
 // cleared. A run that has ended (in the ledger, or its result just observed) is judged as
 // it ended.
-func holdOverLimits(r *state.Rollout, ph *state.PhaseState, kind string, hooks []spec.Hook, l spec.Limits,
-	o Observed, now time.Time, acts *[]Action) (keep []spec.Hook, held bool) {
+func (ps *pass) holdOverLimits(ph *state.PhaseState, kind string, hooks []spec.Hook) (keep []spec.Hook, held bool) {
+	r, l, results := ps.st.Rollout, ps.o.Limits, ps.o.Hooks
 	list := fmt.Sprintf("%sphase %s: %s ", heldPrefix, ph.Name, kind)
 	why := ""
 	for _, h := range hooks {
 		over := l.Violations(h)
-		if len(over) == 0 || ended(ph, o.Hooks, kind, h.Name) {
+		if len(over) == 0 || ended(ph, results, kind, h.Name) {
 			keep = append(keep, h)
 			continue
 		}
@@ -38,7 +37,7 @@ func holdOverLimits(r *state.Rollout, ph *state.PhaseState, kind string, hooks [
 	switch {
 	case why != "" && r.Reason != why:
 		r.Reason = why
-		emit(r, acts, now, EvHookHeld, why)
+		ps.emit(r, EvHookHeld, why)
 	case why == "" && strings.HasPrefix(r.Reason, list):
 		r.Reason = ""
 	}

@@ -8,16 +8,6 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
-// Move is a child the state moves to a revision that its live Application does not carry
-// yet: admitted by the active rollout, or returning in its rollback.
-type Move struct {
-	Child    string
-	Revision string
-	// Since is when the state moved it (admission, or the phase's rollback): with the
-	// revision, the Marker of the sync that enacts the move.
-	Since time.Time
-}
-
 // Moving lists the moves the state decided that the live children (child → the revision
 // its cmp-phase.io/revision annotation names) do not show yet, sorted by child. The agent
 // applies them itself, the parent's render confirming the same bytes; a child that does

@@ -53,8 +53,8 @@ func TestOnePassSearchesEachWindowSetOnce(t *testing.T) {
 		"dev-1": team(), "dev-2": team(), "prod-1": {win(t, "appproject/ops/0", spec.WindowDeny, -10, 70, "")},
 	}}
 	r := &state.Rollout{}
-	var acts []Action
-	ok := projectHeld(r, nil, &state.PhaseState{Name: "dev"}, o, []string{"dev-1", "dev-2", "prod-1"}, at(0), &acts)
+	ps := &pass{st: &state.State{Rollout: r}, o: o, now: at(0)}
+	ok := ps.projectHeld(nil, &state.PhaseState{Name: "dev"}, []string{"dev-1", "dev-2", "prod-1"})
 	if len(ok) != 0 || r.Window == nil || !r.Window.Opens.Equal(at(50)) {
 		t.Fatalf("admissible %v hold %+v", ok, r.Window)
 	}

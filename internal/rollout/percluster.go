@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"time"
 
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
@@ -104,7 +103,8 @@ func hookVerdict(ph *state.PhaseState, sp spec.Phase, c string, v Verdict, why s
 // clusterHookFailures fails the admitted clusters a per-cluster check or post-hook failed
 // (reporting each once, as every failure is) and returns every failed or errored admitted
 // cluster of ph, skipped ones left out: the failures maxFailures counts.
-func clusterHookFailures(r *state.Rollout, ph *state.PhaseState, sp spec.Phase, now time.Time, acts *[]Action) []string {
+func (ps *pass) clusterHookFailures(ph *state.PhaseState, sp spec.Phase) []string {
+	r := ps.st.Rollout
 	var failed []string
 	for _, c := range ph.Admitted {
 		cs, ok := ph.Clusters[c]
@@ -116,7 +116,7 @@ func clusterHookFailures(r *state.Rollout, ph *state.PhaseState, sp spec.Phase, 
 			if v != Done {
 				cs.Status, cs.Reason = v.Status(), why
 				ph.Clusters[c] = cs
-				emit(r, acts, now, EvClusterFailed, fmt.Sprintf("phase %s: %s %s: %s", ph.Name, c, cs.Status, why))
+				ps.emit(r, EvClusterFailed, fmt.Sprintf("phase %s: %s %s: %s", ph.Name, c, cs.Status, why))
 			}
 		}
 		if cs.Status.Failure() {

@@ -3,7 +3,6 @@ package rollout
 import (
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
@@ -31,10 +30,10 @@ func tooLarge(p plan.Plan, members [][]string, l spec.Limits) error {
 // manyHooks warns, when a rollout starts, about each phase that declares more than
 // spec.ManyHooks hooks and checks: they all run (at most --max-hooks-per-phase and
 // --max-checks-per-phase at once), but seed 000 asks for a warning.
-func manyHooks(r *state.Rollout, p plan.Plan, now time.Time, acts *[]Action) {
-	for _, ph := range p.Phases {
+func (ps *pass) manyHooks() {
+	for _, ph := range ps.p.Phases {
 		if msg, many := spec.ManyHooksWarning(ph); many {
-			emit(r, acts, now, EvManyHooks, msg)
+			ps.emit(ps.st.Rollout, EvManyHooks, msg)
 		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"time"
 
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
@@ -25,8 +24,9 @@ const NoPhase = -1
 // and left again) and that run has ended. Runs go through
 // the AfterDelete ledger as every hook does: driveAfterDelete asks for them, this pass
 // included, until they end.
-func startAfterDelete(st *state.State, hooks []spec.Hook, gone map[string]string, whole, again bool, now time.Time, acts *[]Action) {
-	for _, h := range hooks {
+func (ps *pass) startAfterDelete(gone map[string]string, whole, again bool) {
+	st, now := ps.st, ps.now
+	for _, h := range ps.p.PostDeleteHooks {
 		targets := []string{""}
 		if h.PerCluster() {
 			targets = slices.Sorted(maps.Keys(gone))
@@ -48,7 +48,7 @@ func startAfterDelete(st *state.State, hooks []spec.Hook, gone map[string]string
 				}
 				st.RemovingClusters[c] = gone[c] // its runs name the cluster until they end
 			}
-			emit(st.Rollout, acts, now, EvHookStarted, fmt.Sprintf("post-delete hook %s started", target(h.Name, c)))
+			ps.emit(st.Rollout, EvHookStarted, fmt.Sprintf("post-delete hook %s started", target(h.Name, c)))
 		}
 	}
 	trimAfterDelete(st)
@@ -57,7 +57,8 @@ func startAfterDelete(st *state.State, hooks []spec.Hook, gone map[string]string
 // driveAfterDelete records the post-delete runs whose results came back, and asks again for
 // the ones still running (a new agent starts them again, with the same key); a hook the
 // plan no longer has is Errored. It reports whether some still run.
-func driveAfterDelete(st *state.State, hooks []spec.Hook, o Observed, now time.Time, acts *[]Action) bool {
+func (ps *pass) driveAfterDelete() bool {
+	st, hooks, o, now := ps.st, ps.p.PostDeleteHooks, ps.o, ps.now
 	running := false
 	for _, key := range slices.Sorted(maps.Keys(st.AfterDelete)) {
 		run := st.AfterDelete[key]
@@ -67,7 +68,7 @@ func driveAfterDelete(st *state.State, hooks []spec.Hook, o Observed, now time.T
 		if res := o.Hooks[key]; res.Status != "" && res.Status != state.HookRunning {
 			run, ev := withResult(run, res)
 			st.AfterDelete[key] = run
-			emit(st.Rollout, acts, now, ev, fmt.Sprintf("post-delete hook %s %s after %d attempt(s): %s", target(run.Name, run.Cluster), res.Status, res.Attempts, res.Message))
+			ps.emit(st.Rollout, ev, fmt.Sprintf("post-delete hook %s %s after %d attempt(s): %s", target(run.Name, run.Cluster), res.Status, res.Attempts, res.Message))
 			continue
 		}
 		i := slices.IndexFunc(hooks, func(h spec.Hook) bool { return h.Name == run.Name })
@@ -78,7 +79,7 @@ func driveAfterDelete(st *state.State, hooks []spec.Hook, o Observed, now time.T
 			continue
 		}
 		running = true
-		*acts = append(*acts, Action{Kind: ActRunHook, Key: key, Hook: hooks[i], Cluster: run.Cluster, ClusterName: st.RemovingClusters[run.Cluster], Phase: NoPhase})
+		ps.add(Action{Kind: ActRunHook, Key: key, Hook: hooks[i], Cluster: run.Cluster, ClusterName: st.RemovingClusters[run.Cluster], Phase: NoPhase})
 	}
 	forgetClusters(st)
 	return running

@@ -5,29 +5,29 @@ import (
 	"slices"
 	"time"
 
-	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
 // progress moves the active rollout as far as the observations allow on this pass.
-func progress(st *state.State, p plan.Plan, o Observed, now time.Time, acts *[]Action) {
-	r := st.Rollout
-	joiners(st, p, o, now, acts)
+func (ps *pass) progress() {
+	r := ps.st.Rollout
+	ps.joiners()
 	prevHold := r.Window
 	r.Window = nil // set again below while a window holds
-	if !walk(st, p, o, prevHold, r.Split(), now, acts) || len(r.Tracks) > 0 && !walkTracks(st, p, o, now, acts) {
+	if !ps.walk(prevHold, r.Split()) || len(r.Tracks) > 0 && !ps.walkTracks() {
 		return // waiting; with tracks, the shared phases first, then every track (tracks.go)
 	}
-	complete(st, r, o.Changed, now, acts)
+	ps.complete()
 }
 
 // walk moves the rollout's phases up to end as far as the observations allow, and reports
 // whether it got there (false: it waits, or it stopped or started rolling back).
-func walk(st *state.State, p plan.Plan, o Observed, prevHold *state.WindowHold, end int, now time.Time, acts *[]Action) bool {
+func (ps *pass) walk(prevHold *state.WindowHold, end int) bool {
+	st := ps.st
 	r := st.Rollout
 	for r.Phase < end && st.Paused == nil { // the engine's pause holds the rest of the pass
-		if !walkPhase(st, p, o, prevHold, now, acts) {
+		if !ps.walkPhase(prevHold) {
 			return false
 		}
 		r.Phase++
@@ -37,35 +37,35 @@ func walk(st *state.State, p plan.Plan, o Observed, prevHold *state.WindowHold, 
 
 // walkPhase moves the rollout's current phase as far as the observations allow, and reports
 // whether it succeeded (false: it waits, or it stopped or started rolling back).
-func walkPhase(st *state.State, p plan.Plan, o Observed, prevHold *state.WindowHold, now time.Time, acts *[]Action) bool {
-	r := st.Rollout
-	ph, sp := &r.Phases[r.Phase], p.Phases[r.Phase]
-	held, entered := enterPhase(st, p, o, prevHold, ph, sp, now, acts)
+func (ps *pass) walkPhase(prevHold *state.WindowHold) bool {
+	r := ps.st.Rollout
+	ph, sp := &r.Phases[r.Phase], ps.p.Phases[r.Phase]
+	held, entered := ps.enterPhase(prevHold, ph, sp)
 	if !entered {
 		return false
 	}
-	done, failed := settle(r, ph, sp, o, now, acts) // before admit, so freed batch slots count
+	done, failed := ps.settle(ph, sp) // before admit, so freed batch slots count
 	if len(failed) > sp.MaxFailures && sp.OnFailure != "continue" {
-		fail(st, p, ph, sp, failed, o, now, acts)
+		ps.fail(ph, sp, failed)
 		return false
 	}
-	if budgetSpent(st, p, ph, sp, o, now, acts) {
+	if ps.budgetSpent(ph, sp) {
 		return false // the phases' tolerated failures add up to more than the rollout's budget
 	}
-	if !batchChecked(st, p, ph, sp, o, now, acts) {
+	if !ps.batchChecked(ph, sp) {
 		return false // batchChecks: the phase's checks on the last wave before the next
 	}
-	if !admitNext(r, prevHold, ph, sp, o, held, done, now, acts) {
+	if !ps.admitNext(prevHold, ph, sp, held, done) {
 		return false // waiting on children or a gate; the agent's watches bring it back
 	}
-	if !hookGate(st, p, ph, beforeSoak(sp), KindCheck, o, now, acts) || !soakGate(st, p, ph, sp, o, now, acts) || !hookGate(st, p, ph, sp, KindPost, o, now, acts) {
+	if !ps.hookGate(ph, beforeSoak(sp), KindCheck) || !ps.soakGate(ph, sp) || !ps.hookGate(ph, sp, KindPost) {
 		return false // checks once every member is done, then the soak (and checks measured through it), then post-hooks
 	}
-	if !leaveApproved(r, ph, sp, now, acts) {
+	if !ps.leaveApproved(ph, sp) {
 		return false // an approval after checks: the next phase waits for it
 	}
 	ph.Status = PhaseSucceeded
-	emit(r, acts, now, EvPhaseSucceeded, "phase "+ph.Name+" succeeded")
+	ps.emit(r, EvPhaseSucceeded, "phase "+ph.Name+" succeeded")
 	return true
 }
 
@@ -73,39 +73,39 @@ func walkPhase(st *state.State, p plan.Plan, o Observed, prevHold *state.WindowH
 // windows, the phase's start and its pre-hooks, then asks the approval to enter. held is
 // whether a window holds the phase's admissions; entered is false when the phase waits, or
 // never starts.
-func enterPhase(st *state.State, p plan.Plan, o Observed, prevHold *state.WindowHold, ph *state.PhaseState, sp spec.Phase, now time.Time, acts *[]Action) (held, entered bool) {
-	r := st.Rollout
-	if ph.Status == PhasePending && budgetSpent(st, p, ph, sp, o, now, acts) {
+func (ps *pass) enterPhase(prevHold *state.WindowHold, ph *state.PhaseState, sp spec.Phase) (held, entered bool) {
+	if ph.Status == PhasePending && ps.budgetSpent(ph, sp) {
 		return false, false // the earlier phases' tolerated failures spent the budget: this one never starts
 	}
-	held, all := windowGate(st, prevHold, p, o, ph, sp, now, acts)
+	held, all := ps.windowGate(prevHold, ph, sp)
 	if all || (held && ph.Status == PhasePending) {
 		return held, false // a window holds the phase's start (or, hold: all, the whole phase)
 	}
 	if ph.Status == PhasePending {
-		startPhase(r, ph, sp, now, acts)
+		ps.startPhase(ph)
 	}
-	if !hookGate(st, p, ph, sp, KindPre, o, now, acts) {
+	if !ps.hookGate(ph, sp, KindPre) {
 		return held, false // pre-hooks run before anyone is admitted
 	}
 	// an approval to enter holds admission (nextAdmission)
-	askEntry(r, ph, sp, now, acts)
+	ps.askEntry(ph, sp)
 	return held, true
 }
 
 // admitNext admits the phase's next batch, as far as windows let it, and reports whether the
 // phase is through admitting: every member admitted and settled (done, as settle judged
 // before this admission). While it is not, it asks to be woken at the progressDeadline.
-func admitNext(r *state.Rollout, prevHold *state.WindowHold, ph *state.PhaseState, sp spec.Phase, o Observed, held, done bool, now time.Time, acts *[]Action) bool {
-	b := batchOf(r, ph, sp)
+func (ps *pass) admitNext(prevHold *state.WindowHold, ph *state.PhaseState, sp spec.Phase, held, done bool) bool {
+	now := ps.now
+	b := batchOf(ps.st.Rollout, ph, sp)
 	if sp.MatchAppLabels || sp.Throttle.Kind != spec.SizeAll {
 		b.InFlight = inFlight(ph)
 	}
 	a := nextAdmission(b)
-	if len(a.Next) > 0 && betweenBatches(ph, sp, b.InFlight, now, acts) {
+	if len(a.Next) > 0 && ps.betweenBatches(ph, sp, b.InFlight) {
 		a.Next, a.Full = nil, false
 	}
-	if next := admissible(r, prevHold, ph, o, a.Next, held, now, acts); len(next) < len(a.Next) {
+	if next := ps.admissible(prevHold, ph, a.Next, held); len(next) < len(a.Next) {
 		a.Next, a.Full = next, false
 	}
 	if len(a.Next) > 0 {
@@ -119,16 +119,17 @@ func admitNext(r *state.Rollout, prevHold *state.WindowHold, ph *state.PhaseStat
 			startDeadline(ph, sp, now) // a phase admitted before the default existed
 		}
 		if !done && ph.DeadlineAt != nil {
-			*acts = append(*acts, Action{Kind: ActRequeue, At: *ph.DeadlineAt, Message: "progressDeadline of phase " + ph.Name})
+			ps.requeue(*ph.DeadlineAt, "progressDeadline of phase "+ph.Name)
 		}
 		return false
 	}
 	return true
 }
 
-func startPhase(r *state.Rollout, ph *state.PhaseState, sp spec.Phase, now time.Time, acts *[]Action) {
+func (ps *pass) startPhase(ph *state.PhaseState) {
+	now := ps.now
 	ph.Status, ph.StartedAt = PhaseAdmitting, &now
-	emit(r, acts, now, EvPhaseStarted, fmt.Sprintf("phase %s started with %d members", ph.Name, len(ph.Members)))
+	ps.emit(ps.st.Rollout, EvPhaseStarted, fmt.Sprintf("phase %s started with %d members", ph.Name, len(ph.Members)))
 }
 
 // startDeadline starts the phase's progressDeadline at its first admission, not at its
@@ -190,7 +191,8 @@ func admit(ph *state.PhaseState, next []string, now time.Time) {
 // waiting past the phase's progressDeadline is Errored, and one whose per-cluster check or
 // post-hook failed is Failed (or Errored) however its sync went. Every failure is reported
 // once, when it happens, whether or not the phase tolerates it.
-func settle(r *state.Rollout, ph *state.PhaseState, sp spec.Phase, o Observed, now time.Time, acts *[]Action) (done bool, failed []string) {
+func (ps *pass) settle(ph *state.PhaseState, sp spec.Phase) (done bool, failed []string) {
+	r, now := ps.st.Rollout, ps.now
 	done = true
 	for _, c := range ph.Admitted {
 		cs := ph.Clusters[c]
@@ -200,9 +202,10 @@ func settle(r *state.Rollout, ph *state.PhaseState, sp spec.Phase, o Observed, n
 			continue
 		}
 		v, why := Waiting, "not observed yet"
-		if obs, ok := o.Children[c]; ok {
-			v, why = Settle(obs, r.Revision, cs.AdmittedAt)
-			v, why = retryTransient(c, obs, r.Revision, cs.AdmittedAt, ph.DeadlineAt, now, v, why, acts)
+		if obs, ok := ps.o.Children[c]; ok {
+			if v, why = Settle(obs, r.Revision, cs.AdmittedAt); v == Waiting {
+				ps.retryTransient(c, obs, r.Revision, cs.AdmittedAt, ph.DeadlineAt)
+			}
 		}
 		if v == Waiting && ph.DeadlineAt != nil && !now.Before(*ph.DeadlineAt) {
 			v, why = Errored, "did not settle within the phase's progressDeadline "+deadlineText(sp)+": "+why
@@ -217,7 +220,7 @@ func settle(r *state.Rollout, ph *state.PhaseState, sp spec.Phase, o Observed, n
 		case cs.Status.Failure():
 			failed = append(failed, c)
 			if was != cs.Status {
-				emit(r, acts, now, EvClusterFailed, fmt.Sprintf("phase %s: %s %s: %s", ph.Name, c, cs.Status, why))
+				ps.emit(r, EvClusterFailed, fmt.Sprintf("phase %s: %s %s: %s", ph.Name, c, cs.Status, why))
 			}
 		}
 	}
@@ -226,24 +229,25 @@ func settle(r *state.Rollout, ph *state.PhaseState, sp spec.Phase, o Observed, n
 
 // soaked holds a phase whose children are all done for its waitDuration, kept in state as a
 // deadline; a child that stops being done resets nothing here but fails settle next pass.
-func soaked(r *state.Rollout, ph *state.PhaseState, sp spec.Phase, now time.Time, acts *[]Action) bool {
+func (ps *pass) soaked(ph *state.PhaseState, sp spec.Phase) bool {
+	r, now := ps.st.Rollout, ps.now
 	if sp.WaitDuration <= 0 || len(ph.Admitted) == 0 {
 		return true
 	}
 	if ph.SoakUntil == nil {
 		until := now.Add(sp.WaitDuration)
 		ph.SoakUntil, ph.Status = &until, PhaseSoaking
-		emit(r, acts, now, EvPhaseSoaking, fmt.Sprintf("phase %s soaking until %s", ph.Name, until.UTC().Format(time.RFC3339)))
+		ps.emit(r, EvPhaseSoaking, fmt.Sprintf("phase %s soaking until %s", ph.Name, until.UTC().Format(time.RFC3339)))
 	}
 	if now.Before(*ph.SoakUntil) {
-		*acts = append(*acts, Action{Kind: ActRequeue, At: *ph.SoakUntil, Message: "soak of phase " + ph.Name})
+		ps.requeue(*ph.SoakUntil, "soak of phase "+ph.Name)
 		return false
 	}
 	return true
 }
 
 // fail applies onFailure to members that failed or errored.
-func fail(st *state.State, p plan.Plan, ph *state.PhaseState, sp spec.Phase, failed []string, o Observed, now time.Time, acts *[]Action) {
+func (ps *pass) fail(ph *state.PhaseState, sp spec.Phase, failed []string) {
 	status := PhaseErrored
 	for _, c := range failed {
 		if ph.Clusters[c].Status == ClusterFailed {
@@ -254,23 +258,24 @@ func fail(st *state.State, p plan.Plan, ph *state.PhaseState, sp spec.Phase, fai
 	if sp.MaxFailures > 0 {
 		reason += fmt.Sprintf(" (%d failures, maxFailures %d)", len(failed), sp.MaxFailures)
 	}
-	stopOrRollBack(st, p, ph, sp, status, reason, o, now, acts)
+	ps.stopOrRollBack(ph, sp, status, reason)
 }
 
 // stopOrRollBack ends a failed phase: onFailure rollback returns the admitted children
 // (rollBack); stop, or a first deployment with nothing to return to, stops where it is.
-func stopOrRollBack(st *state.State, p plan.Plan, ph *state.PhaseState, sp spec.Phase, status state.PhaseStatus, reason string, o Observed, now time.Time, acts *[]Action) {
+func (ps *pass) stopOrRollBack(ph *state.PhaseState, sp spec.Phase, status state.PhaseStatus, reason string) {
+	st := ps.st
 	r := st.Rollout
-	markFailed(ph, status, now)
+	markFailed(ph, status, ps.now)
 	r.Status, r.Reason = StatusStopped, reason
 	switch {
 	case sp.OnFailure == "rollback" && st.Deployed != "":
 		r.Status = StatusRollingBack
-		emit(r, acts, now, EvRollingBack, "rolling back: "+r.Reason)
-		rollBack(st, p, o, now, acts)
+		ps.emit(r, EvRollingBack, "rolling back: "+r.Reason)
+		ps.rollBack()
 		return
 	case sp.OnFailure == "rollback":
 		r.Reason += " (nothing to roll back to on a first deployment: stopped)"
 	}
-	emit(r, acts, now, EvRolloutStopped, "rollout stopped: "+r.Reason)
+	ps.emit(r, EvRolloutStopped, "rollout stopped: "+r.Reason)
 }

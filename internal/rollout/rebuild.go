@@ -47,12 +47,7 @@ func Rebuild(p plan.Plan, others map[string]json.RawMessage, live map[string]str
 			votes[rev]++
 		}
 	}
-	st.Deployed = p.Revision
-	for rev, n := range votes {
-		if best := votes[st.Deployed]; n > best || (n == best && rev < st.Deployed) || st.Deployed == p.Revision {
-			st.Deployed = rev
-		}
-	}
+	st.Deployed = majority(p.Revision, votes)
 	for _, child := range st.Children {
 		if live[child] != st.Deployed {
 			if st.Pinned == nil {
@@ -65,4 +60,16 @@ func Rebuild(p plan.Plan, others map[string]json.RawMessage, live map[string]str
 		return nil, fmt.Errorf("rebuild state: %w", err)
 	}
 	return st, nil
+}
+
+// majority is the revision most children off the plan's revision run (votes counts them by
+// revision), the lowest of equals; planRev when every child runs it.
+func majority(planRev string, votes map[string]int) string {
+	deployed := planRev
+	for rev, n := range votes {
+		if best := votes[deployed]; n > best || (n == best && rev < deployed) || deployed == planRev {
+			deployed = rev
+		}
+	}
+	return deployed
 }

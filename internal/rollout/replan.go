@@ -3,7 +3,6 @@ package rollout
 import (
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
@@ -39,10 +38,11 @@ func linedUp(r *state.Rollout, p plan.Plan) bool {
 // children still to move (those settled on it stay, and the finished rollout's are pinned
 // where they are until then); a child that failed stops the rollout instead, for a person
 // to decide (a new commit, or rollback).
-func replan(st *state.State, p plan.Plan, o Observed, now time.Time, acts *[]Action) error {
+func (ps *pass) replan() error {
+	st, p, now := ps.st, ps.p, ps.now
 	r := st.Rollout
 	if !slices.ContainsFunc(r.History, func(e state.Entry) bool { return e.Event == EvRolloutReplanned }) {
-		emit(r, acts, now, EvRolloutReplanned, fmt.Sprintf("the phases changed while the rollout of revision %s ran: %s finishes, then the new phases (%d) take over",
+		ps.emit(r, EvRolloutReplanned, fmt.Sprintf("the phases changed while the rollout of revision %s ran: %s finishes, then the new phases (%d) take over",
 			r.Revision, currentNames(r), len(p.Phases)))
 	}
 	var failed []string
@@ -52,10 +52,10 @@ func replan(st *state.State, p plan.Plan, o Observed, now time.Time, acts *[]Act
 			d := ph.StartedAt.Add(DefaultProgressDeadline)
 			ph.DeadlineAt = &d
 		}
-		done, f := settle(r, ph, spec.Phase{Name: ph.Name, OnFailure: "stop"}, o, now, acts)
+		done, f := ps.settle(ph, spec.Phase{Name: ph.Name, OnFailure: "stop"})
 		if !done {
 			if ph.DeadlineAt != nil {
-				*acts = append(*acts, Action{Kind: ActRequeue, At: *ph.DeadlineAt, Message: "progressDeadline of replanned phase " + ph.Name})
+				ps.requeue(*ph.DeadlineAt, "progressDeadline of replanned phase "+ph.Name)
 			}
 			return nil
 		}
@@ -67,11 +67,11 @@ func replan(st *state.State, p plan.Plan, o Observed, now time.Time, acts *[]Act
 		}
 		r.Status = StatusStopped
 		r.Reason = fmt.Sprintf("the phases changed mid-rollout and phase %s finished with %s failed; nobody else moves (fix: repair them and commit, or write rollback)", currentNames(r), describe(failed))
-		emit(r, acts, now, EvRolloutStopped, "rollout stopped: "+r.Reason)
+		ps.emit(r, EvRolloutStopped, "rollout stopped: "+r.Reason)
 		return nil
 	}
 	old := r
-	if err := start(st, p, o, nil, now, acts); err != nil {
+	if err := ps.start(nil); err != nil {
 		return err
 	}
 	carry(st, old)

@@ -2,11 +2,9 @@ package rollout
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/control"
-	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
 // EvRolloutRemovalConfirmed and EvRolloutRemovalCancelled report a person's removal of a
@@ -21,23 +19,24 @@ const (
 // parent's render says so) and the edit names that revision; otherwise it is refused and
 // removed, unlike other refused edits: a confirmation must follow the removal it confirms,
 // never wait in the ConfigMap for a spec to disappear later.
-func removeRollout(st *state.State, c *control.Controls, specGone bool, now time.Time, acts *[]Action, reject func(string, string, string, ...any)) {
+func (ps *pass) removeRollout(c *control.Controls) {
+	st, specGone := ps.st, ps.o.SpecGone
 	v := c.ConfirmRemoveRollout
 	switch {
 	case v == "":
 		return
 	case st.RemovedRevision != "" && v == st.RemovedRevision:
-		consume(acts, contract.ConfirmRemoveRolloutKey) // recorded already
+		ps.consume(contract.ConfirmRemoveRolloutKey) // recorded already
 	case !specGone:
-		reject(contract.ConfirmRemoveRolloutKey, v, "the parent renders the spec: it is not gone from git (fix: delete the spec in git first, or delete the parent with the resources finalizer)")
-		consume(acts, contract.ConfirmRemoveRolloutKey)
+		ps.reject(contract.ConfirmRemoveRolloutKey, v, "the parent renders the spec: it is not gone from git (fix: delete the spec in git first, or delete the parent with the resources finalizer)")
+		ps.consume(contract.ConfirmRemoveRolloutKey)
 	case v != st.Deployed:
-		reject(contract.ConfirmRemoveRolloutKey, v, "the rollout deploys revision %s (fix: write that revision, as the parent's ComparisonError names it)", st.Deployed)
-		consume(acts, contract.ConfirmRemoveRolloutKey)
+		ps.reject(contract.ConfirmRemoveRolloutKey, v, "the rollout deploys revision %s (fix: write that revision, as the parent's ComparisonError names it)", st.Deployed)
+		ps.consume(contract.ConfirmRemoveRolloutKey)
 	default:
 		st.RemovedRevision = v
-		consume(acts, contract.ConfirmRemoveRolloutKey)
-		emit(st.Rollout, acts, now, EvRolloutRemovalConfirmed, fmt.Sprintf("removal of the rollout (revision %s, spec gone from git) confirmed by %s: every child is removed", v, who(c)))
+		ps.consume(contract.ConfirmRemoveRolloutKey)
+		ps.emit(st.Rollout, EvRolloutRemovalConfirmed, fmt.Sprintf("removal of the rollout (revision %s, spec gone from git) confirmed by %s: every child is removed", v, who(c)))
 	}
 }
 
@@ -47,14 +46,15 @@ func removeRollout(st *state.State, c *control.Controls, specGone bool, now time
 // it stands. Once a render of the spec after the removal arrives (the spec is back in git),
 // or the spec comes back while children are still there, the removal ends and the rollout
 // goes on from what is deployed.
-func removed(st *state.State, o Observed, now time.Time, acts *[]Action) bool {
+func (ps *pass) removed() bool {
+	st, o := ps.st, ps.o
 	if st.RemovedRevision == "" {
 		return false
 	}
 	back := o.SpecBack && (len(st.Children) > 0 || o.PlanFresh)
 	if back {
 		st.RemovedRevision = ""
-		emit(st.Rollout, acts, now, EvRolloutRemovalCancelled, "the spec is back in git: the rollout goes on")
+		ps.emit(st.Rollout, EvRolloutRemovalCancelled, "the spec is back in git: the rollout goes on")
 		return false
 	}
 	if r := st.Rollout; r.Active() {

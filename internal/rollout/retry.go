@@ -81,24 +81,21 @@ func Retry(o Observation, want string, since time.Time) (at time.Time, attempt i
 	return o.OperationFinishedAt.Add(RetryBackoff(Marker(want, since), o.attempt())), o.attempt() + 1, true
 }
 
-// retryTransient is the engine's part in a child's transient failure (Settle said Waiting
-// for it): before deadline it asks the agent to sync the child again once its backoff is
-// over (ActSyncAgain), and to come back then otherwise; without a deadline (none) it
-// retries for as long as it takes. Any other verdict passes through.
-func retryTransient(child string, o Observation, want string, since time.Time, deadline *time.Time, now time.Time, v Verdict, why string, acts *[]Action) (Verdict, string) {
-	if v != Waiting {
-		return v, why
-	}
+// retryTransient is the engine's part in a child's transient failure, for a child Settle
+// said is Waiting: before deadline it asks the agent to sync the child again once its
+// backoff is over (ActSyncAgain), and to come back then otherwise; without a deadline
+// (none) it retries for as long as it takes. The verdict stays Waiting.
+func (ps *pass) retryTransient(child string, o Observation, want string, since time.Time, deadline *time.Time) {
+	now := ps.now
 	at, _, ok := Retry(o, want, since)
 	switch {
 	case !ok:
 	case deadline != nil && !now.Before(*deadline):
 	case now.Before(at):
-		*acts = append(*acts, Action{Kind: ActRequeue, At: at, Message: "retry the sync of " + child})
+		ps.requeue(at, "retry the sync of "+child)
 	default:
-		*acts = append(*acts, Action{Kind: ActSyncAgain, Cluster: child, Revision: want, Since: since})
+		ps.add(Action{Kind: ActSyncAgain, Cluster: child, Revision: want, Since: since})
 	}
-	return v, why
 }
 
 // liveRetries drops the syncs asked for in a pass that then stopped the rollout or turned

@@ -14,32 +14,33 @@ import (
 // settled there. When no phase holds admitted children the rollout is RolledBack. A
 // returning phase has its progressDeadline too, from the moment it started returning:
 // children not settled by then are Errored and the rollout stops (returnDeadline).
-func rollBack(st *state.State, p plan.Plan, o Observed, now time.Time, acts *[]Action) {
-	r := st.Rollout
+func (ps *pass) rollBack() {
+	p, now := ps.p, ps.now
+	r := ps.st.Rollout
 	for i := len(r.Phases) - 1; i >= 0; i-- {
 		ph := &r.Phases[i]
 		if ph.Track == sharedView {
 			break // a track rolls back its own phases only (tracks.go)
 		}
 		if len(ph.Returning) > 0 {
-			pending := returned(st, ph, o, returnDeadlineAt(ph, p, i), now, acts)
+			pending := ps.returned(ph, returnDeadlineAt(ph, p, i))
 			if len(pending) == 0 {
 				ph.Returning, ph.Status = nil, PhaseReturned
-				emit(r, acts, now, EvPhaseRolledBack, "phase "+ph.Name+" rolled back")
+				ps.emit(r, EvPhaseRolledBack, "phase "+ph.Name+" rolled back")
 				continue
 			}
-			returnDeadline(r, ph, p, i, pending, now, acts)
+			ps.returnDeadline(ph, i, pending)
 			return
 		}
 		if len(ph.Admitted) == 0 {
 			continue
 		}
 		ph.Returning, ph.Admitted, ph.Status, ph.RollbackAt = ph.Admitted, nil, PhaseReturning, &now
-		emit(r, acts, now, EvPhaseRollingBack, fmt.Sprintf("phase %s: returning %s", ph.Name, describe(ph.Returning)))
+		ps.emit(r, EvPhaseRollingBack, fmt.Sprintf("phase %s: returning %s", ph.Name, describe(ph.Returning)))
 		return
 	}
 	r.Status = StatusRolledBack
-	emit(r, acts, now, EvRolledBack, "rollout rolled back: "+r.Reason)
+	ps.emit(r, EvRolledBack, "rollout rolled back: "+r.Reason)
 }
 
 // returnDeadlineAt is the return deadline of returning phase ph (index i of the plan): its
@@ -58,14 +59,15 @@ func returnDeadlineAt(ph *state.PhaseState, p plan.Plan, i int) *time.Time {
 // after it those children are Errored, the phase Errored and the rollout Stopped, with a
 // reason naming them and the deadline. A phase without progressDeadline has the default
 // (DefaultProgressDeadline).
-func returnDeadline(r *state.Rollout, ph *state.PhaseState, p plan.Plan, i int, pending []string, now time.Time, acts *[]Action) {
+func (ps *pass) returnDeadline(ph *state.PhaseState, i int, pending []string) {
+	r, p, now := ps.st.Rollout, ps.p, ps.now
 	at := returnDeadlineAt(ph, p, i)
 	if at == nil {
 		return
 	}
 	limit, deadline := progressDeadline(p.Phases[i]), *at
 	if now.Before(deadline) {
-		*acts = append(*acts, Action{Kind: ActRequeue, At: deadline, Message: "progressDeadline of returning phase " + ph.Name})
+		ps.requeue(deadline, "progressDeadline of returning phase "+ph.Name)
 		return
 	}
 	for _, c := range pending {
@@ -77,14 +79,15 @@ func returnDeadline(r *state.Rollout, ph *state.PhaseState, p plan.Plan, i int, 
 	r.Status = StatusStopped
 	r.Reason = fmt.Sprintf("rollback stopped: phase %s: %s did not settle on the previous revision within progressDeadline %s (returning since %s); they stay where they are (fix: repair them, then write rollback again, or abort)",
 		ph.Name, describe(pending), limit, ph.RollbackAt.UTC().Format(time.RFC3339))
-	emit(r, acts, now, EvRolloutStopped, "rollout stopped: "+r.Reason)
+	ps.emit(r, EvRolloutStopped, "rollout stopped: "+r.Reason)
 }
 
 // returned lists the returning children of ph that have not settled on their previous
 // revision yet (none: the phase has returned), recording where each one stands.
 // A returning child whose sync failed on a transient error is synced again until the
 // phase's return deadline (until; nil: unknown).
-func returned(st *state.State, ph *state.PhaseState, o Observed, until *time.Time, now time.Time, acts *[]Action) []string {
+func (ps *pass) returned(ph *state.PhaseState, until *time.Time) []string {
+	st := ps.st
 	var pending []string
 	for _, c := range ph.Returning {
 		want := st.Deployed
@@ -92,9 +95,10 @@ func returned(st *state.State, ph *state.PhaseState, o Observed, until *time.Tim
 			want = pin
 		}
 		v, why := Waiting, "not observed yet"
-		if obs, ok := o.Children[c]; ok {
-			v, why = Settle(obs, want, *ph.RollbackAt)
-			v, why = retryTransient(c, obs, want, *ph.RollbackAt, until, now, v, why, acts)
+		if obs, ok := ps.o.Children[c]; ok {
+			if v, why = Settle(obs, want, *ph.RollbackAt); v == Waiting {
+				ps.retryTransient(c, obs, want, *ph.RollbackAt, until)
+			}
 		}
 		ph.Clusters[c] = state.ClusterState{Status: state.ClusterReturning, Reason: why, AdmittedAt: ph.Clusters[c].AdmittedAt}
 		if v != Done {

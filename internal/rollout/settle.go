@@ -7,46 +7,6 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
-// Observation is what the agent read from one live child Application.
-type Observation struct {
-	Revision string // its cmp-phase.io/revision annotation
-	// Unselected: it carries contract.AnnotationUnselected, the parent renders it with
-	// automated sync off because no step selects it: no rollout's child (never rebuilt into
-	// a state, never moved).
-	Unselected          bool
-	SpecCompared        bool      // status.sync.comparedTo equals its spec's source(s) and destination
-	SyncStatus          string    // status.sync.status
-	OperationPhase      string    // status.operationState.phase, "" when it never synced
-	OperationFinishedAt time.Time // status.operationState.finishedAt
-	OperationMessage    string
-	ReconciledAt        time.Time // status.reconciledAt
-	Health              string    // status.health.status
-	// OperationPending: an operation is requested and not started yet.
-	OperationPending bool
-	// OperationMarker is the admission marker (Marker) of the agent's sync in the last
-	// operation, when that sync was the agent's and synced the spec the child has now.
-	OperationMarker string
-	// OperationAttempt is the number the agent gave its sync in the last operation among the
-	// attempts of its admission (0: not the agent's retry: the first attempt).
-	OperationAttempt int
-	// ArgoCDRetries: the last operation carries a retry strategy (the child's own
-	// syncPolicy.retry), so Argo CD retries a failed sync itself and its failure is final.
-	ArgoCDRetries bool
-	// Cluster is the cluster the child deploys to (its cmp-phase.io/cluster label).
-	Cluster string
-}
-
-// Verdict is where one admitted child stands.
-type Verdict int
-
-// Verdicts.
-const (
-	Waiting Verdict = iota // not yet: the reason says for what
-	Done                   // synced the admitted spec and Healthy now (the soak is the engine's)
-	Failed                 // a gate said no: the sync failed or the child is Degraded
-	Errored                // we could not tell: the sync could not run at all
-)
-
 func (v Verdict) String() string {
 	return string(v.Status())
 }
@@ -78,26 +38,43 @@ func Settle(o Observation, want string, admittedAt time.Time) (Verdict, string) 
 	case !o.SpecCompared:
 		return Waiting, "Argo CD has not compared the new spec yet"
 	}
-	synced := admittedAt
+	synced, v, why, judged := syncVerdict(o, want, admittedAt)
+	if judged {
+		return v, why
+	}
+	return statusVerdict(o, synced)
+}
+
+// syncVerdict judges the child's last operation when it ended since the admission (or is
+// the agent's own for it), or still runs: judged is false when the verdict is the status's
+// (statusVerdict), which must have been reconciled after synced.
+func syncVerdict(o Observation, want string, admittedAt time.Time) (synced time.Time, v Verdict, why string, judged bool) {
+	synced = admittedAt
 	ours := o.OperationMarker != "" && o.OperationMarker == Marker(want, admittedAt)
 	if !o.OperationFinishedAt.IsZero() && (ours || !o.OperationFinishedAt.Before(admittedAt)) {
 		switch o.OperationPhase {
 		case "Succeeded":
-			synced = later(o.OperationFinishedAt, admittedAt.Truncate(time.Second))
+			return later(o.OperationFinishedAt, admittedAt.Truncate(time.Second)), Waiting, "", false
 		case "Failed", "Error":
 			if rule, transient := transientFailure(o); transient {
-				return Waiting, transientReason(o, rule, want, admittedAt)
+				return synced, Waiting, transientReason(o, rule, want, admittedAt), true
 			}
 			if o.OperationPhase == "Failed" {
-				return Failed, "sync Failed: " + o.OperationMessage
+				return synced, Failed, "sync Failed: " + o.OperationMessage, true
 			}
-			return Errored, "sync Error (Argo CD could not run it): " + o.OperationMessage
+			return synced, Errored, "sync Error (Argo CD could not run it): " + o.OperationMessage, true
 		default:
-			return Waiting, "sync " + o.OperationPhase
+			return synced, Waiting, "sync " + o.OperationPhase, true
 		}
 	} else if o.OperationPhase == "Running" {
-		return Waiting, "sync running"
+		return synced, Waiting, "sync running", true
 	}
+	return synced, Waiting, "", false
+}
+
+// statusVerdict judges a child whose sync is not the verdict: by its sync status, once
+// reconciled since synced, and its health.
+func statusVerdict(o Observation, synced time.Time) (Verdict, string) {
 	switch {
 	case o.SyncStatus != "Synced":
 		return Waiting, "sync status " + o.SyncStatus

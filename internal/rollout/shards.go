@@ -1,12 +1,6 @@
 package rollout
 
-import (
-	"strings"
-	"time"
-
-	"github.com/cmp-phase/cmp-phase/internal/plan"
-	"github.com/cmp-phase/cmp-phase/internal/state"
-)
+import "strings"
 
 // EvShardHeld: a shard of a sharded rollout (its parent missing, its render failing, shards
 // disagreeing) holds the rollout; nothing is admitted anywhere until it is back.
@@ -19,8 +13,9 @@ const shardHeldPrefix = "held: "
 // closed: a phase spans every shard, and a shard that cannot render cannot move or confirm
 // its children). It records the reason in a running rollout and tells people once per
 // reason (the agent's shard lines in status show it without one); a reason of a hold that ended is cleared. It reports whether the rollout holds.
-func shardsHeld(st *state.State, o Observed, now time.Time, acts *[]Action) bool {
-	r := st.Rollout
+func (ps *pass) shardsHeld() bool {
+	o := ps.o
+	r := ps.st.Rollout
 	running := r != nil && !r.Status.IsTerminal()
 	if o.ShardHold == "" {
 		if running && strings.HasPrefix(r.Reason, shardHeldPrefix) {
@@ -31,7 +26,7 @@ func shardsHeld(st *state.State, o Observed, now time.Time, acts *[]Action) bool
 	why := shardHeldPrefix + o.ShardHold
 	if running && r.Reason != why {
 		r.Reason = why
-		emit(r, acts, now, EvShardHeld, why)
+		ps.emit(r, EvShardHeld, why)
 	}
 	return true // without a running rollout there is nothing to record it in: status shows it
 }
@@ -40,8 +35,8 @@ func shardsHeld(st *state.State, o Observed, now time.Time, acts *[]Action) bool
 // admitted — a child that synced is recorded Done (or Failed) when it happens, not when the
 // hold ends — and nothing more: no admission, no failure policy, no phase ends. The pass
 // after the hold decides on what was recorded.
-func recordSettled(st *state.State, p plan.Plan, o Observed, now time.Time, acts *[]Action) {
-	r := st.Rollout
+func (ps *pass) recordSettled() {
+	r, p := ps.st.Rollout, ps.p
 	if r == nil || r.Status != StatusProgressing || r.Revision != p.Revision || r.Phase >= len(r.Phases) || r.Phase >= len(p.Phases) {
 		return
 	}
@@ -49,6 +44,6 @@ func recordSettled(st *state.State, p plan.Plan, o Observed, now time.Time, acts
 		return // past the split r.Phase names no phase of its own (each track has its place)
 	}
 	if ph := &r.Phases[r.Phase]; len(ph.Admitted) > 0 && !ph.Status.IsTerminal() {
-		settle(r, ph, p.Phases[r.Phase], o, now, acts)
+		ps.settle(ph, p.Phases[r.Phase])
 	}
 }

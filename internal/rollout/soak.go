@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"time"
 
-	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
@@ -37,16 +35,16 @@ func duringSoak(sp spec.Phase) spec.Phase {
 // through it: they start with the soak, each measures until the soak's end (the run's
 // Action.At); one that fails fails the phase at once (onFailure applies, as for any
 // check), and the phase goes on only once the soak is over and every one has passed.
-func soakGate(st *state.State, p plan.Plan, ph *state.PhaseState, sp spec.Phase, o Observed, now time.Time, acts *[]Action) bool {
-	over := soaked(st.Rollout, ph, sp, now, acts)
+func (ps *pass) soakGate(ph *state.PhaseState, sp spec.Phase) bool {
+	over := ps.soaked(ph, sp)
 	during := duringSoak(sp)
 	if len(during.Checks) == 0 || ph.SoakUntil == nil {
 		return over // no soak (nobody admitted): nothing to measure through
 	}
-	from := len(*acts)
-	passed := hookGate(st, p, ph, during, KindCheck, o, now, acts)
-	for i := from; i < len(*acts); i++ {
-		if a := &(*acts)[i]; a.Kind == ActRunHook && a.Hook.DuringSoak() {
+	from := len(ps.acts)
+	passed := ps.hookGate(ph, during, KindCheck)
+	for i := from; i < len(ps.acts); i++ {
+		if a := &ps.acts[i]; a.Kind == ActRunHook && a.Hook.DuringSoak() {
 			a.At = *ph.SoakUntil
 		}
 	}
@@ -79,7 +77,8 @@ func pausesForAPerson(h spec.Hook, run state.HookRun) bool {
 // hooks: an engine pause (Pause.Check) that only resume lifts, which runs the check again
 // from scratch (skip of a per-cluster run's cluster needs a resume too); rollback and abort
 // work as on any pause. The fix starts with what the run's kind says to look at.
-func holdInconclusive(st *state.State, ph *state.PhaseState, hooks []spec.Hook, key string, now time.Time, acts *[]Action) {
+func (ps *pass) holdInconclusive(ph *state.PhaseState, hooks []spec.Hook, key string) {
+	st, now := ps.st, ps.now
 	run := ph.Hooks[key]
 	look := "look at what it measures"
 	if i := slices.IndexFunc(hooks, func(h spec.Hook) bool { return h.Name == run.Name }); i >= 0 && hooks[i].InconclusiveFix() != "" {
@@ -89,7 +88,7 @@ func holdInconclusive(st *state.State, ph *state.PhaseState, hooks []spec.Hook, 
 		phaseLabel(ph), run.Kind, target(run.Name, run.Cluster), run.Message, look, skipFix(run.Cluster))
 	st.Paused = &state.Pause{Reason: reason, By: pausedBy, Since: now, Check: key}
 	st.Rollout.Record(now, EvCheckInconclusive, "paused: "+reason)
-	*acts = append(*acts, Action{Kind: ActEvent, Reason: EvCheckInconclusive, Warning: true, Message: "paused: " + reason})
+	ps.add(Action{Kind: ActEvent, Reason: EvCheckInconclusive, Warning: true, Message: "paused: " + reason})
 }
 
 // skipFix is the pause reason's way past a per-cluster run: skip alone does not lift the

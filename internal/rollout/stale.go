@@ -4,18 +4,17 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
-	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
-// staleAnswers consumes, when rollout r starts, the approvals, rejections and window
+// staleAnswers consumes, when the pass's rollout starts, the approvals, rejections and window
 // overrides still waiting in the ConfigMap: they were written for another rollout (kept
 // because their gate had not asked yet, or refused) and must not open, fail or override a
-// gate of this one. It says so in a Warning Event and returns o without them, so this pass
-// does not act on them either.
-func staleAnswers(r *state.Rollout, o Observed, now time.Time, acts *[]Action) Observed {
+// gate of this one. It says so in a Warning Event and returns the pass's observations
+// without them, so this pass does not act on them either.
+func (ps *pass) staleAnswers() Observed {
+	r, o := ps.st.Rollout, ps.o
 	c := o.Controls
 	if c == nil {
 		return o
@@ -25,15 +24,15 @@ func staleAnswers(r *state.Rollout, o Observed, now time.Time, acts *[]Action) O
 		contract.OverrideWindowKey: c.OverrideWindow}
 	var stale []string
 	for _, k := range []string{contract.ApproveKey, contract.RejectKey, contract.ApproverKey, contract.ApproverGroupsKey, contract.OverrideWindowKey} {
-		if v := pending[k]; v != "" && !removes(*acts, k) {
+		if v := pending[k]; v != "" && !removes(ps.acts, k) {
 			stale = append(stale, fmt.Sprintf("%s=%q", k, v))
-			consume(acts, k)
+			ps.consume(k)
 		}
 	}
 	if len(stale) == 0 {
 		return o
 	}
-	warn(r, acts, now, EvControlRejected, fmt.Sprintf("removed %s: written for another rollout, not for the rollout of revision %s (fix: write it again when this rollout asks)",
+	ps.warn(r, EvControlRejected, fmt.Sprintf("removed %s: written for another rollout, not for the rollout of revision %s (fix: write it again when this rollout asks)",
 		strings.Join(stale, ", "), r.Revision))
 	fresh := *c
 	fresh.Approve, fresh.Reject, fresh.Approver, fresh.ApproverGroups, fresh.OverrideWindow = "", "", "", nil, ""

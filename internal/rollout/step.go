@@ -7,138 +7,10 @@ import (
 	"slices"
 	"time"
 
-	"github.com/cmp-phase/cmp-phase/internal/control"
 	"github.com/cmp-phase/cmp-phase/internal/plan"
-	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
 )
-
-// The statuses, typed in state, under the engine's short names.
-const (
-	StatusProgressing = state.RolloutProgressing
-	StatusCompleted   = state.RolloutCompleted
-	StatusStopped     = state.RolloutStopped
-	StatusAbandoned   = state.RolloutAbandoned
-	StatusRollingBack = state.RolloutRollingBack
-	StatusRolledBack  = state.RolloutRolledBack
-
-	PhasePending   = state.PhasePending
-	PhaseAdmitting = state.PhaseAdmitting
-	PhaseSoaking   = state.PhaseSoaking
-	PhaseSucceeded = state.PhaseSucceeded
-	PhaseFailed    = state.PhaseFailed
-	PhaseErrored   = state.PhaseErrored
-	PhaseReturning = state.PhaseRollingBack
-	PhaseReturned  = state.PhaseRolledBack
-
-	ClusterWaiting = state.ClusterWaiting
-	ClusterDone    = state.ClusterDone
-	ClusterFailed  = state.ClusterFailed
-	ClusterErrored = state.ClusterErrored
-)
-
-// Observed is the world as the agent saw it on this pass.
-type Observed struct {
-	// Subjects are the children the plan's revision generates.
-	Subjects []targets.Child
-	// Changed says which children's rendered Application differs from what they run:
-	// only those take part in a rollout.
-	Changed map[string]bool
-	// Children are the live child Applications.
-	Children map[string]Observation
-	// Hooks are the results of hook runs that ended since the ledger last saw them.
-	Hooks map[string]HookResult
-	// TrackHooks are those results for each track's current phase, by track (Hooks is the
-	// shared phase's).
-	TrackHooks map[string]map[string]HookResult
-	// Controls are a person's edits of the ConfigMap (nil: none read).
-	Controls *control.Controls
-	// SpecGone: the parent's last render failed because the rollout's spec is gone from git
-	// (contract.SpecRemovedMarker in its ComparisonError).
-	SpecGone bool
-	// SpecBack: the parent's last render succeeded (no ComparisonError): the positive
-	// evidence a recorded removal needs to end. Neither SpecGone nor SpecBack (another
-	// render error, the parent not seen) leaves a removal as it is.
-	SpecBack bool
-	// PlanFresh: the plan was rendered from a state at or after the last render-relevant
-	// change (its state-generation annotation): a plan of a spec back in git after a removal.
-	PlanFresh bool
-	// FleetWindows are the fleet ConfigMap's change windows (compiled): over every rollout.
-	FleetWindows []spec.Window
-	// ProjectWindows are, by child, the sync windows of its AppProject that match it
-	// (compiled, named appproject/<project>/<index>): a child they deny is not admitted.
-	ProjectWindows map[string][]spec.Window
-	// Limits are the agent's caps on what a hook may ask for (a hook over one is held, not
-	// started: holdOverLimits) and on the hooks and checks running at once in a phase (0:
-	// seed 000's 5 and 10). Zero fields are seed 000's.
-	Limits spec.Limits
-	// ShardHold names the shard of a sharded rollout that holds it ("shard 2/3: parent
-	// \"fleet-2\" missing"): nothing moves until it is back (empty: none holds).
-	ShardHold string
-	// Dismantle: the parent was deleted with its children (nil: it was not); every child
-	// goes, in the deletion order (Decide).
-	Dismantle *Dismantle
-	// ParentBusy: an operation of the parent is requested or running; SubjectsMissing:
-	// Subjects could not be made (no inventory yet, or the plan does not render). A
-	// removal of children waits on either (dismantle).
-	ParentBusy, SubjectsMissing bool
-	// PhaseGen is the highest PHASE_GEN of the rollout's parents: with no state, a PHASE_GEN
-	// or a live child proves a lost state, which Decide rebuilds after it.
-	PhaseGen int64
-	// ChangedOf is Changed judged against another state (a pure function: the renderer's
-	// comparison): Decide asks it for the state it rebuilt, Changed being against none.
-	ChangedOf func(*state.State) (map[string]bool, error)
-	// Warmed is the state generation whose next admissions the agent has already looked at
-	// for warming (0: none): Decide previews them (Decision.Warm, WarmState: a clone of the
-	// state) only for a state of another generation, not on every pass over the same one.
-	// NoWarm: the agent warms nothing of this rollout (no argocd-server API, say): Decide
-	// never previews.
-	Warmed int64
-	NoWarm bool
-
-	openings openings // the next openings this pass searched (Step makes it)
-}
-
-// ActionKind is what the agent must do after writing the state.
-type ActionKind string
-
-// Actions.
-const (
-	ActRequeue ActionKind = "Requeue" // come back at At
-	ActEvent   ActionKind = "Event"   // tell people (an Event on the parent)
-	ActRunHook ActionKind = "RunHook" // make sure hook Key is running (start it unless it is)
-	ActConsume ActionKind = "Consume" // remove control key Key from the ConfigMap (acted on)
-	// ActSyncAgain: sync child Cluster again, admitted to Revision at Since: its last sync
-	// failed on a transient error and its backoff is over (Retry; the agent re-checks it on
-	// the live child before it starts the sync).
-	ActSyncAgain ActionKind = "SyncAgain"
-)
-
-// Action is one piece of I/O the engine asks for.
-type Action struct {
-	Kind ActionKind
-	// At is when to come back (ActRequeue), or when a check measured through the soak
-	// stops measuring, the soak's end (ActRunHook; zero for every other run).
-	At      time.Time
-	Reason  string // ActEvent: the Kubernetes Event's reason (an Ev* constant)
-	Message string // ActEvent: the Event's message; ActRequeue: why
-	Warning bool   // ActEvent: a Warning, not a Normal Event
-	// ActRunHook: the ledger key, the hook as declared, the child of a per-cluster run (a
-	// hook templated with a cluster field) and its cluster's name in the inventory (for the
-	// template variables: the child may not exist yet for a pre-hook), and the phase index.
-	// ActConsume: the control key in Key.
-	Key         string
-	Hook        spec.Hook
-	Cluster     string
-	ClusterName string
-	Phase       int
-	// ActRunHook: the track whose phase runs the hook ("" for a phase before any split).
-	Track string
-	// ActSyncAgain: the revision the child was admitted to (or returns to) and when.
-	Revision string
-	Since    time.Time
-}
 
 // Step decides the next state from the current one, the plan and observations, at now. It
 // does no I/O and reads no clock. It returns the state unchanged (the same pointer) when
@@ -148,67 +20,79 @@ func Step(p plan.Plan, cur *state.State, o Observed, now time.Time) (*state.Stat
 	if st == nil {
 		st = &state.State{Schema: state.Schema} // first deployment: no state yet
 	}
-	var acts []Action
 	o.openings = openings{}
 	p = legacyPlan(st, p)
 	p = withTracks(st.Rollout, p) // a split rollout's phases and the plan's, index for index
-	steer(st, p, o, now, &acts)
-	adopt(st, p, now, &acts)
+	ps := &pass{st: st, p: p, o: o, now: now}
+	ps.steer()
+	ps.adopt()
+	if err := ps.move(); err != nil {
+		return nil, nil, err
+	}
+	followRollout(st.Rollout, now) // tracks.go
+	ps.failureHooks()
+	ps.driveAfterDelete()
+	acts := liveRetries(st.Rollout, ps.acts)
+	recordUnselected(st, p, o)
+	stampTimes(cur, st, now)
+	next, acts := written(cur, st, acts, now)
+	return next, acts, nil
+}
+
+// move moves the rollout as far as this pass may: a removal, a pause or a shard's hold
+// first, then the idle state, a new rollout, a stopped one, a rollback, new phases, or the
+// rollout's own progress.
+func (ps *pass) move() error {
+	st, p := ps.st, ps.p
 	r := st.Rollout
 	switch {
-	case removed(st, o, now, &acts):
+	case ps.removed():
 		// the rollout's spec is gone from git and a person confirmed it goes: the agent
 		// removes its children (Teardown); nothing is admitted, no rollout starts
 	case st.Paused != nil:
 		// a pause holds everything: phases, new rollouts, removals
-	case shardsHeld(st, o, now, &acts):
+	case ps.shardsHeld():
 		// a shard that is not there holds everything too: a phase spans every shard; but
 		// leavers are recorded, or a shard's render fails on them and holds it forever, and
 		// so are the admitted children that settled meanwhile
-		recordLeavers(st, p, o, now, &acts)
-		recordSettled(st, p, o, now, &acts)
+		ps.recordLeavers()
+		ps.recordSettled()
 	case p.Revision == st.Deployed && !r.Active():
-		if err := idle(st, p, o, now, &acts); err != nil {
-			return nil, nil, err
-		}
+		return ps.idle()
 	case r == nil || r.Revision != p.Revision:
-		if err := start(st, p, o, nil, now, &acts); err != nil {
-			return nil, nil, err
-		}
+		return ps.start(nil)
 	case r.Status.IsTerminal():
 		// nothing moves by itself (a person's edit above may have changed it); runs that
 		// were in flight when it stopped still have their outcome recorded
-		recordLate(r, o, now, &acts)
+		ps.recordLate()
 	case r.Status == StatusRollingBack:
-		rollBack(st, p, o, now, &acts)
+		ps.rollBack()
 	case !linedUp(r, p):
 		// the phases changed at the same revision: the current phase finishes, then the new ones take over
-		if err := replan(st, p, o, now, &acts); err != nil {
-			return nil, nil, err
-		}
+		return ps.replan()
 	default:
-		progress(st, p, o, now, &acts)
+		ps.progress()
 	}
-	followRollout(st.Rollout, now) // tracks.go
-	failureHooks(st, p, o, now, &acts)
-	driveAfterDelete(st, p.PostDeleteHooks, o, now, &acts)
-	acts = liveRetries(st.Rollout, acts)
-	recordUnselected(st, p, o)
-	stampTimes(cur, st, now)
+	return nil
+}
+
+// written is the state Step returns and its actions: cur itself when nothing changed (or
+// only reasons did, written at most every ReasonEvery), else st at the next generation.
+func written(cur, st *state.State, acts []Action, now time.Time) (*state.State, []Action) {
 	if state.Equal(cur, st) {
-		return cur, filterRequeue(acts), nil
+		return cur, filterRequeue(acts)
 	}
 	if cur != nil && reasonsOnly(cur, st) && now.Before(cur.WrittenAt.Add(ReasonEvery)) {
 		next := cur.WrittenAt.Add(ReasonEvery)
 		// only why waiting clusters wait changed: not worth a write each time it does
-		return cur, append(filterRequeue(acts), Action{Kind: ActRequeue, At: next, Message: "write the latest reasons"}), nil
+		return cur, append(filterRequeue(acts), Action{Kind: ActRequeue, At: next, Message: "write the latest reasons"})
 	}
 	st.Generation++
 	st.WrittenAt = now
 	if !reflect.DeepEqual(renderView(cur), renderView(st)) {
 		st.ViewGeneration = st.Generation // the agent has the parent re-render it
 	}
-	return st, acts, nil
+	return st, acts
 }
 
 // view is the part of a state the renderer reads: only a change there needs a re-render
@@ -239,14 +123,15 @@ func renderView(s *state.State) view {
 // start abandons a rollout of another revision where it stands (its admitted children keep
 // the revision they run, pinned) and starts one for the plan at phase 0, for the children
 // that would change (only those in only, when given: a catch-up).
-func start(st *state.State, p plan.Plan, o Observed, only map[string]bool, now time.Time, acts *[]Action) error {
+func (ps *pass) start(only map[string]bool) error {
+	st, p, o, now := ps.st, ps.p, ps.o, ps.now
 	if old := st.Rollout; old.Active() {
 		pinAdmitted(st, old)
 		msg := fmt.Sprintf("rollout of revision %s abandoned for revision %s; nobody moved", old.Revision, p.Revision)
 		if old.Revision == p.Revision {
 			msg = fmt.Sprintf("rollout of revision %s handed to its new phases; nobody moved", old.Revision)
 		}
-		emit(old, acts, now, EvRolloutAbandoned, msg)
+		ps.emit(old, EvRolloutAbandoned, msg)
 	}
 	taking := changedSubjects(st, o)
 	if only != nil {
@@ -270,12 +155,11 @@ func start(st *state.State, p plan.Plan, o Observed, only map[string]bool, now t
 	}
 	st.KeepPlacements() // the children it has not admitted keep their place in the last one
 	st.Rollout = r
-	emit(r, acts, now, EvRolloutStarted, fmt.Sprintf("rollout of revision %s started: %d children take part", p.Revision, len(taking)))
-	notPhased(r, p, now, acts)
-	leftOut(r, p, now, acts)
-	manyHooks(r, p, now, acts)
-	o = staleAnswers(r, o, now, acts)
-	progress(st, withTracks(r, p), o, now, acts)
+	ps.emit(r, EvRolloutStarted, fmt.Sprintf("rollout of revision %s started: %d children take part", p.Revision, len(taking)))
+	ps.notPhased()
+	ps.leftOut()
+	ps.manyHooks()
+	ps.under(withTracks(r, p), ps.staleAnswers(), (*pass).progress)
 	return nil
 }
 

@@ -38,14 +38,14 @@ func TornDown(cur *state.State, how string, now time.Time) (*state.State, []Acti
 		return cur, nil
 	}
 	st := cur.Clone()
-	var acts []Action
+	ps := &pass{st: st, now: now}
 	st.Children, st.Pinned, st.Removing, st.Leaving, st.Confirmed = nil, nil, nil, nil, nil
 	if r := st.Rollout; r.Active() {
 		r.Status, r.Deferred, r.Reason = StatusAbandoned, nil, "every child was removed "+how
 	}
-	emit(st.Rollout, &acts, now, EvRolloutRemoved, "every child was removed "+how)
+	ps.emit(st.Rollout, EvRolloutRemoved, "every child was removed "+how)
 	st.Generation++
 	st.WrittenAt = now
 	st.ViewGeneration = st.Generation
-	return st, acts
+	return st, ps.acts
 }

@@ -101,7 +101,8 @@ func withTracks(r *state.Rollout, p plan.Plan) plan.Plan {
 // whether every track completed; once all have ended and one did not complete, the rollout
 // is Stopped: its revision is not the deployed one, the completed tracks keep it, and a
 // person decides (a new commit, or rollback for every track).
-func walkTracks(st *state.State, p plan.Plan, o Observed, now time.Time, acts *[]Action) bool {
+func (ps *pass) walkTracks() bool {
+	st := ps.st
 	r := st.Rollout
 	for i := range r.Tracks {
 		if st.Paused != nil {
@@ -111,7 +112,7 @@ func walkTracks(st *state.State, p plan.Plan, o Observed, now time.Time, acts *[
 		prevHold := t.Window
 		t.Window = nil // set again by the walk while a window holds the track
 		if !t.Status.IsTerminal() {
-			walkTrack(st, p, o, prevHold, t, now, acts)
+			ps.walkTrack(prevHold, t)
 		}
 	}
 	r.Window = tracksHold(r)
@@ -134,7 +135,7 @@ func walkTracks(st *state.State, p plan.Plan, o Observed, now time.Time, acts *[
 	r.Status = StatusStopped
 	r.Reason = fmt.Sprintf("not every track completed: %s; the completed tracks keep revision %s (fix: repair and commit a new revision, or write rollback to return every track)",
 		strings.Join(ended, "; "), r.Revision)
-	emit(r, acts, now, EvRolloutStopped, "rollout stopped: "+r.Reason)
+	ps.emit(r, EvRolloutStopped, "rollout stopped: "+r.Reason)
 	return false
 }
 
@@ -151,33 +152,38 @@ func tracksHold(r *state.Rollout) *state.WindowHold {
 
 // walkTrack moves track t as far as it goes on this pass: the engine's own walk (or
 // rollback) over the track's view of the rollout (inTrack).
-func walkTrack(st *state.State, p plan.Plan, o Observed, prevHold *state.WindowHold, t *state.Track, now time.Time, acts *[]Action) {
+func (ps *pass) walkTrack(prevHold *state.WindowHold, t *state.Track) {
+	o := ps.o
 	o.Hooks = o.TrackHooks[t.Name]
-	inTrack(st, p, t, now, acts, func(vp plan.Plan, acts *[]Action) {
-		v := st.Rollout
+	ps.inTrack(t, o, func(q *pass) {
+		v := q.st.Rollout
 		if v.Status == StatusRollingBack {
-			rollBack(st, vp, o, now, acts)
-		} else if walk(st, vp, o, prevHold, len(v.Phases), now, acts) {
+			q.rollBack()
+		} else if q.walk(prevHold, len(v.Phases)) {
 			v.Status, v.Reason = StatusCompleted, ""
-			emit(v, acts, now, EvTrackCompleted, "every phase of the track succeeded")
+			q.emit(v, EvTrackCompleted, "every phase of the track succeeded")
 		}
 	})
 }
 
-// inTrack runs do with st.Rollout the view of track t (trackView) and the plan lined up
-// with it, then writes the outcome back to t (fromView).
-func inTrack(st *state.State, p plan.Plan, t *state.Track, now time.Time, acts *[]Action, do func(vp plan.Plan, acts *[]Action)) {
+// inTrack runs do on a pass whose st.Rollout is the view of track t (trackView), whose plan
+// is lined up with it and whose observations are o, then writes the outcome back to t
+// (fromView).
+func (ps *pass) inTrack(t *state.Track, o Observed, do func(q *pass)) {
+	st, p := ps.st, ps.p
 	r := st.Rollout
 	k := r.Split()
 	from, to := r.Span(t.Name)
 	v := trackView(r, t, k, from, to)
 	vp := p
 	vp.Phases = append(slices.Clone(p.Phases[:k]), p.Phases[from:to]...)
-	var mine []Action
+	q := *ps
+	q.p, q.o, q.acts = vp, o, nil
 	st.Rollout = v
-	do(vp, &mine)
+	do(&q)
 	st.Rollout = r
-	fromView(r, t, v, k, from, mine, now, acts)
+	ps.problems = q.problems
+	ps.fromView(t, v, k, from, q.acts)
 }
 
 // trackView is the rollout as track t's walk sees it: the shared phases (copies, marked
@@ -201,11 +207,12 @@ func trackView(r *state.Rollout, t *state.Track, k, from, to int) *state.Rollout
 
 // fromView writes a track's walk back: its phases, place and status, its history entries
 // and events named after the track, its hook runs at their index in the rollout.
-func fromView(r *state.Rollout, t *state.Track, v *state.Rollout, k, from int, mine []Action, now time.Time, acts *[]Action) {
+func (ps *pass) fromView(t *state.Track, v *state.Rollout, k, from int, mine []Action) {
+	r := ps.st.Rollout
 	copy(r.Phases[from:], v.Phases[k:])
 	t.Phase, t.Reason = from+v.Phase-k, v.Reason
 	if t.Status != v.Status && v.Status.IsTerminal() {
-		t.EndedAt = now
+		t.EndedAt = ps.now
 	}
 	t.Status = v.Status
 	t.Window = v.Window
@@ -220,7 +227,7 @@ func fromView(r *state.Rollout, t *state.Track, v *state.Rollout, k, from int, m
 		case ActRunHook:
 			a.Phase, a.Track = from+a.Phase-k, t.Name
 		}
-		*acts = append(*acts, a)
+		ps.add(a)
 	}
 }
 

@@ -3,7 +3,6 @@ package rollout
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/control"
@@ -22,24 +21,24 @@ func tracking(r *state.Rollout, p plan.Plan) bool {
 // rollout-wide meaning: approve, promote and reject name a phase and act on every track
 // at that phase (a rejection applies the phase's onFailure to those tracks only); a jump
 // would move tracks apart from their own gates and is refused.
-func trackEdits(st *state.State, p plan.Plan, c *control.Controls, now time.Time, acts *[]Action, reject func(string, string, string, ...any)) {
-	r := st.Rollout
+func (ps *pass) trackEdits(c *control.Controls) {
+	r, p := ps.st.Rollout, ps.p
 	if c.Jump != "" {
-		reject(contract.JumpKey, c.Jump, "the rollout walks tracks (%s); jumps do not cross them (fix: approve or promote the phase, or remove it)", trackPlaces(r))
+		ps.reject(contract.JumpKey, c.Jump, "the rollout walks tracks (%s); jumps do not cross them (fix: approve or promote the phase, or remove it)", trackPlaces(r))
 	}
 	edits := []struct {
 		key, phase string
 		ready      func(ph *state.PhaseState, sp spec.Phase) bool
-		do         func(vp plan.Plan, acts *[]Action)
+		do         func(q *pass)
 	}{
 		{contract.ApproveKey, c.Approve, func(ph *state.PhaseState, sp spec.Phase) bool { return waiting(ph, spec.ApprovalOf(sp)) },
-			func(vp plan.Plan, acts *[]Action) { approve(st.Rollout, vp, c, now, acts, reject) }},
+			func(q *pass) { q.approve(c) }},
 		{contract.PromoteKey, c.Promote, func(ph *state.PhaseState, _ spec.Phase) bool { return ph.Status == PhaseSoaking },
-			func(vp plan.Plan, acts *[]Action) { promoteAt(st.Rollout, c, now, acts) }},
+			func(q *pass) { q.promoteAt(c) }},
 		{contract.RejectKey, c.Reject, func(ph *state.PhaseState, sp spec.Phase) bool {
 			return spec.ApprovalOf(sp) != nil && ph.ApprovedBy == ""
 		},
-			func(vp plan.Plan, acts *[]Action) { rejectGate(st, vp, c, now, acts, reject) }},
+			func(q *pass) { q.rejectGate(c) }},
 	}
 	for _, e := range edits {
 		if e.phase == "" {
@@ -51,21 +50,22 @@ func trackEdits(st *state.State, p plan.Plan, c *control.Controls, now time.Time
 			if t.Status != StatusProgressing || t.Phase >= len(r.Phases) || r.Phases[t.Phase].Name != e.phase || !e.ready(&r.Phases[t.Phase], p.Phases[t.Phase]) {
 				continue
 			}
-			inTrack(st, p, t, now, acts, e.do)
+			ps.inTrack(t, ps.o, e.do)
 			n++
 		}
 		if n == 0 {
-			reject(e.key, e.phase, "no track is at phase %s waiting for it; the tracks are at %s (fix: remove it)", e.phase, trackPlaces(r))
+			ps.reject(e.key, e.phase, "no track is at phase %s waiting for it; the tracks are at %s (fix: remove it)", e.phase, trackPlaces(r))
 		}
 	}
 }
 
-// promoteAt ends the soak of the current phase of r early (promote).
-func promoteAt(r *state.Rollout, c *control.Controls, now time.Time, acts *[]Action) {
+// promoteAt ends the soak of the rollout's current phase early (promote).
+func (ps *pass) promoteAt(c *control.Controls) {
+	r, now := ps.st.Rollout, ps.now
 	cur := &r.Phases[r.Phase]
 	cur.SoakUntil = &now
-	emit(r, acts, now, EvControlApplied, fmt.Sprintf("phase %s promoted by %s: soak ended early", cur.Name, who(c)))
-	consume(acts, contract.PromoteKey)
+	ps.emit(r, EvControlApplied, fmt.Sprintf("phase %s promoted by %s: soak ended early", cur.Name, who(c)))
+	ps.consume(contract.PromoteKey)
 }
 
 // trackPlaces says where each track is: "eu at prod (Soaking), us Completed".

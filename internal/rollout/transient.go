@@ -2,19 +2,6 @@ package rollout
 
 import "regexp"
 
-// FailureKind says whether a failed sync may succeed by itself when tried again.
-type FailureKind int
-
-// Failure kinds.
-const (
-	// Permanent: the sync failed for a reason that will not change by itself (an invalid
-	// manifest, a webhook or admission denial, a forbidden resource, an immutable field) —
-	// and every message no rule knows: a verdict is the safe side.
-	Permanent FailureKind = iota
-	// Transient: the cluster could not be reached or answered with a transient error.
-	Transient
-)
-
 func (k FailureKind) String() string {
 	if k == Transient {
 		return "transient"

@@ -90,7 +90,8 @@ func phaseWindows(p plan.Plan, o Observed, sp spec.Phase) []spec.Window {
 // override-window: held (no admission, no phase start) and all (hold: all, the phase waits
 // entirely). It records the hold in the rollout (for status) and asks to come back at the
 // next opening.
-func windowGate(st *state.State, prev *state.WindowHold, p plan.Plan, o Observed, ph *state.PhaseState, sp spec.Phase, now time.Time, acts *[]Action) (held, all bool) {
+func (ps *pass) windowGate(prev *state.WindowHold, ph *state.PhaseState, sp spec.Phase) (held, all bool) {
+	st, p, o, now := ps.st, ps.p, ps.o, ps.now
 	ws := phaseWindows(p, o, sp)
 	if ph.Override != "" && !holds(ws, ph.Override, now) && !holdsChild(o, ph.Override, now) {
 		ph.Override = "" // the window it let through no longer holds the phase: the override is over
@@ -99,7 +100,7 @@ func windowGate(st *state.State, prev *state.WindowHold, p plan.Plan, o Observed
 	if !admitsMore(st.Rollout, ph, sp) && !slices.ContainsFunc(blockers, holdsAll) {
 		return false, false // everyone admitted: a window holds no settling or soak (but hold: all)
 	}
-	overrideWindow(st, ph, o, blockers, now, acts)
+	ps.overrideWindow(ph, blockers)
 	if ph.Override != "" {
 		blockers = Blockers(ws, now, ph.Override)
 	}
@@ -107,7 +108,7 @@ func windowGate(st *state.State, prev *state.WindowHold, p plan.Plan, o Observed
 		return false, false
 	}
 	all = slices.ContainsFunc(blockers, holdsAll)
-	holdFor(st.Rollout, prev, ph.Name, names(blockers), o.nextOpening(ws, now), all, nil, now, acts)
+	ps.holdFor(prev, ps.hold(ph.Name, names(blockers), nil, all), o.nextOpening(ws, now))
 	return true, all
 }
 
@@ -127,7 +128,8 @@ func holdsAll(w spec.Window) bool { return w.Hold == spec.HoldAll }
 // overrideWindow applies override-window to the current phase when it names a window that
 // holds it now: recorded (who, why) and consumed; the phase's next admission goes through
 // that window once (PhaseState.Override). One that names no holding window is refused.
-func overrideWindow(st *state.State, ph *state.PhaseState, o Observed, blockers []spec.Window, now time.Time, acts *[]Action) {
+func (ps *pass) overrideWindow(ph *state.PhaseState, blockers []spec.Window) {
+	st, o, now := ps.st, ps.o, ps.now
 	c := o.Controls
 	if c == nil || c.OverrideWindow == "" || st.Paused != nil {
 		return
@@ -137,8 +139,8 @@ func overrideWindow(st *state.State, ph *state.PhaseState, o Observed, blockers 
 		return // refused by steerWindows, which sees every window
 	}
 	ph.Override = name
-	consume(acts, contract.OverrideWindowKey)
-	emit(st.Rollout, acts, now, EvWindowOverridden, fmt.Sprintf("window %s overridden by %s for one admission of phase %s", name, who(c), ph.Name))
+	ps.consume(contract.OverrideWindowKey)
+	ps.emit(st.Rollout, EvWindowOverridden, fmt.Sprintf("window %s overridden by %s for one admission of phase %s", name, who(c), ph.Name))
 }
 
 // holds reports whether window name is among ws's blockers at now.
@@ -158,7 +160,8 @@ func holdsChild(o Observed, name string, now time.Time) bool {
 
 // projectHeld takes out of next the children whose AppProject's sync windows deny syncs
 // now (Argo CD would not sync them), recording the hold; it returns who may be admitted.
-func projectHeld(r *state.Rollout, prev *state.WindowHold, ph *state.PhaseState, o Observed, next []string, now time.Time, acts *[]Action) []string {
+func (ps *pass) projectHeld(prev *state.WindowHold, ph *state.PhaseState, next []string) []string {
+	o, now := ps.o, ps.now
 	var ok, held, blocking []string
 	var opens time.Time
 	for _, c := range next {
@@ -176,31 +179,38 @@ func projectHeld(r *state.Rollout, prev *state.WindowHold, ph *state.PhaseState,
 	}
 	if len(held) > 0 {
 		slices.Sort(blocking)
-		holdFor(r, prev, ph.Name, slices.Compact(blocking), opens, false, held, now, acts)
+		ps.holdFor(prev, ps.hold(ph.Name, slices.Compact(blocking), held, false), opens)
 	}
 	return ok
 }
 
 // admissible is who of next the windows let in: nobody while held, else those whose
 // AppProject allows syncs now.
-func admissible(r *state.Rollout, prev *state.WindowHold, ph *state.PhaseState, o Observed, next []string, held bool, now time.Time, acts *[]Action) []string {
+func (ps *pass) admissible(prev *state.WindowHold, ph *state.PhaseState, next []string, held bool) []string {
 	if held || len(next) == 0 {
 		return nil
 	}
-	return projectHeld(r, prev, ph, o, next, now, acts)
+	return ps.projectHeld(prev, ph, next)
 }
 
-// holdFor records a window hold in the rollout (prev is the hold of the last pass: kept
-// while it lasts, so a hold costs one write), tells people once, and comes back at the
-// opening.
-func holdFor(r *state.Rollout, prev *state.WindowHold, phase string, windows []string, opens time.Time, all bool, children []string, now time.Time, acts *[]Action) {
-	h := &state.WindowHold{Phase: phase, Windows: windows, Children: children, Since: now}
+// hold is a hold, from now, of phase by windows (of the admission of children only, when
+// named; of the whole phase when all).
+func (ps *pass) hold(phase string, windows, children []string, all bool) *state.WindowHold {
+	h := &state.WindowHold{Phase: phase, Windows: windows, Children: children, Since: ps.now}
 	if all {
 		h.Hold = spec.HoldAll
 	}
+	return h
+}
+
+// holdFor records window hold h in the rollout (prev is the hold of the last pass: kept
+// while it lasts, so a hold costs one write), tells people once, and comes back at the
+// opening.
+func (ps *pass) holdFor(prev, h *state.WindowHold, opens time.Time) {
+	r := ps.st.Rollout
 	if !opens.IsZero() {
 		h.Opens = &opens
-		*acts = append(*acts, Action{Kind: ActRequeue, At: opens, Message: "window " + strings.Join(windows, ", ") + " opens"})
+		ps.requeue(opens, "window "+strings.Join(h.Windows, ", ")+" opens")
 	}
 	if old := prev; old != nil && old.Phase == h.Phase && slices.Equal(old.Windows, h.Windows) && old.Hold == h.Hold {
 		h.Since = old.Since
@@ -209,7 +219,7 @@ func holdFor(r *state.Rollout, prev *state.WindowHold, phase string, windows []s
 			return
 		}
 	} else {
-		emit(r, acts, now, EvWindowHeld, "phase "+phase+" "+HoldText(h))
+		ps.emit(r, EvWindowHeld, "phase "+h.Phase+" "+HoldText(h))
 	}
 	r.Window = h
 }
@@ -241,13 +251,14 @@ func names(ws []spec.Window) []string {
 
 // removalsHeld reports whether the fleet's and the rollout's windows hold removals of
 // children that left (no new removal group starts; one under way finishes).
-func removalsHeld(p plan.Plan, o Observed, now time.Time, acts *[]Action) bool {
+func (ps *pass) removalsHeld() bool {
+	p, o, now := ps.p, ps.o, ps.now
 	ws := slices.Concat(o.FleetWindows, p.Windows)
 	if len(Blockers(ws, now, "")) == 0 {
 		return false
 	}
 	if at := o.nextOpening(ws, now); !at.IsZero() {
-		*acts = append(*acts, Action{Kind: ActRequeue, At: at, Message: "a window holding removals opens"})
+		ps.requeue(at, "a window holding removals opens")
 	}
 	return true
 }
