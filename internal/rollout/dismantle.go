@@ -18,7 +18,8 @@ const DismantlePoll = 5 * time.Second
 
 // ParentBusy and SubjectsMissing are the evidence a removal waits on; they are fields of
 // Observed: an operation of the parent requested or running (Argo CD runs it even on a
-// parent being deleted, and it would apply the children again behind the order), and no
+// parent being deleted, and it would apply the children again behind the order) or one
+// that may still come (Argo CD has not taken the parent's delete yet), and no
 // subjects to place the children the last rollout did not admit (no inventory yet, or the
 // plan does not render).
 
@@ -50,7 +51,7 @@ func dismantle(p plan.Plan, cur *state.State, o Observed, now time.Time) Decisio
 		return d
 	}
 	if o.ParentBusy {
-		return d.wait(now, "children wait for the parent's operation to end")
+		return d.wait(now, "children wait for the parent's operation to end and Argo CD to take its delete")
 	}
 	if o.SubjectsMissing && p.DeletionOrder != spec.DeletionAllAtOnce && !allAdmitted(cur, live) {
 		// Without them the children the last rollout did not admit have no phase, and would

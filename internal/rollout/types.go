@@ -77,7 +77,8 @@ type Observed struct {
 	// Dismantle: the parent was deleted with its children (nil: it was not); every child
 	// goes, in the deletion order (Decide).
 	Dismantle *Dismantle
-	// ParentBusy: an operation of the parent is requested or running; SubjectsMissing:
+	// ParentBusy: an operation of the parent is requested or running, or Argo CD has not
+	// taken the deleted parent's delete yet (its resources finalizer is on); SubjectsMissing:
 	// Subjects could not be made (no inventory yet, or the plan does not render). A
 	// removal of children waits on either (dismantle).
 	ParentBusy, SubjectsMissing bool
