@@ -13,8 +13,8 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/inputs"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
+	"github.com/cmp-phase/cmp-phase/internal/pipeline"
 	"github.com/cmp-phase/cmp-phase/internal/render"
-	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
@@ -72,37 +72,34 @@ Exit codes: 0 rendered; 1 the spec, inventory or state is refused (one line on s
 	return c
 }
 
+// generate runs the render pipeline once, on the app directory --dir with the process's
+// env: state and inventory from files or, with --from-cluster, from the API server.
 func generate(ctx context.Context, o generateOptions) ([][]byte, error) {
-	s, err := spec.Load(o.dir, targets.NewCache(64))
-	if spec.IsMissing(err) && o.fromCluster {
-		return specGoneFromCluster(ctx, o, os.Getenv(contract.EnvAppName), err)
-	}
-	if err != nil {
-		return nil, err
-	}
-	env, err := inputs.Env(os.LookupEnv, o.stateNamespace)
-	if err != nil {
-		return nil, err
-	}
-	st, inv, err := loadStateAndInventory(ctx, o, s.Name)
-	if err != nil {
-		return nil, err
-	}
-	preview := inputs.Preview(os.Getenv(contract.EnvAppRevision), o.dir)
-	if preview {
-		st = rollout.PreviewNext(st, s.Phases)
-	}
-	root, err := repoRoot(o)
-	if err != nil {
-		return nil, err
-	}
-	r := render.New(4)
-	in := render.Input{Spec: s, Inventory: inv, State: st, Env: env, Ctx: ctx}
-	if in.Content, in.Unphased, err = inputs.Content(r, content.NewDigester(1, content.Limits{}), in, root); err != nil {
-		return nil, err
-	}
-	return r.Render(in)
+	p := pipeline.Pipeline{Renderer: render.New(4), Digests: content.NewDigester(1, content.Limits{}), StateNamespace: o.stateNamespace}
+	return p.Run(ctx, generateSource{o}, o.dir, os.LookupEnv)
 }
+
+// generateSource is the pipeline's inputs of generate.
+type generateSource struct{ o generateOptions }
+
+func (g generateSource) Spec(dir string) (*spec.Spec, error) {
+	return spec.Load(dir, targets.NewCache(64))
+}
+
+// SpecGone finds the parent's rollout on the cluster (--from-cluster); a local render has
+// none, so a missing spec is the load error.
+func (g generateSource) SpecGone(ctx context.Context, parent string, loadErr error) ([][]byte, error) {
+	if !g.o.fromCluster {
+		return nil, loadErr
+	}
+	return specGoneFromCluster(ctx, g.o, parent, loadErr)
+}
+
+func (g generateSource) Inputs(ctx context.Context, rollout string) (*state.State, *inventory.Inventory, error) {
+	return loadStateAndInventory(ctx, g.o, rollout)
+}
+
+func (g generateSource) Root() (string, error) { return repoRoot(g.o) }
 
 // repoRoot is the root of the repository checkout: --repo-root, or the app directory less
 // the app's path in the repository (the stock CMP server runs the command in the app dir).

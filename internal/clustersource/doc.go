@@ -1,5 +1,5 @@
 // Package clustersource is where the agent reads Argo CD's clusters from, in one of two
-// modes an installation picks (the agent's --inventory-from):
+// modes an installation picks (the agent's --inventory-from).
 //   - secrets (the default): the cluster Secrets, through an informer (list and watch on
 //     the Secrets of Argo CD's namespace; its cache keeps no credentials);
 //   - argocd: argocd-server's cluster API with an Argo CD API token allowed `clusters,

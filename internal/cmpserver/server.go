@@ -24,10 +24,9 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/content"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
-	"github.com/cmp-phase/cmp-phase/internal/inputs"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
+	"github.com/cmp-phase/cmp-phase/internal/pipeline"
 	"github.com/cmp-phase/cmp-phase/internal/render"
-	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
@@ -169,58 +168,44 @@ func (s *Server) renderInTurn(ctx context.Context, root, appPath string, env map
 	return s.render(ctx, root, appPath, env)
 }
 
-// render loads the spec (cached by content) and renders; a stale state is retried until the
-// informer catches up or StaleWait passes.
+// render runs the render pipeline on the received repository: the spec cached by content,
+// state and inventory from the store; a stale state is retried until the informer catches
+// up or StaleWait passes.
 func (s *Server) render(ctx context.Context, root, appPath string, env map[string]string) ([][]byte, error) {
-	sp, err := s.loadSpec(appPath)
-	if spec.IsMissing(err) {
-		return s.specGone(env[contract.EnvAppName], err)
-	}
-	if err != nil {
-		return nil, err
-	}
+	p := pipeline.Pipeline{Renderer: s.renderer, Digests: s.digests, StateNamespace: s.opts.StateNamespace, StaleWait: s.opts.StaleWait}
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
-	renv, err := inputs.Env(lookup, s.opts.StateNamespace)
-	if err != nil {
-		return nil, err
-	}
-	preview := inputs.Preview(env[contract.EnvAppRevision], appPath)
-	deadline := time.Now().Add(s.opts.StaleWait)
-	for {
-		docs, err := s.renderOnce(ctx, sp, renv, root, preview)
-		if err == nil || !errors.Is(err, render.ErrStale) || time.Now().After(deadline) {
-			return docs, err
-		}
-		select {
-		case <-ctx.Done():
-			return nil, fmt.Errorf("render: %w (last: %v)", ctx.Err(), err)
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
+	return p.Run(ctx, source{s: s, root: root}, appPath, lookup)
 }
 
-// renderOnce renders with the state the informer has; a preview renders the next batch as
-// if admitted (nothing is written: the render only feeds argocd app diff).
-func (s *Server) renderOnce(ctx context.Context, sp *spec.Spec, env render.Env, root string, preview bool) ([][]byte, error) {
-	began := time.Now()
-	st, err := s.store.State(sp.Name)
-	s.metrics.stateRead(time.Since(began))
-	if err != nil {
-		return nil, err
-	}
-	if preview {
-		st = rollout.PreviewNext(st, sp.Phases)
-	}
-	inv, err := s.store.Inventory()
-	if err != nil {
-		return nil, err
-	}
-	in := render.Input{Spec: sp, Inventory: inv, State: st, Env: env, Ctx: ctx}
-	if in.Content, in.Unphased, err = inputs.Content(s.renderer, s.digests, in, root); err != nil {
-		return nil, err
-	}
-	return s.renderer.Render(in)
+// source is the pipeline's inputs in the sidecar: the received repository at root, the
+// spec parsed once per content, state and inventory from the store.
+type source struct {
+	s    *Server
+	root string
 }
+
+func (src source) Spec(dir string) (*spec.Spec, error) { return src.s.loadSpec(dir) }
+
+func (src source) SpecGone(_ context.Context, parent string, loadErr error) ([][]byte, error) {
+	return src.s.specGone(parent, loadErr)
+}
+
+// Inputs is the state the informer has, then the inventory.
+func (src source) Inputs(_ context.Context, rollout string) (*state.State, *inventory.Inventory, error) {
+	began := time.Now()
+	st, err := src.s.store.State(rollout)
+	src.s.metrics.stateRead(time.Since(began))
+	if err != nil {
+		return nil, nil, err
+	}
+	inv, err := src.s.store.Inventory()
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, inv, nil
+}
+
+func (src source) Root() (string, error) { return src.root, nil }
 
 // loadSpec parses the app directory's spec, reusing the parse of identical content.
 func (s *Server) loadSpec(dir string) (*spec.Spec, error) {
