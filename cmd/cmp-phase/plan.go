@@ -244,7 +244,7 @@ func decodedPlan(docs [][]byte, name string) (*plan.Plan, error) {
 		if err := json.Unmarshal(d, &cm); err != nil || cm.Kind != "ConfigMap" || cm.Name != contract.PlanConfigMap(name) {
 			continue
 		}
-		return plan.Decode(&cm, targets.NewCache(64))
+		return plan.Decode(plan.Manifest{Namespace: cm.Namespace, Name: cm.Name, Labels: cm.Labels, Annotations: cm.Annotations, Data: cm.Data}, targets.NewCache(64))
 	}
 	return nil, fmt.Errorf("the render of %s has no plan ConfigMap %s", name, contract.PlanConfigMap(name))
 }

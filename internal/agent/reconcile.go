@@ -167,7 +167,7 @@ func (a *Agent) read(ctx context.Context, name string) (*pass, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read plan of %s: %w", name, err)
 	}
-	pl, err := plan.Decode(cm, a.exprs)
+	pl, err := plan.Decode(plan.Manifest{Namespace: cm.Namespace, Name: cm.Name, Labels: cm.Labels, Annotations: cm.Annotations, Data: cm.Data}, a.exprs)
 	if err != nil {
 		return nil, failure.InvalidInput(err, "let the parent render the plan again, with the sidecar and the agent at the same version")
 	}

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strconv"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/jsoncost"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
@@ -16,9 +14,18 @@ import (
 // rerender is the fix of a plan the agent cannot read.
 const rerender = "fix: let the parent re-render it"
 
+// Manifest is what Decode reads of the plan ConfigMap: its name, namespace, labels,
+// annotations and data. Plain maps, so that reading a plan needs no Kubernetes API types:
+// the caller copies them from the ConfigMap it holds.
+type Manifest struct {
+	Namespace, Name     string
+	Labels, Annotations map[string]string
+	Data                map[string]string
+}
+
 // Decode reads a plan ConfigMap back, compiling its expressions through exprs (nil:
 // compile each time). A plan of schema 1 (before the field) reads as it always did.
-func Decode(cm *corev1.ConfigMap, exprs *targets.Cache) (*Plan, error) {
+func Decode(cm Manifest, exprs *targets.Cache) (*Plan, error) {
 	where := cm.Namespace + "/" + cm.Name
 	for key, doc := range cm.Data {
 		check := jsoncost.Check

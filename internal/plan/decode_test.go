@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"maps"
 	"os"
 	"strings"
 	"testing"
@@ -55,7 +56,8 @@ func FuzzDecode(f *testing.F) {
 	f.Add(cm.Data[contract.PlanPhasesKey])
 	f.Add(`{"phases":[{"name":"a","size":{"kind":1,"value":-3},"tracks":"1"}]}`)
 	f.Fuzz(func(t *testing.T, phases string) {
-		c := cm.DeepCopy()
+		c := cm
+		c.Data = maps.Clone(cm.Data)
 		c.Data[contract.PlanPhasesKey] = phases
 		p, err := Decode(c, targets.NewCache(16))
 		if err != nil {

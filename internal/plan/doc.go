@@ -5,5 +5,6 @@
 // (spec.Phase, whose JSON form is the plan's), the rollout-wide rules, the other revisions
 // the state kept, the children that follow a moving ref, and how children are rendered.
 // It imports spec and targets (the phase type and its expressions) and the on-cluster
-// contract; neither the renderer nor client-go.
+// contract; neither the renderer, client-go nor the Kubernetes API types: Decode reads the
+// ConfigMap's metadata and data as plain maps (Manifest), which its callers copy.
 package plan

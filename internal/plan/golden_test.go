@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-
 	_ "github.com/cmp-phase/cmp-phase/internal/hooks/all"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
@@ -61,13 +59,21 @@ func canonOf(p *Plan) []byte {
 	return append(out, '\n')
 }
 
-func configMap(t *testing.T, b []byte) *corev1.ConfigMap {
+// configMap is what Decode reads of a plan ConfigMap's manifest b.
+func configMap(t *testing.T, b []byte) Manifest {
 	t.Helper()
-	var cm corev1.ConfigMap
+	var cm struct {
+		Metadata struct {
+			Namespace, Name     string
+			Labels, Annotations map[string]string
+		}
+		Data map[string]string
+	}
 	if err := json.Unmarshal(b, &cm); err != nil {
 		t.Fatal(err)
 	}
-	return &cm
+	m := cm.Metadata
+	return Manifest{Namespace: m.Namespace, Name: m.Name, Labels: m.Labels, Annotations: m.Annotations, Data: cm.Data}
 }
 
 // TestAPlanOfThePreviousReleaseReadsUnchanged: every plan ConfigMap the previous shape

@@ -15,7 +15,7 @@ import (
 func TestAnApprovalGateReachesTheAgent(t *testing.T) {
 	yaml := strings.Replace(minimalSpec, "      - name: dev\n", "      - name: dev\n        approval: {required: 2, groups: [sre], afterChecks: true}\n", 1)
 	_, cm := planFrom(t, "spec.yaml", yaml)
-	p, err := plan.Decode(cm, targets.NewCache(8))
+	p, err := plan.Decode(manifest(cm), targets.NewCache(8))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func TestAnApprovalGateReachesTheAgent(t *testing.T) {
 	}
 	// a gate no approval opens (required 0) makes the plan unreadable: fail closed
 	cm.Data["phases.json"] = strings.Replace(cm.Data["phases.json"], `"required":2`, `"required":0`, 1)
-	if _, err := plan.Decode(cm, targets.NewCache(8)); err == nil || !strings.Contains(err.Error(), "phase dev: approval.required is 0") {
+	if _, err := plan.Decode(manifest(cm), targets.NewCache(8)); err == nil || !strings.Contains(err.Error(), "phase dev: approval.required is 0") {
 		t.Fatalf("a plan with approval.required 0: %v", err)
 	}
 }

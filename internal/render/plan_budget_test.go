@@ -17,16 +17,16 @@ func TestAPlanCarriesTheRolloutWideMaxFailures(t *testing.T) {
 	_, cm := planOf(t, func(y string) string {
 		return strings.Replace(y, "      type: phaseDeployment\n", "      type: phaseDeployment\n      maxFailures: \"5%\"\n", 1)
 	})
-	p, err := plan.Decode(cm, targets.NewCache(16))
+	p, err := plan.Decode(manifest(cm), targets.NewCache(16))
 	if err != nil || p.MaxFailures != (spec.Size{Kind: spec.SizePercent, Value: 5}) {
 		t.Fatalf("%+v %v", p, err)
 	}
 	cm.Data[contract.PlanPhasesKey] = strings.Replace(cm.Data[contract.PlanPhasesKey], `"maxFailures":{"kind":2,"value":5}`, `"maxFailures":{"kind":0}`, 1)
-	if _, err := plan.Decode(cm, targets.NewCache(16)); err == nil || !strings.Contains(err.Error(), "invalid maxFailures") {
+	if _, err := plan.Decode(manifest(cm), targets.NewCache(16)); err == nil || !strings.Contains(err.Error(), "invalid maxFailures") {
 		t.Fatalf("a garbled budget: %v", err)
 	}
 	_, cm = planOf(t, func(y string) string { return y })
-	if p, err := plan.Decode(cm, targets.NewCache(16)); err != nil || p.MaxFailures.Kind != spec.SizeAll || strings.Contains(cm.Data[contract.PlanPhasesKey], `},"maxFailures"`) {
+	if p, err := plan.Decode(manifest(cm), targets.NewCache(16)); err != nil || p.MaxFailures.Kind != spec.SizeAll || strings.Contains(cm.Data[contract.PlanPhasesKey], `},"maxFailures"`) {
 		t.Fatalf("none: %+v %v %s", p, err, cm.Data[contract.PlanPhasesKey])
 	}
 }

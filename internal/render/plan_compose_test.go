@@ -21,7 +21,7 @@ func TestAComposedPlanReadsBackAsParsed(t *testing.T) {
 	}
 	yaml := strings.Replace(string(text), `          values: ["dev"]`, "          values: [\"dev\"]\n        maxUpdate: 2\n      - maxUpdate: 0", 1)
 	s, cm := planFrom(t, "coexist.yaml", yaml)
-	p, err := plan.Decode(cm, targets.NewCache(16))
+	p, err := plan.Decode(manifest(cm), targets.NewCache(16))
 	if err != nil {
 		t.Fatal(err)
 	}

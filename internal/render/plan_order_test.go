@@ -42,8 +42,9 @@ func TestThePlanCarriesTheDeletionOrder(t *testing.T) {
 	}
 }
 
-// goldenPlan is the plan ConfigMap of a golden render (testdata/<dir>/expected.yaml).
-func goldenPlan(t *testing.T, dir string) *corev1.ConfigMap {
+// goldenPlan is what plan.Decode reads of the plan ConfigMap of a golden render
+// (testdata/<dir>/expected.yaml).
+func goldenPlan(t *testing.T, dir string) plan.Manifest {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", dir, "expected.yaml"))
 	if err != nil {
@@ -55,9 +56,9 @@ func goldenPlan(t *testing.T, dir string) *corev1.ConfigMap {
 			if err := json.Unmarshal([]byte(line), &cm); err != nil {
 				t.Fatal(err)
 			}
-			return &cm
+			return plan.Manifest{Namespace: cm.Namespace, Name: cm.Name, Labels: cm.Labels, Annotations: cm.Annotations, Data: cm.Data}
 		}
 	}
 	t.Fatal("no plan in the golden render")
-	return nil
+	return plan.Manifest{}
 }

@@ -24,6 +24,11 @@ func planOf(t *testing.T, edit func(string) string) (*spec.Spec, *corev1.ConfigM
 	return planFrom(t, "coexist.yaml", edit(string(text)))
 }
 
+// manifest is what plan.Decode reads of cm.
+func manifest(cm *corev1.ConfigMap) plan.Manifest {
+	return plan.Manifest{Namespace: cm.Namespace, Name: cm.Name, Labels: cm.Labels, Annotations: cm.Annotations, Data: cm.Data}
+}
+
 // planFrom parses a spec and renders its plan ConfigMap, as the parent's render writes it.
 func planFrom(t *testing.T, file, yaml string) (*spec.Spec, *corev1.ConfigMap) {
 	t.Helper()
@@ -54,7 +59,7 @@ func TestAPlanCarriesOrderAndSpread(t *testing.T) {
 	s, cm := planOf(t, func(y string) string {
 		return strings.Replace(y, "      - name: canary\n", "      - name: canary\n        order: labels.rank\n        spread: labels.region\n", 1)
 	})
-	p, err := plan.Decode(cm, targets.NewCache(16))
+	p, err := plan.Decode(manifest(cm), targets.NewCache(16))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +70,7 @@ func TestAPlanCarriesOrderAndSpread(t *testing.T) {
 		t.Fatalf("a phase without order says nothing: %s", cm.Data[contract.PlanPhasesKey])
 	}
 	cm.Data[contract.PlanPhasesKey] = strings.Replace(cm.Data[contract.PlanPhasesKey], `"order":"labels.rank"`, `"order":"labels.rank +"`, 1)
-	if _, err := plan.Decode(cm, targets.NewCache(16)); err == nil || !strings.Contains(err.Error(), "phase canary-step1: order:") {
+	if _, err := plan.Decode(manifest(cm), targets.NewCache(16)); err == nil || !strings.Contains(err.Error(), "phase canary-step1: order:") {
 		t.Fatalf("a bad order in a plan: %v", err)
 	}
 }

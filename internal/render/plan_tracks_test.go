@@ -15,7 +15,7 @@ func TestAPlanCarriesTracks(t *testing.T) {
 	_, cm := planOf(t, func(y string) string {
 		return strings.Replace(y, "      - name: canary\n", "      - name: canary\n        tracks: labels.region\n", 1)
 	})
-	p, err := plan.Decode(cm, targets.NewCache(16))
+	p, err := plan.Decode(manifest(cm), targets.NewCache(16))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func TestAPlanCarriesTracks(t *testing.T) {
 		t.Fatalf("a plan without tracks says nothing: %s", plain.Data[contract.PlanPhasesKey])
 	}
 	cm.Data[contract.PlanPhasesKey] = strings.Replace(cm.Data[contract.PlanPhasesKey], `"tracks":"labels.region"`, `"tracks":"labels.region +"`, 1)
-	if _, err := plan.Decode(cm, targets.NewCache(16)); err == nil || !strings.Contains(err.Error(), "tracks:") {
+	if _, err := plan.Decode(manifest(cm), targets.NewCache(16)); err == nil || !strings.Contains(err.Error(), "tracks:") {
 		t.Fatalf("a bad tracks in a plan: %v", err)
 	}
 }

@@ -19,7 +19,7 @@ func Open(ctx context.Context, cms corev1client.ConfigMapsGetter, ns, name, by, 
 	if err != nil {
 		return Rollout{}, fmt.Errorf("rollout %s: no plan in %s (is the parent synced?): %w", name, ns, err)
 	}
-	p, err := plan.Decode(cm, nil)
+	p, err := plan.Decode(plan.Manifest{Namespace: cm.Namespace, Name: cm.Name, Labels: cm.Labels, Annotations: cm.Annotations, Data: cm.Data}, nil)
 	if err != nil {
 		return Rollout{}, err
 	}

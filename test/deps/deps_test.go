@@ -2,6 +2,7 @@ package deps
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -44,6 +45,26 @@ func TestTheRendererChecksTemplates(t *testing.T) {
 		}
 	}
 	t.Errorf("internal/render does not link internal/spec/appset: the specs it parses would go unchecked")
+}
+
+// planImports are the module's packages internal/plan may import. Issue 48 wants the plan
+// a leaf of the standard library and contract; spec and targets (the phase type and its
+// expressions) are left to go, jsoncost is standard library only.
+var planImports = []string{"internal/contract", "internal/jsoncost", "internal/spec", "internal/targets"}
+
+// TestThePlanImportsNoKubernetesTypes: internal/plan imports the standard library and
+// planImports only; in particular no Kubernetes API type (Decode reads plain maps).
+func TestThePlanImportsNoKubernetesTypes(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{join .Imports " "}}`, module+"internal/plan").Output()
+	if err != nil {
+		t.Fatalf("go list internal/plan: %v", err)
+	}
+	for _, imp := range strings.Fields(string(out)) {
+		first, _, _ := strings.Cut(imp, "/")
+		if strings.Contains(first, ".") && !slices.Contains(planImports, strings.TrimPrefix(imp, module)) {
+			t.Errorf("internal/plan imports %s", imp)
+		}
+	}
 }
 
 // deps is go list -deps of the module's package pkg.
