@@ -9,7 +9,9 @@
 // move (Moving) and, once per state generation, which to warm (PreviewNext). A deleted
 // parent's or a removed spec's children go through dismantle instead. The agent gathers the
 // Observed, calls Decide, writes Decision.Next and carries the rest out; it decides nothing
-// of its own.
+// of its own. Observed is plain data, all of it computed before Decide: what would change
+// against a rebuilt state (ChangedIfRebuilt) the agent asks the renderer for over Rebuilt,
+// the same state Decide rebuilds; the engine calls nothing back.
 //
 // # Types at the bottom
 //

@@ -36,7 +36,8 @@ const (
 	ClusterErrored = state.ClusterErrored
 )
 
-// Observed is the world as the agent saw it on this pass.
+// Observed is the world as the agent saw it on this pass: plain data (no functions), all
+// computed before Decide.
 type Observed struct {
 	// Subjects are the children the plan's revision generates.
 	Subjects []targets.Child
@@ -85,9 +86,10 @@ type Observed struct {
 	// PhaseGen is the highest PHASE_GEN of the rollout's parents: with no state, a PHASE_GEN
 	// or a live child proves a lost state, which Decide rebuilds after it.
 	PhaseGen int64
-	// ChangedOf is Changed judged against another state (a pure function: the renderer's
-	// comparison): Decide asks it for the state it rebuilt, Changed being against none.
-	ChangedOf func(*state.State) (map[string]bool, error)
+	// ChangedIfRebuilt is Changed judged against the state Decide rebuilds when there is
+	// none (Rebuilt: the agent makes the same state before Decide and asks the renderer),
+	// Changed being against none; nil: Decide keeps Changed.
+	ChangedIfRebuilt map[string]bool
 	// Warmed is the state generation whose next admissions the agent has already looked at
 	// for warming (0: none): Decide previews them (Decision.Warm, WarmState: a clone of the
 	// state) only for a state of another generation, not on every pass over the same one.
