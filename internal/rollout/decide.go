@@ -13,8 +13,8 @@ import (
 const WarmAhead = 8
 
 // Decide is the engine's one door: rebuild a lost state when the live children prove
-// there was one, step it, and say which children move and, once per state generation,
-// which to warm.
+// there was one, step it, and say which children move, which to sync and, once per state
+// generation, which to warm.
 func Decide(p plan.Plan, cur *state.State, o Observed, now time.Time) (Decision, error) {
 	var d Decision
 	live := liveRevisions(o.Children)
@@ -50,6 +50,7 @@ func Decide(p plan.Plan, cur *state.State, o Observed, now time.Time) (Decision,
 			Message: fmt.Sprintf("state ConfigMap %s/%s was missing: rebuilt at generation %d from the live children's revision annotations", p.Namespace, contract.StateConfigMap(p.Rollout), next.Generation)})
 	}
 	d.Moves = Moving(next, live)
+	d.Syncs = syncs(next, o.Children)
 	if next.Rollout.Active() && !o.NoWarm && next.Generation != o.Warmed {
 		d.WarmState = PreviewNext(next, p.Phases)
 		d.Warm = newlyAdmitted(next, d.WarmState, WarmAhead)
