@@ -99,7 +99,7 @@ func (a *Agent) afterRender(ctx context.Context, p *pass, st *state.State) error
 			return err
 		}
 	}
-	return a.startSyncs(ctx, p, st)
+	return a.startSyncs(ctx, p)
 }
 
 // askAgain re-requests a re-render that did not arrive: PHASE_GEN again (a no-op when it is

@@ -22,7 +22,6 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/rerender"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
-	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
 func parentApp(env ...*v1alpha1.EnvEntry) *v1alpha1.Application {
@@ -158,19 +157,17 @@ func TestSyncAgainRetriesOnTheAgentsClockAndCountsIt(t *testing.T) {
 	}
 }
 
-// TestStartedSyncsAreCounted: cmp_phase_syncs_total counts each sync the agent started on
-// an admitted child without an automated sync, and not again while its operation runs.
+// TestStartedSyncsAreCounted: cmp_phase_syncs_total counts each sync the agent started of
+// those the engine decided (Decision.Syncs), and not again while its operation runs.
 func TestStartedSyncsAreCounted(t *testing.T) {
-	admitted := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	child := liveChild()
 	child.Namespace = testNS
 	child.Status.Sync.Status, child.Status.OperationState = v1alpha1.SyncStatusCodeOutOfSync, nil
 	f := newFakeAgent(t, []runtime.Object{child})
-	st := &state.State{Rollout: &state.Rollout{Revision: "r2", Status: state.RolloutProgressing, Phases: []state.PhaseState{{Name: "dev",
-		Admitted: []string{child.Name}, Clusters: map[string]state.ClusterState{child.Name: {Status: state.ClusterWaiting, AdmittedAt: admitted}}}}}}
-	p := &pass{plan: &plan.Plan{Rollout: "x"}, log: f.log, children: map[string]*v1alpha1.Application{child.Name: child}}
+	p := &pass{plan: &plan.Plan{Rollout: "x"}, log: f.log, children: map[string]*v1alpha1.Application{child.Name: child},
+		decision: rollout.Decision{Syncs: []rollout.Sync{{Child: child.Name}}}}
 	for range 2 {
-		if err := f.startSyncs(context.Background(), p, st); err != nil {
+		if err := f.startSyncs(context.Background(), p); err != nil {
 			t.Fatal(err)
 		}
 	}

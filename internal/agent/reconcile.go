@@ -263,10 +263,14 @@ func (a *Agent) observe(p *pass, cur *state.State, c *control.Controls, inv *inv
 		return a.renderer.Changed(render.Input{Spec: sp, Inventory: inv, State: st}, p.plan.Revision, p.plan.Body, subjects)
 	}
 	changed, err := changedOf(cur)
+	var ifRebuilt map[string]bool
+	if rebuilt, _ := rollout.Rebuilt(*p.plan, cur, p.observed, p.phaseGen); rebuilt != nil && err == nil {
+		ifRebuilt, err = changedOf(rebuilt) // against the state Decide rebuilds (its error is Decide's to report)
+	}
 	if err != nil {
 		return rollout.Observed{}, err
 	}
-	obs := rollout.Observed{Subjects: subjects, Changed: changed, ChangedOf: changedOf, Children: p.observed, Hooks: a.runs.Results(p.plan.Rollout, cur), Controls: c,
+	obs := rollout.Observed{Subjects: subjects, Changed: changed, ChangedIfRebuilt: ifRebuilt, Children: p.observed, Hooks: a.runs.Results(p.plan.Rollout, cur), Controls: c,
 		SpecGone: specGone(p.parent), SpecBack: specBack(p.parent), PlanFresh: cur != nil && p.plan.Generation >= cur.ViewGeneration}
 	obs.FleetWindows, obs.ProjectWindows = a.fleetWindows(), a.projectWindows(p.children)
 	obs.TrackHooks = a.runs.TrackResults(p.plan.Rollout, cur)

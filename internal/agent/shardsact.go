@@ -39,7 +39,7 @@ func (a *Agent) actShards(ctx context.Context, p *pass, st *state.State, requeue
 			return requeue, err
 		}
 	}
-	return requeue, a.startSyncs(ctx, p, st)
+	return requeue, a.startSyncs(ctx, p)
 }
 
 // rerenderShard runs the re-render protocol for one shard: confirmed at once when its plan

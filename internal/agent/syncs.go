@@ -5,13 +5,12 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/childsync"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
-	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 
-// startSyncs starts the sync of every admitted, waiting child that has no automated sync
-// of its own, once per admission (childsync.StartWaiting), and counts the syncs started.
-func (a *Agent) startSyncs(ctx context.Context, p *pass, st *state.State) error {
-	n, err := childsync.StartWaiting(ctx, a.argo.ArgoprojV1alpha1().Applications(a.opts.Namespace), p.log, st, p.children)
+// startSyncs starts the syncs the engine decided (Decision.Syncs, childsync.StartAll) and
+// counts the syncs started.
+func (a *Agent) startSyncs(ctx context.Context, p *pass) error {
+	n, err := childsync.StartAll(ctx, a.argo.ArgoprojV1alpha1().Applications(a.opts.Namespace), p.log, p.decision.Syncs)
 	a.metrics.Syncs.WithLabelValues(p.plan.Rollout).Add(float64(n))
 	return err
 }

@@ -10,30 +10,20 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/cmp-phase/cmp-phase/internal/observe"
-	"github.com/cmp-phase/cmp-phase/internal/state"
+	"github.com/cmp-phase/cmp-phase/internal/rollout"
 )
 
-// StartWaiting starts the sync of every admitted, waiting child of st that has no
-// automated sync of its own, once per admission; children are the live ones. started is
-// how many syncs it started (those it found started already are not counted).
-func StartWaiting(ctx context.Context, apps argov1alpha1.ApplicationInterface, log *slog.Logger, st *state.State, children map[string]*v1alpha1.Application) (started int, err error) {
-	r := st.Rollout
-	if !r.Active() || r.Status.IsTerminal() {
-		return 0, nil
-	}
-	for _, ph := range r.Phases {
-		for _, c := range ph.Admitted {
-			cs := ph.Clusters[c]
-			if app := children[c]; cs.Status == state.ClusterWaiting && app != nil && observe.NeedsSync(app, r.Revision, cs.AdmittedAt) {
-				ok, err := Start(ctx, apps, log, c)
-				if err != nil {
-					return started, err
-				}
-				if ok {
-					started++
-				}
-			}
+// StartAll starts the sync of every child the engine named (rollout.Decision.Syncs), in
+// order, each only when no operation is present (Start). started is how many syncs it
+// started (those it found started already are not counted).
+func StartAll(ctx context.Context, apps argov1alpha1.ApplicationInterface, log *slog.Logger, syncs []rollout.Sync) (started int, err error) {
+	for _, s := range syncs {
+		ok, err := Start(ctx, apps, log, s.Child)
+		if err != nil {
+			return started, err
+		}
+		if ok {
+			started++
 		}
 	}
 	return started, nil

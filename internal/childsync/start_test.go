@@ -8,7 +8,7 @@ import (
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/cmp-phase/cmp-phase/internal/state"
+	"github.com/cmp-phase/cmp-phase/internal/rollout"
 )
 
 // TestSyncStartsOnlyWhenNoOperationIsPresent.
@@ -36,33 +36,27 @@ func TestSyncStartsOnlyWhenNoOperationIsPresent(t *testing.T) {
 	}
 }
 
-// TestStartWaitingSyncsOnlyWaitingChildrenThatNeedIt: of an active rollout's admitted
-// children, those waiting whose live Application does not sync itself; a done one, one
-// not live, and every child of an ended rollout are left alone.
-func TestStartWaitingSyncsOnlyWaitingChildrenThatNeedIt(t *testing.T) {
+// TestStartAllStartsTheDecidedSyncsOnly: the children the engine named are synced, in
+// order, one whose operation is present already is not counted; no other child is written.
+func TestStartAllStartsTheDecidedSyncsOnly(t *testing.T) {
 	ctx := context.Background()
 	admitted := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	app := func(name string) *v1alpha1.Application { // admitted to r2, compared OutOfSync, never synced
+	app := func(name string) *v1alpha1.Application {
 		a := cutChild(admitted, 0)
 		a.Name, a.Status.OperationState = name, nil
 		return a
 	}
-	waiting, done := app("web-dev-1"), app("web-dev-2")
-	st := &state.State{Rollout: &state.Rollout{Revision: "r2", Status: state.RolloutProgressing, Phases: []state.PhaseState{{Name: "dev",
-		Admitted: []string{"web-dev-1", "web-dev-2", "web-dev-3"}, Clusters: map[string]state.ClusterState{
-			"web-dev-1": {Status: state.ClusterWaiting, AdmittedAt: admitted}, "web-dev-2": {Status: state.ClusterDone, AdmittedAt: admitted},
-			"web-dev-3": {Status: state.ClusterWaiting, AdmittedAt: admitted}}}}}}
-	live := map[string]*v1alpha1.Application{waiting.Name: waiting, done.Name: done}
-	c, log, _ := fakeApps(waiting, done)
-	if n, err := StartWaiting(ctx, c.ArgoprojV1alpha1().Applications(testNS), log, st, live); err != nil || n != 1 {
+	busy := app("web-dev-3")
+	busy.Operation = &v1alpha1.Operation{Sync: &v1alpha1.SyncOperation{Revision: "by-a-person"}}
+	c, log, _ := fakeApps(app("web-dev-1"), app("web-dev-2"), busy)
+	syncs := []rollout.Sync{{Child: "web-dev-1"}, {Child: "web-dev-3"}}
+	if n, err := StartAll(ctx, c.ArgoprojV1alpha1().Applications(testNS), log, syncs); err != nil || n != 1 {
 		t.Fatalf("started %d: %v", n, err)
 	}
-	if getApp(t, c, waiting.Name).Operation == nil || getApp(t, c, done.Name).Operation != nil || writes(c.Actions()) != 1 {
+	if getApp(t, c, "web-dev-1").Operation == nil || getApp(t, c, "web-dev-2").Operation != nil || writes(c.Actions()) != 1 {
 		t.Fatalf("writes %d", writes(c.Actions()))
 	}
-	st.Rollout.Status = state.RolloutCompleted
-	c, log, _ = fakeApps(app("web-dev-1"))
-	if n, err := StartWaiting(ctx, c.ArgoprojV1alpha1().Applications(testNS), log, st, live); err != nil || n != 0 || writes(c.Actions()) != 0 {
-		t.Fatalf("an ended rollout syncs nothing: %v, %d writes", err, writes(c.Actions()))
+	if n, err := StartAll(ctx, c.ArgoprojV1alpha1().Applications(testNS), log, nil); err != nil || n != 0 {
+		t.Fatalf("nothing decided, nothing started: %d %v", n, err)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	synccommon "github.com/argoproj/argo-cd/gitops-engine/pkg/sync/common"
 
@@ -28,7 +27,10 @@ func Child(app *v1alpha1.Application) rollout.Observation {
 		o.ReconciledAt = app.Status.ReconciledAt.Time
 	}
 	o.OperationPending = app.Operation != nil
+	o.AutoSync = app.Spec.SyncPolicy != nil && app.Spec.SyncPolicy.IsAutomatedSyncEnabled()
+	o.Deleting = app.DeletionTimestamp != nil
 	if op := app.Status.OperationState; op != nil {
+		o.OperationStartedAt = op.StartedAt.Time
 		o.OperationPhase, o.OperationMessage = string(op.Phase), operationMessage(op)
 		if op.FinishedAt != nil {
 			o.OperationFinishedAt = op.FinishedAt.Time
@@ -142,25 +144,4 @@ func compared(app *v1alpha1.Application) bool {
 	}
 	d, want := c.Destination, spec.Destination
 	return d.Namespace == want.Namespace && (want.Server == "" || d.Server == want.Server) && (want.Name == "" || d.Name == want.Name)
-}
-
-// NeedsSync reports whether the agent must start a child's sync: it carries the admitted
-// revision, Argo CD compared that spec and found it OutOfSync, the child does not sync
-// itself, no operation is pending, and none started since admission.
-func NeedsSync(app *v1alpha1.Application, rev string, admittedAt time.Time) bool {
-	if (app.Spec.SyncPolicy != nil && app.Spec.SyncPolicy.IsAutomatedSyncEnabled()) || app.Operation != nil || app.DeletionTimestamp != nil {
-		return false
-	}
-	if app.Annotations[contract.AnnotationRevision] != rev || !compared(app) || app.Status.Sync.Status != v1alpha1.SyncStatusCodeOutOfSync {
-		return false
-	}
-	op := app.Status.OperationState
-	if op == nil {
-		return true
-	}
-	if Marker(op.Operation.Info) == rollout.Marker(rev, admittedAt) && syncedSpec(app, op.SyncResult) {
-		return false // the agent started this admission's sync already
-	}
-	// Argo CD's timestamps are whole seconds: a sync started in the second of admission counts.
-	return op.StartedAt.Time.Before(admittedAt.Truncate(time.Second))
 }

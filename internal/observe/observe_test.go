@@ -51,6 +51,8 @@ func TestChild(t *testing.T) {
 	}
 }
 
+// TestNeedsSyncOnlyForAdmittedChildrenThatDoNotSyncThemselves: what Child reads of a live
+// child is what rollout.NeedsSync needs to tell whether the agent syncs it.
 func TestNeedsSyncOnlyForAdmittedChildrenThatDoNotSyncThemselves(t *testing.T) {
 	admitted := time.Date(2026, 11, 22, 10, 0, 10, 0, time.UTC)
 	outOfSync := func() *v1alpha1.Application {
@@ -80,7 +82,7 @@ func TestNeedsSyncOnlyForAdmittedChildrenThatDoNotSyncThemselves(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			a := outOfSync()
 			c.change(a)
-			if got := NeedsSync(a, "r2", admitted); got != c.want {
+			if got := rollout.NeedsSync(Child(a), "r2", admitted); got != c.want {
 				t.Fatalf("NeedsSync = %v", got)
 			}
 		})

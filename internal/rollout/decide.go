@@ -13,8 +13,8 @@ import (
 const WarmAhead = 8
 
 // Decide is the engine's one door: rebuild a lost state when the live children prove
-// there was one, step it, and say which children move and, once per state generation,
-// which to warm.
+// there was one, step it, and say which children move, which to sync and, once per state
+// generation, which to warm.
 func Decide(p plan.Plan, cur *state.State, o Observed, now time.Time) (Decision, error) {
 	var d Decision
 	live := liveRevisions(o.Children)
@@ -24,15 +24,17 @@ func Decide(p plan.Plan, cur *state.State, o Observed, now time.Time) (Decision,
 	if o.ShardHold != "" && cur == nil {
 		return d, nil // nothing deployed yet: nothing to write until every shard is there
 	}
-	if cur == nil && (o.PhaseGen > 0 || len(live) > 0) {
-		st, changed, err := rebuild(p, o, live)
-		if st != nil {
-			cur, d.Rebuilt = st, true
-		}
+	if cur == nil {
+		st, err := rebuildOf(p, live, o.PhaseGen)
 		if err != nil {
 			return d, err
 		}
-		o.Changed = changed
+		if st != nil {
+			cur, d.Rebuilt = st, true
+			if o.ChangedIfRebuilt != nil {
+				o.Changed = o.ChangedIfRebuilt
+			}
+		}
 	}
 	next, acts, err := Step(p, cur, o, now)
 	if err != nil {
@@ -48,6 +50,7 @@ func Decide(p plan.Plan, cur *state.State, o Observed, now time.Time) (Decision,
 			Message: fmt.Sprintf("state ConfigMap %s/%s was missing: rebuilt at generation %d from the live children's revision annotations", p.Namespace, contract.StateConfigMap(p.Rollout), next.Generation)})
 	}
 	d.Moves = Moving(next, live)
+	d.Syncs = syncs(next, o.Children)
 	if next.Rollout.Active() && !o.NoWarm && next.Generation != o.Warmed {
 		d.WarmState = PreviewNext(next, p.Phases)
 		d.Warm = newlyAdmitted(next, d.WarmState, WarmAhead)
@@ -67,20 +70,30 @@ func liveRevisions(children map[string]Observation) map[string]string {
 	return live
 }
 
-// rebuild is the state Rebuild makes from the live children, and the children that would
-// change against it (o.ChangedOf; o.Changed when it cannot say). The state comes back with
-// an error of ChangedOf too.
-func rebuild(p plan.Plan, o Observed, live map[string]string) (*state.State, map[string]bool, error) {
-	st, err := Rebuild(p, p.Others, live, o.PhaseGen)
+// Rebuilt is the state Decide rebuilds over cur: when the rollout has none (cur nil) and
+// the live children or the parents' PHASE_GEN prove a lost one; nil when it has one or
+// nothing proves it. The agent calls it before Decide to judge Observed.ChangedIfRebuilt
+// against it (the renderer's comparison, which the engine does not call); Decide makes
+// the same state.
+func Rebuilt(p plan.Plan, cur *state.State, children map[string]Observation, phaseGen int64) (*state.State, error) {
+	if cur != nil {
+		return nil, nil
+	}
+	return rebuildOf(p, liveRevisions(children), phaseGen)
+}
+
+// rebuildOf is Rebuilt over the live revisions, by child: the state Rebuild makes from
+// them, with the view the renderer needs (PHASE_GEN names a state it cannot see).
+func rebuildOf(p plan.Plan, live map[string]string, phaseGen int64) (*state.State, error) {
+	if phaseGen <= 0 && len(live) == 0 {
+		return nil, nil
+	}
+	st, err := Rebuild(p, p.Others, live, phaseGen)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	st.ViewGeneration = st.Generation // the renderer needs it: PHASE_GEN names a state it cannot see
-	if o.ChangedOf == nil {
-		return st, o.Changed, nil
-	}
-	changed, err := o.ChangedOf(st)
-	return st, changed, err
+	st.ViewGeneration = st.Generation
+	return st, nil
 }
 
 // newlyAdmitted are the children next admits that st does not, in the order their phase

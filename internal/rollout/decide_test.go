@@ -29,17 +29,23 @@ func TestDecideRebuildsALostStateThenSteps(t *testing.T) {
 	w := newWorld(threePhases()...)
 	w.plan.Rollout, w.plan.Others = "web", w.st.Revisions
 	w.obs.PhaseGen = 7
-	asked := 0
-	w.obs.ChangedOf = func(st *state.State) (map[string]bool, error) {
-		asked++
-		if st == nil || st.Deployed != "r1" {
-			t.Fatalf("changes judged against %+v, not the rebuilt state", st)
-		}
-		return w.obs.Changed, nil
+	st, err := Rebuilt(w.plan, nil, w.obs.Children, w.obs.PhaseGen)
+	if err != nil || st == nil || st.Deployed != "r1" || st.Generation != 8 || st.ViewGeneration != 8 {
+		t.Fatalf("the state the agent judges changes against: %+v %v", st, err)
 	}
+	if none, err := Rebuilt(w.plan, nil, nil, 0); none != nil || err != nil {
+		t.Fatalf("nothing proves a lost state: %+v %v", none, err)
+	}
+	if none, err := Rebuilt(w.plan, w.st, w.obs.Children, 7); none != nil || err != nil {
+		t.Fatalf("nothing proves a lost state: %+v %v", none, err)
+	}
+	w.obs.ChangedIfRebuilt, w.obs.Changed = w.obs.Changed, map[string]bool{}
 	d, err := Decide(w.plan, nil, w.obs, at(0))
-	if err != nil || !d.Rebuilt || asked != 1 || d.Next == nil || d.Next.Generation <= 8 {
-		t.Fatalf("rebuilt %v asked %d next %+v: %v", d.Rebuilt, asked, d.Next, err)
+	if err != nil || !d.Rebuilt || d.Next == nil || d.Next.Generation <= 8 {
+		t.Fatalf("rebuilt %v next %+v: %v", d.Rebuilt, d.Next, err)
+	}
+	if d.Next.Rollout == nil || d.Next.Rollout.Status != StatusProgressing {
+		t.Fatalf("changes judged against none, not the rebuilt state: %+v", d.Next)
 	}
 	if !slices.ContainsFunc(d.Actions, func(a Action) bool { return a.Reason == EvStateRebuilt && a.Warning }) {
 		t.Fatalf("no StateRebuilt warning: %+v", d.Actions)

@@ -6,15 +6,19 @@
 //
 // Decide(plan, state, observed, now) is the engine's one door: it rebuilds a lost state when
 // the live children prove there was one (Rebuild), steps it (Step), and says which children
-// move (Moving) and, once per state generation, which to warm (PreviewNext). A deleted
+// move (Moving), which the agent syncs once the parent's render arrived (Syncs: admitted,
+// waiting, and not syncing themselves, NeedsSync) and, once per state generation, which
+// to warm (PreviewNext). A deleted
 // parent's or a removed spec's children go through dismantle instead. The agent gathers the
 // Observed, calls Decide, writes Decision.Next and carries the rest out; it decides nothing
-// of its own.
+// of its own. Observed is plain data, all of it computed before Decide: what would change
+// against a rebuilt state (ChangedIfRebuilt) the agent asks the renderer for over Rebuilt,
+// the same state Decide rebuilds; the engine calls nothing back.
 //
 // # Types at the bottom
 //
 // types.go holds what goes in and out: Observed (and each live child's Observation, each
-// hook run's HookResult, a Dismantle), Decision and Move, a child's Verdict, a failed sync's
+// hook run's HookResult, a Dismantle), Decision, Move and Sync, a child's Verdict, a failed sync's
 // FailureKind, and the engine's short names for the statuses. actions.go holds Action and its kinds: an Event, a hook run, a consumed
 // control key, a retried sync, when to come back. Both hold types and constants only and
 // call nothing: the rules sit above them.
@@ -33,7 +37,7 @@
 // # Files
 //
 //   - the door and the step: decide.go, step.go (Step, start, the written state), pass.go,
-//     rebuild.go, moving.go, preview.go, reasons.go, times.go, unselected.go
+//     rebuild.go, moving.go, syncs.go, preview.go, reasons.go, times.go, unselected.go
 //   - the walk of a rollout: progress.go (phases: enter, settle, admit, gates, succeed),
 //     batch.go and batchwait.go (batches and the wait between them), budget.go, complete.go,
 //     soak.go, gates.go and limits.go (hook lists, held hooks), percluster.go (per-cluster

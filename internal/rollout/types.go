@@ -36,7 +36,8 @@ const (
 	ClusterErrored = state.ClusterErrored
 )
 
-// Observed is the world as the agent saw it on this pass.
+// Observed is the world as the agent saw it on this pass: plain data (no functions), all
+// computed before Decide.
 type Observed struct {
 	// Subjects are the children the plan's revision generates.
 	Subjects []targets.Child
@@ -85,9 +86,10 @@ type Observed struct {
 	// PhaseGen is the highest PHASE_GEN of the rollout's parents: with no state, a PHASE_GEN
 	// or a live child proves a lost state, which Decide rebuilds after it.
 	PhaseGen int64
-	// ChangedOf is Changed judged against another state (a pure function: the renderer's
-	// comparison): Decide asks it for the state it rebuilt, Changed being against none.
-	ChangedOf func(*state.State) (map[string]bool, error)
+	// ChangedIfRebuilt is Changed judged against the state Decide rebuilds when there is
+	// none (Rebuilt: the agent makes the same state before Decide and asks the renderer),
+	// Changed being against none; nil: Decide keeps Changed.
+	ChangedIfRebuilt map[string]bool
 	// Warmed is the state generation whose next admissions the agent has already looked at
 	// for warming (0: none): Decide previews them (Decision.Warm, WarmState: a clone of the
 	// state) only for a state of another generation, not on every pass over the same one.
@@ -115,6 +117,11 @@ type Observation struct {
 	Health              string    // status.health.status
 	// OperationPending: an operation is requested and not started yet.
 	OperationPending bool
+	// OperationStartedAt is status.operationState.startedAt (zero: the child never synced).
+	OperationStartedAt time.Time
+	// AutoSync: the child's own syncPolicy has automated sync on (it syncs itself);
+	// Deleting: it is being deleted. The agent starts the sync of neither (Decision.Syncs).
+	AutoSync, Deleting bool
 	// OperationMarker is the admission marker (Marker) of the agent's sync in the last
 	// operation, when that sync was the agent's and synced the spec the child has now.
 	OperationMarker string
@@ -169,6 +176,11 @@ type Decision struct {
 	// show yet (Moving), sorted by child: the agent applies them once the parent names
 	// Next (the re-render protocol).
 	Moves []Move
+	// Syncs are the children whose sync the agent starts once the parent's render of Next
+	// has arrived: admitted, waiting, and their live Application does not sync itself
+	// (NeedsSync), in the order of Next's phases. The agent starts each only when no
+	// operation is present (a person's or Argo CD's is never replaced).
+	Syncs []Sync
 	// Warm are the children the rollout admits next, in the order they will move, at most
 	// WarmAhead; WarmState is the state that admits them, the one to render them with.
 	// Both are named only for a generation of Next the agent has not warmed
@@ -197,6 +209,12 @@ type Move struct {
 	// Since is when the state moved it (admission, or the phase's rollback): with the
 	// revision, the Marker of the sync that enacts the move.
 	Since time.Time
+}
+
+// Sync is a child whose sync the agent starts (like argocd app sync), and why.
+type Sync struct {
+	Child  string
+	Reason string
 }
 
 // Verdict is where one admitted child stands.
