@@ -104,33 +104,7 @@ them; a spec of list generators needs none. Nothing is written.
   cmp-phase plan apps/guestbook/appset.yaml -n argocd -o json`,
 		Args: exactArgs(1, "one spec file or directory"),
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := out.check(); err != nil {
-				return err
-			}
-			if err := limits.Validate(); err != nil {
-				return usageError("%w", err)
-			}
-			s, err := validateOne(args[0], targets.NewCache(64), limits)
-			if err != nil {
-				return failed(fmt.Errorf("%s (fix: `cmp-phase validate %s` lists every problem)", oneLine(err), args[0]))
-			}
-			inv, err := a.planInventory(s, invFile)
-			if err != nil {
-				return failed(err)
-			}
-			// The line-up reads names and labels only; generate renders every child — refusing
-			// a cluster name that is no label value, two clusters giving one child name, a
-			// template past its bounds — so must plan, or it lists children no render would make.
-			unrendered, err := render.CheckReport(s, inv)
-			if err != nil {
-				return failed(s.Locate(fmt.Errorf("rollout %s: %w", s.Name, err)))
-			}
-			doc, err := planOf(a.ctx, s, inv, limits)
-			if err != nil {
-				return failed(err)
-			}
-			cannotRender(doc, unrendered)
-			return failed(out.print(a.out, doc, []string{doc.Rollout}, func(w io.Writer) error { return planTable(w, doc, out.noHeaders) }))
+			return a.runPlan(args[0], invFile, out, limits)
 		},
 	}
 	out = newOutput(c, false)
@@ -140,6 +114,38 @@ them; a spec of list generators needs none. Nothing is written.
 	gofs.IntVar(&limits.AppsPerPhase, spec.FlagMaxAppsPerPhase, limits.AppsPerPhase, "members a phaseDeployment phase may have, as the agent's setting (a larger one is shown as a rollout that would not start)")
 	c.Flags().AddGoFlagSet(gofs)
 	return a.withKube(c)
+}
+
+// runPlan is plan's run: it checks the spec as validate does, reads the inventory, refuses
+// what no render would make, and prints the line-up of the children.
+func (a *app) runPlan(specPath, invFile string, out *output, limits spec.Limits) error {
+	if err := out.check(); err != nil {
+		return err
+	}
+	if err := limits.Validate(); err != nil {
+		return usageError("%w", err)
+	}
+	s, err := validateOne(specPath, targets.NewCache(64), limits)
+	if err != nil {
+		return failed(fmt.Errorf("%s (fix: `cmp-phase validate %s` lists every problem)", oneLine(err), specPath))
+	}
+	inv, err := a.planInventory(s, invFile)
+	if err != nil {
+		return failed(err)
+	}
+	// The line-up reads names and labels only; generate renders every child — refusing
+	// a cluster name that is no label value, two clusters giving one child name, a
+	// template past its bounds — so must plan, or it lists children no render would make.
+	unrendered, err := render.CheckReport(s, inv)
+	if err != nil {
+		return failed(s.Locate(fmt.Errorf("rollout %s: %w", s.Name, err)))
+	}
+	doc, err := planOf(a.ctx, s, inv, limits)
+	if err != nil {
+		return failed(err)
+	}
+	cannotRender(doc, unrendered)
+	return failed(out.print(a.out, doc, []string{doc.Rollout}, func(w io.Writer) error { return planTable(w, doc, out.noHeaders) }))
 }
 
 // planInventory is --inventory-file, else the namespace's cluster Secrets as the agent
@@ -210,21 +216,10 @@ func planOf(ctx context.Context, s *spec.Spec, inv *inventory.Inventory, limits 
 		clusterOf[c.Key] = c.Name
 	}
 	placed, admits, total := map[string]bool{}, rollout.Admissions(*p, phases), 0
-	for i, ph := range phases {
-		k := slices.IndexFunc(p.Phases, func(x spec.Phase) bool { return x.Name == ph.Name })
-		if k < 0 {
-			return nil, fmt.Errorf("rollout %s: the line-up names phase %s, which the plan lacks", s.Name, ph.Name)
-		}
-		pp := lineupPhase{Step: stepOf(phases, i), Name: ph.Name, Track: ph.Track, Size: sizeText(p.Phases[k].Size), Members: []lineupMember{}}
-		for j, m := range ph.Members {
-			pp.Members = append(pp.Members, lineupMember{Order: j + 1, Child: m, Cluster: clusterOf[m]})
-			placed[m] = true
-		}
-		pp.Admits = []lineupMember{}
-		for b, batch := range admits[i] {
-			for _, m := range batch {
-				pp.Admits = append(pp.Admits, lineupMember{Batch: b + 1, Order: len(pp.Admits) + 1, Child: m, Cluster: clusterOf[m]})
-			}
+	for i := range phases {
+		pp, err := phaseOf(s.Name, p, phases, i, admits[i], clusterOf, placed)
+		if err != nil {
+			return nil, err
 		}
 		total += len(pp.Admits)
 		pp.Admitted = total
@@ -234,6 +229,29 @@ func planOf(ctx context.Context, s *spec.Spec, inv *inventory.Inventory, limits 
 	doc.Warnings = rollout.LimitWarnings(*p, phases, limits)
 	doc.LeftOut = append(leftOut(s, inv, subjects, placed), neverAdmitted(doc, clusterOf)...)
 	return doc, nil
+}
+
+// phaseOf is phases[i] as plan shows it: its members in the order it takes them, and
+// batches, the members it admits batch by batch; placed records each member. Admitted is
+// the caller's to count.
+func phaseOf(rolloutName string, p *plan.Plan, phases []state.PhaseState, i int, batches [][]string, clusterOf map[string]string, placed map[string]bool) (lineupPhase, error) {
+	ph := phases[i]
+	k := slices.IndexFunc(p.Phases, func(x spec.Phase) bool { return x.Name == ph.Name })
+	if k < 0 {
+		return lineupPhase{}, fmt.Errorf("rollout %s: the line-up names phase %s, which the plan lacks", rolloutName, ph.Name)
+	}
+	pp := lineupPhase{Step: stepOf(phases, i), Name: ph.Name, Track: ph.Track, Size: sizeText(p.Phases[k].Size), Members: []lineupMember{}}
+	for j, m := range ph.Members {
+		pp.Members = append(pp.Members, lineupMember{Order: j + 1, Child: m, Cluster: clusterOf[m]})
+		placed[m] = true
+	}
+	pp.Admits = []lineupMember{}
+	for b, batch := range batches {
+		for _, m := range batch {
+			pp.Admits = append(pp.Admits, lineupMember{Batch: b + 1, Order: len(pp.Admits) + 1, Child: m, Cluster: clusterOf[m]})
+		}
+	}
+	return pp, nil
 }
 
 // decodedPlan finds the rollout's plan ConfigMap among the rendered documents and decodes

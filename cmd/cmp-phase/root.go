@@ -99,6 +99,12 @@ Commands that read or write the cluster take kubectl's flags (--kubeconfig, --co
 	root.SetHelpCommandGroupID("")
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
+	builtinExamples(root)
+	return root
+}
+
+// builtinExamples gives the commands cobra adds, help and completion, their examples.
+func builtinExamples(root *cobra.Command) {
 	for _, c := range root.Commands() {
 		switch c.Name() {
 		case "help":
@@ -107,7 +113,6 @@ Commands that read or write the cluster take kubectl's flags (--kubeconfig, --co
 			completionExamples(c)
 		}
 	}
-	return root
 }
 
 // completionExamples gives cobra's completion command and its shells an example each.

@@ -87,15 +87,7 @@ func (a *app) followChanges(ctx context.Context, changes <-chan *corev1.ConfigMa
 		case <-ctx.Done():
 			return nil
 		case cm := <-changes:
-			if cm != nil && *last != nil && cm.ResourceVersion == (*last).ResourceVersion {
-				continue
-			}
-			*last = cm
-			*seen = *seen || cm != nil
-			if !tty {
-				fmt.Fprintln(a.out)
-			}
-			if err := draw(); err != nil {
+			if err := a.drawChange(cm, tty, last, seen, draw); err != nil {
 				return err
 			}
 		case <-tick.C:
@@ -106,6 +98,21 @@ func (a *app) followChanges(ctx context.Context, changes <-chan *corev1.ConfigMa
 			}
 		}
 	}
+}
+
+// drawChange draws a change the informer delivered (cm nil: the ConfigMap is gone), unless
+// it is the version last drawn; off a terminal, a blank line parts it from the drawing
+// before.
+func (a *app) drawChange(cm *corev1.ConfigMap, tty bool, last **corev1.ConfigMap, seen *bool, draw func() error) error {
+	if cm != nil && *last != nil && cm.ResourceVersion == (*last).ResourceVersion {
+		return nil
+	}
+	*last = cm
+	*seen = *seen || cm != nil
+	if !tty {
+		fmt.Fprintln(a.out)
+	}
+	return draw()
 }
 
 // stateListWatch lists and watches the rollout's state ConfigMap alone.

@@ -86,15 +86,29 @@ func floatingRefs(name string, b []byte) []string {
 	if yaml.Unmarshal(b, &f) != nil {
 		return nil
 	}
-	var out []string
 	if name == "Chart.yaml" {
-		for _, d := range f.Dependencies {
-			if remoteChart(d.Repository) && !exactVersion(d.Version) {
-				out = append(out, fmt.Sprintf("dependency %s %q from %s (a version range resolves to the newest match)", d.Name, d.Version, withoutUserinfo(d.Repository)))
-			}
-		}
-		return out
+		return chartRefs(f)
 	}
+	return kustomizationRefs(f)
+}
+
+// chartRefs are a Chart.yaml's floating references: dependencies from a remote repository
+// at a version range.
+func chartRefs(f buildFile) []string {
+	var out []string
+	for _, d := range f.Dependencies {
+		if remoteChart(d.Repository) && !exactVersion(d.Version) {
+			out = append(out, fmt.Sprintf("dependency %s %q from %s (a version range resolves to the newest match)", d.Name, d.Version, withoutUserinfo(d.Repository)))
+		}
+	}
+	return out
+}
+
+// kustomizationRefs are a kustomization's floating references: remote bases not pinned to
+// a commit, remote helm charts at a version range or none, and images at a tag without a
+// digest.
+func kustomizationRefs(f buildFile) []string {
+	var out []string
 	for _, ref := range slices.Concat(f.Resources, f.Bases, f.Components) {
 		if remoteBase(ref) && !pinnedToCommit(ref) {
 			out = append(out, fmt.Sprintf("remote base %s (a branch or tag can move)", withoutUserinfo(ref)))

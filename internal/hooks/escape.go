@@ -213,23 +213,7 @@ func escape(in Context, t template, i int, out, v string) (string, error) {
 			return "", errors.New("value holds a line break or NUL, which would end the header (fix: give the cluster a single-line value)")
 		}
 	case URL:
-		switch urlPartAt(prefix) {
-		case inAuthority:
-			if !dnsLabel.MatchString(v) {
-				return "", fmt.Errorf("value is not one DNS label, so it would change the URL's host (fix: %s)", urlHostFix)
-			}
-		case inQuery:
-			return url.QueryEscape(v), nil
-		case inPath:
-			if v == "." || v == ".." {
-				return "", errors.New("value is a . or .. path segment, which would move the request to another path (fix: give the cluster another name, or put it in the query)")
-			}
-			return url.PathEscape(v), nil
-		case inFragment:
-			return url.PathEscape(v), nil
-		default: // TemplateProblem refused it
-			return "", fmt.Errorf("value would set the URL's scheme (fix: %s)", urlHostFix)
-		}
+		return urlEscape(prefix, v)
 	case Body:
 		return bodyEscape(t.masked, prefix, v)
 	case PromQL:
@@ -240,6 +224,29 @@ func escape(in Context, t template, i int, out, v string) (string, error) {
 		}
 	case Program:
 		return "", errors.New("value would choose the program (fix: name the program literally; pass cluster values as arguments or in env)")
+	}
+	return v, nil
+}
+
+// urlEscape is cluster value v where URL prefix leaves it: one DNS label in the host,
+// escaped in the path, query or fragment; never the scheme.
+func urlEscape(prefix, v string) (string, error) {
+	switch urlPartAt(prefix) {
+	case inAuthority:
+		if !dnsLabel.MatchString(v) {
+			return "", fmt.Errorf("value is not one DNS label, so it would change the URL's host (fix: %s)", urlHostFix)
+		}
+	case inQuery:
+		return url.QueryEscape(v), nil
+	case inPath:
+		if v == "." || v == ".." {
+			return "", errors.New("value is a . or .. path segment, which would move the request to another path (fix: give the cluster another name, or put it in the query)")
+		}
+		return url.PathEscape(v), nil
+	case inFragment:
+		return url.PathEscape(v), nil
+	default: // TemplateProblem refused it
+		return "", fmt.Errorf("value would set the URL's scheme (fix: %s)", urlHostFix)
 	}
 	return v, nil
 }
@@ -314,23 +321,7 @@ func jsonScalar(v string) bool {
 // promEscape is cluster value v where PromQL prefix leaves it: inside a string literal,
 // escaped for it; outside one, a name or number only.
 func promEscape(prefix, v string) (string, error) {
-	var quote byte // the string literal the text is in, 0 outside one
-	comment := false
-	for i := 0; i < len(prefix); i++ {
-		c := prefix[i]
-		switch {
-		case comment:
-			comment = c != '\n'
-		case quote == 0 && c == '#':
-			comment = true
-		case quote == 0 && (c == '"' || c == '\'' || c == '`'):
-			quote = c
-		case quote != 0 && quote != '`' && c == '\\':
-			i++
-		case c == quote:
-			quote = 0
-		}
-	}
+	quote, comment := promLexAt(prefix)
 	switch {
 	case comment:
 		if strings.ContainsAny(v, "\r\n") {
@@ -349,6 +340,32 @@ func promEscape(prefix, v string) (string, error) {
 		return "", errors.New("value outside a string literal is not a name or a number, so it would change the query (fix: quote the placeholder, e.g. cluster=\"{{name}}\")")
 	}
 	return v, nil
+}
+
+// promQuotes are the characters that open a PromQL string literal: double and single
+// quotes, in which a backslash escapes, and the backtick of a raw string, in which none
+// does.
+const promQuotes = "\"'`"
+
+// promLexAt is where the PromQL text after prefix is: in the string literal quote opens
+// (0: in none), or in a # comment.
+func promLexAt(prefix string) (quote byte, comment bool) {
+	for i := 0; i < len(prefix); i++ {
+		c := prefix[i]
+		switch {
+		case comment:
+			comment = c != '\n'
+		case quote == 0 && c == '#':
+			comment = true
+		case quote == 0 && strings.IndexByte(promQuotes, c) >= 0:
+			quote = c
+		case quote != 0 && quote != '`' && c == '\\':
+			i++
+		case c == quote:
+			quote = 0
+		}
+	}
+	return quote, comment
 }
 
 // authorityEnd is the offset in masked text where a URL's scheme and authority end.

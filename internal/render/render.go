@@ -278,7 +278,7 @@ func (r *Renderer) renderRevision(rendered map[string][]byte, in Input, rev stri
 		k := child.key
 		p, ok := byName[k]
 		if !ok {
-			if !slices.Contains(in.State.Removing, k) && !slices.Contains(in.State.Leaving, k) {
+			if !removalRecorded(in.State, k) {
 				missing = append(missing, k)
 			}
 			continue
@@ -308,6 +308,12 @@ func (r *Renderer) renderRevision(rendered map[string][]byte, in Input, rev stri
 		return fmt.Errorf("state deploys %d children that revision %s no longer generates (%s) and no removal is recorded (fix: restore the clusters in the inventory, or let the agent record their removal)", len(missing), rev, strings.Join(head(missing, 5), ", "))
 	}
 	return nil
+}
+
+// removalRecorded reports whether the state records child k's removal: k is being removed,
+// or leaving.
+func removalRecorded(st *state.State, k string) bool {
+	return slices.Contains(st.Removing, k) || slices.Contains(st.Leaving, k)
 }
 
 // finish is a child's rendered document pinned to its commit (when the template decides

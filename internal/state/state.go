@@ -253,19 +253,25 @@ func (s *State) Validate() error {
 		}
 	}
 	if s.Rollout != nil {
-		if _, ok := s.Revisions[s.Rollout.Revision]; !ok {
-			return fmt.Errorf("rollout revision %q has no stored spec", s.Rollout.Revision)
-		}
-		// A finished rollout's phase is one past its last.
-		if s.Rollout.Phase < 0 || s.Rollout.Phase > len(s.Rollout.Phases) {
-			return fmt.Errorf("rollout phase %d out of range", s.Rollout.Phase)
-		}
-		if m := s.Rollout.MaxFailures; m != nil && *m < 0 {
-			return fmt.Errorf("rollout maxFailures %d is negative (fix: let the agent rebuild the state)", *m)
-		}
-		if err := s.Rollout.validTracks(); err != nil {
+		if err := s.validRollout(); err != nil {
 			return err
 		}
 	}
 	return s.validPlaced()
+}
+
+// validRollout checks the rollout's invariants: its revision has a stored spec, its phase
+// is in range, its maxFailures is not negative, and its tracks are sound.
+func (s *State) validRollout() error {
+	if _, ok := s.Revisions[s.Rollout.Revision]; !ok {
+		return fmt.Errorf("rollout revision %q has no stored spec", s.Rollout.Revision)
+	}
+	// A finished rollout's phase is one past its last.
+	if s.Rollout.Phase < 0 || s.Rollout.Phase > len(s.Rollout.Phases) {
+		return fmt.Errorf("rollout phase %d out of range", s.Rollout.Phase)
+	}
+	if m := s.Rollout.MaxFailures; m != nil && *m < 0 {
+		return fmt.Errorf("rollout maxFailures %d is negative (fix: let the agent rebuild the state)", *m)
+	}
+	return s.Rollout.validTracks()
 }

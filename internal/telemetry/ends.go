@@ -75,10 +75,7 @@ func Triggered(prev, next *state.State) (detected time.Time, ok bool) {
 		return time.Time{}, false
 	}
 	r := next.Rollout
-	var was *state.Rollout
-	if prev != nil && prev.Rollout != nil && prev.Rollout.Revision == r.Revision && prev.Rollout.StartedAt.Equal(r.StartedAt) {
-		was = prev.Rollout
-	}
+	was := sameRollout(prev, r)
 	for i, ph := range r.Phases {
 		if len(ph.Admitted) == 0 || (was != nil && i < len(was.Phases) && was.Phases[i].Name == ph.Name && len(was.Phases[i].Admitted) > 0) {
 			continue
@@ -95,6 +92,15 @@ func Triggered(prev, next *state.State) (detected time.Time, ok bool) {
 		return detected, !detected.IsZero()
 	}
 	return time.Time{}, false
+}
+
+// sameRollout is prev's rollout if it is r before the write (the same revision, started at
+// the same time), else nil.
+func sameRollout(prev *state.State, r *state.Rollout) *state.Rollout {
+	if prev != nil && prev.Rollout != nil && prev.Rollout.Revision == r.Revision && prev.Rollout.StartedAt.Equal(r.StartedAt) {
+		return prev.Rollout
+	}
+	return nil
 }
 
 // previousPhase is the index of the phase walked before phases[i]: the nearest earlier one

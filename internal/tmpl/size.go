@@ -45,26 +45,36 @@ func (s *sizer) walk(v any, depth int) {
 	case []int:
 		s.n += len(t) * 8
 	case []any:
-		for _, e := range t {
-			if s.over() {
-				return
-			}
-			s.walk(e, depth+1)
-		}
+		s.walkList(t, depth)
 	case map[string]any:
-		for k, e := range t {
-			if s.over() {
-				return
-			}
-			s.n += len(k)
-			s.walk(e, depth+1)
-		}
+		s.walkMap(t, depth)
 	case map[string]string:
 		for k, e := range t {
 			s.n += nodeCost + depth + 1 + len(k) + len(e)
 		}
 	default:
 		s.walkReflect(reflect.ValueOf(v), depth)
+	}
+}
+
+// walkList sizes the elements of a list at depth, stopping once past the limit.
+func (s *sizer) walkList(t []any, depth int) {
+	for _, e := range t {
+		if s.over() {
+			return
+		}
+		s.walk(e, depth+1)
+	}
+}
+
+// walkMap sizes the keys and values of a map at depth, stopping once past the limit.
+func (s *sizer) walkMap(t map[string]any, depth int) {
+	for k, e := range t {
+		if s.over() {
+			return
+		}
+		s.n += len(k)
+		s.walk(e, depth+1)
 	}
 }
 

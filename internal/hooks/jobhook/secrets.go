@@ -76,6 +76,20 @@ func volumeSecrets(v corev1.VolumeSource, add func(string)) {
 			}
 		}
 	}
+	if v.AzureFile != nil {
+		add(v.AzureFile.SecretName)
+	}
+	for _, r := range driverSecretRefs(v) {
+		if r != nil {
+			add(r.Name)
+		}
+	}
+}
+
+// driverSecretRefs are the references to a Secret of the volume drivers that take one (the
+// CSI driver's node publish Secret, the others' secretRef), each nil if the driver names
+// none.
+func driverSecretRefs(v corev1.VolumeSource) []*corev1.LocalObjectReference {
 	refs := []*corev1.LocalObjectReference{}
 	if v.CSI != nil {
 		refs = append(refs, v.CSI.NodePublishSecretRef)
@@ -101,14 +115,7 @@ func volumeSecrets(v corev1.VolumeSource, add func(string)) {
 	if v.StorageOS != nil {
 		refs = append(refs, v.StorageOS.SecretRef)
 	}
-	if v.AzureFile != nil {
-		add(v.AzureFile.SecretName)
-	}
-	for _, r := range refs {
-		if r != nil {
-			add(r.Name)
-		}
-	}
+	return refs
 }
 
 // secretValues are the values the pod may have read from Secrets, to redact from its log:
