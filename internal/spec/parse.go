@@ -184,23 +184,11 @@ func (d *dec) generators(s *Spec, n *yaml.Node) (strategy *yaml.Node, strategyPa
 		d.fields(g, path) // shape check
 		var gen Generator
 		for j := 0; g.Kind == yaml.MappingNode && j+1 < len(g.Content); j += 2 {
-			key, v := g.Content[j].Value, g.Content[j+1]
-			switch key {
-			case "list":
-				gen.List = d.listGenerator(v, path+".list")
-			case "clusters":
-				gen.Clusters = d.clustersGenerator(v, path+".clusters")
-			case "deploymentStrategy":
+			if v := d.generatorField(&gen, g, path, g.Content[j].Value, g.Content[j+1]); v != nil {
 				if strategy != nil {
 					d.fail(v, path+".deploymentStrategy", "keep one deploymentStrategy: its phases order the children of every generator", "only one generator may carry a deploymentStrategy")
 				}
 				strategy, strategyPath = v, path+".deploymentStrategy"
-			default:
-				if slices.Contains(unsupportedGenerators, key) {
-					d.fail(g, path+"."+key, "use a list or clusters generator", "generator %q is not supported by cmp-phase", key)
-				} else {
-					d.fail(g, path+"."+key, "use list, clusters and deploymentStrategy", "unknown generator field %q", key)
-				}
 			}
 		}
 		if gen.List != nil && gen.Clusters != nil {
@@ -216,6 +204,26 @@ func (d *dec) generators(s *Spec, n *yaml.Node) (strategy *yaml.Node, strategyPa
 		d.fail(n, "spec.generators", "add a list or clusters generator", "is empty")
 	}
 	return strategy, strategyPath
+}
+
+// generatorField reads one field (key: v) of the generator g at path into gen; it returns
+// v when the field is a deploymentStrategy, which the caller keeps (one per spec).
+func (d *dec) generatorField(gen *Generator, g *yaml.Node, path, key string, v *yaml.Node) (strategy *yaml.Node) {
+	switch key {
+	case "list":
+		gen.List = d.listGenerator(v, path+".list")
+	case "clusters":
+		gen.Clusters = d.clustersGenerator(v, path+".clusters")
+	case "deploymentStrategy":
+		return v
+	default:
+		if slices.Contains(unsupportedGenerators, key) {
+			d.fail(g, path+"."+key, "use a list or clusters generator", "generator %q is not supported by cmp-phase", key)
+		} else {
+			d.fail(g, path+"."+key, "use list, clusters and deploymentStrategy", "unknown generator field %q", key)
+		}
+	}
+	return nil
 }
 
 func (d *dec) listGenerator(n *yaml.Node, path string) *ListGenerator {
