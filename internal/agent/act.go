@@ -25,22 +25,26 @@ import (
 // arrive; once the parent's render of the state has arrived, carry out decided removals
 // and sync admitted children that do not sync themselves.
 func (a *Agent) act(ctx context.Context, p *pass, st *state.State, acts []rollout.Action) (time.Time, error) {
-	requeue := requeueAsked(acts)
+	requeue := rollout.RequeueAt(acts)
 	if st == nil {
 		return requeue, nil
 	}
 	a.startHooks(ctx, p, st, acts) // hooks need no re-render: they gate what comes next
-	if st.Rollout != nil {
-		if !st.Rollout.Status.IsTerminal() {
-			_ = a.syncAgain(ctx, p, acts) // a retried sync needs none either: the child runs its revision
-		}
+	if st.Rollout != nil && !st.Rollout.Status.IsTerminal() {
+		_ = a.syncAgain(ctx, p, acts) // a retried sync needs none either: the child runs its revision
 	}
-	if p.plan.Parent == "" {
+	switch {
+	case p.plan.Parent == "":
 		return requeue, nil
-	}
-	if p.shards != nil {
+	case p.shards != nil:
 		return a.actShards(ctx, p, st, requeue)
 	}
+	return a.actOnParent(ctx, p, st, requeue)
+}
+
+// actOnParent carries out the re-render protocol on the rollout's one parent: name the
+// state, ask again, enact the moves once the render arrived, then what follows it.
+func (a *Agent) actOnParent(ctx context.Context, p *pass, st *state.State, requeue time.Time) (time.Time, error) {
 	name, now := p.plan.Rollout, a.now()
 	mem := a.remembered(name)
 	d := rerender.Decide(viewOf(p.parent, p.plan.Generation, st.ViewGeneration, mem), now, a.opts.ConfirmAfter)
@@ -76,17 +80,6 @@ func (a *Agent) act(ctx context.Context, p *pass, st *state.State, acts []rollou
 		return earliest(requeue, d.Requeue), nil
 	}
 	return requeue, a.afterRender(ctx, p, st)
-}
-
-// requeueAsked is the earliest time the engine's actions ask to be called again (zero: none).
-func requeueAsked(acts []rollout.Action) time.Time {
-	var requeue time.Time
-	for _, act := range acts {
-		if act.Kind == rollout.ActRequeue {
-			requeue = earliest(requeue, act.At)
-		}
-	}
-	return requeue
 }
 
 // afterRender does what waits for the parent's render of the state: the removals the state

@@ -16,6 +16,7 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/childop"
 	"github.com/cmp-phase/cmp-phase/internal/failure"
+	"github.com/cmp-phase/cmp-phase/internal/passmemo"
 	"github.com/cmp-phase/cmp-phase/internal/render"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
@@ -65,31 +66,33 @@ func (a *Agent) enactOnly(ctx context.Context, p *pass, st *state.State, keep fu
 			break
 		}
 		p.moves++
-		g.Go(func() error {
-			live := p.children[m.Child]
-			err := a.move(gctx, live, docs[m.Child], rollout.Marker(m.Revision, m.Since))
-			if err == nil || errors.Is(err, errMoved) {
-				// a conflict proves the server is past the cached version: moving it again
-				// from that version can only conflict again, until the cache catches up
-				mem.Moved(live)
-			}
-			if errors.Is(err, errMoved) {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			a.log.Info("child moved", "rollout", p.plan.Rollout, "child", m.Child, "revision", m.Revision)
-			if live.Operation == nil { // the move started its sync (childop.MovePatch)
-				a.metrics.Syncs.WithLabelValues(p.plan.Rollout).Inc()
-			}
-			if a.faults.AfterMove != nil {
-				a.faults.AfterMove(p.plan.Rollout, m.Child)
-			}
-			return nil
-		})
+		g.Go(func() error { return a.moveOne(gctx, p, mem, m, docs[m.Child]) })
 	}
 	return g.Wait()
+}
+
+// moveOne moves child m to its revision (doc, its render) and remembers it moved.
+func (a *Agent) moveOne(ctx context.Context, p *pass, mem *passmemo.Memory, m rollout.Move, doc []byte) error {
+	live := p.children[m.Child]
+	err := a.move(ctx, live, doc, rollout.Marker(m.Revision, m.Since))
+	if err == nil || errors.Is(err, errMoved) {
+		// a conflict proves the server is past the cached version: moving it again
+		// from that version can only conflict again, until the cache catches up
+		mem.Moved(live)
+	}
+	if errors.Is(err, errMoved) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	a.log.Info("child moved", "rollout", p.plan.Rollout, "child", m.Child, "revision", m.Revision)
+	if live.Operation == nil { // the move started its sync (childop.MovePatch)
+		a.metrics.Syncs.WithLabelValues(p.plan.Rollout).Inc()
+	}
+	if a.faults.AfterMove != nil {
+		a.faults.AfterMove(p.plan.Rollout, m.Child)
+	}
+	return nil
 }
 
 // ownMoves are the moves of the children keep keeps (nil: all), in a slice of their own:

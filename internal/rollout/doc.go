@@ -37,7 +37,8 @@
 // # Files
 //
 //   - the door and the step: decide.go, step.go (Step, start, the written state), pass.go,
-//     rebuild.go, moving.go, syncs.go, preview.go, reasons.go, times.go, unselected.go
+//     rebuild.go, moving.go, syncs.go, requeue.go, preview.go, reasons.go, times.go,
+//     unselected.go
 //   - the walk of a rollout: progress.go (phases: enter, settle, admit, gates, succeed),
 //     batch.go and batchwait.go (batches and the wait between them), budget.go, complete.go,
 //     soak.go, gates.go and limits.go (hook lists, held hooks), percluster.go (per-cluster
