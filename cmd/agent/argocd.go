@@ -4,7 +4,7 @@ import (
 	"errors"
 	"github.com/spf13/pflag"
 
-	"github.com/cmp-phase/cmp-phase/internal/argoapi"
+	"github.com/cmp-phase/cmp-phase/internal/agent/argoapi"
 )
 
 // argoAPI are the flags of argocd-server's API, which the agent uses (when given) to warm

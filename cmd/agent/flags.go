@@ -10,10 +10,10 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/cmp-phase/cmp-phase/internal/agent"
-	"github.com/cmp-phase/cmp-phase/internal/clustersource"
+	"github.com/cmp-phase/cmp-phase/internal/agent/clustersource"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/hooks/all"
-	"github.com/cmp-phase/cmp-phase/internal/kubeclient"
+	"github.com/cmp-phase/cmp-phase/internal/startup/kubeclient"
 )
 
 // connection is how the agent reaches the API server.

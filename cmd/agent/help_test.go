@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/cmp-phase/cmp-phase/internal/versioncmd"
+	"github.com/cmp-phase/cmp-phase/internal/startup/versioncmd"
 )
 
 // builtAgent is the agent built once per test run: these tests run the real binary, as

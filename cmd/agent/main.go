@@ -17,7 +17,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/cmp-phase/cmp-phase/internal/agent"
-	"github.com/cmp-phase/cmp-phase/internal/logging"
+	"github.com/cmp-phase/cmp-phase/internal/startup/logging"
 	"github.com/cmp-phase/cmp-phase/internal/telemetry"
 )
 

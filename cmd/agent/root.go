@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cmp-phase/cmp-phase/internal/clustersource"
-	"github.com/cmp-phase/cmp-phase/internal/versioncmd"
+	"github.com/cmp-phase/cmp-phase/internal/agent/clustersource"
+	"github.com/cmp-phase/cmp-phase/internal/startup/versioncmd"
 )
 
 // newRoot is the agent's command: without a subcommand it reads and checks its flags (the

@@ -10,10 +10,10 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
-	"github.com/cmp-phase/cmp-phase/internal/inputs"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
-	"github.com/cmp-phase/cmp-phase/internal/kubeclient"
 	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/render/inputs"
+	"github.com/cmp-phase/cmp-phase/internal/startup/kubeclient"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 

@@ -15,7 +15,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
-	"github.com/cmp-phase/cmp-phase/internal/versioncmd"
+	"github.com/cmp-phase/cmp-phase/internal/startup/versioncmd"
 )
 
 // app is what every command shares: the context (cancelled on Ctrl-C or SIGTERM), the

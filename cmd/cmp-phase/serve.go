@@ -15,10 +15,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
-	"github.com/cmp-phase/cmp-phase/internal/cmpserver"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
-	"github.com/cmp-phase/cmp-phase/internal/kubeclient"
-	"github.com/cmp-phase/cmp-phase/internal/logging"
+	"github.com/cmp-phase/cmp-phase/internal/render/cmpserver"
+	"github.com/cmp-phase/cmp-phase/internal/startup/kubeclient"
+	"github.com/cmp-phase/cmp-phase/internal/startup/logging"
 	"github.com/cmp-phase/cmp-phase/internal/telemetry"
 )
 

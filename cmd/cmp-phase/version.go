@@ -3,10 +3,10 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/cmp-phase/cmp-phase/internal/versioncmd"
+	"github.com/cmp-phase/cmp-phase/internal/startup/versioncmd"
 )
 
-// newVersion is the version command the agent shares (internal/versioncmd).
+// newVersion is the version command the agent shares (internal/startup/versioncmd).
 func newVersion(a *app) *cobra.Command {
 	c := versioncmd.New("cmp-phase", `  cmp-phase version
   cmp-phase version -o json

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cmp-phase/cmp-phase/internal/versioncmd"
+	"github.com/cmp-phase/cmp-phase/internal/startup/versioncmd"
 )
 
 // exitCode runs the built binary with args: its stdout, stderr and exit code.

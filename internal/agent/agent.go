@@ -16,21 +16,21 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 
-	"github.com/cmp-phase/cmp-phase/internal/appcache"
-	"github.com/cmp-phase/cmp-phase/internal/argoapi"
-	"github.com/cmp-phase/cmp-phase/internal/clustersource"
+	"github.com/cmp-phase/cmp-phase/internal/agent/appcache"
+	"github.com/cmp-phase/cmp-phase/internal/agent/argoapi"
+	"github.com/cmp-phase/cmp-phase/internal/agent/clustersource"
+	"github.com/cmp-phase/cmp-phase/internal/agent/failure"
+	"github.com/cmp-phase/cmp-phase/internal/agent/hookrun"
+	"github.com/cmp-phase/cmp-phase/internal/agent/passmemo"
+	"github.com/cmp-phase/cmp-phase/internal/agent/warm"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
-	"github.com/cmp-phase/cmp-phase/internal/failure"
-	"github.com/cmp-phase/cmp-phase/internal/hookrun"
 	"github.com/cmp-phase/cmp-phase/internal/hooks"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
-	"github.com/cmp-phase/cmp-phase/internal/passmemo"
 	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/render"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
 	"github.com/cmp-phase/cmp-phase/internal/telemetry"
-	"github.com/cmp-phase/cmp-phase/internal/warm"
 )
 
 // inventoryKey is the work-queue key that republishes the inventory; every other key is a

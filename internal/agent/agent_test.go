@@ -10,9 +10,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/cmp-phase/cmp-phase/internal/appcache"
+	"github.com/cmp-phase/cmp-phase/internal/agent/appcache"
+	"github.com/cmp-phase/cmp-phase/internal/agent/observe"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
-	"github.com/cmp-phase/cmp-phase/internal/observe"
 )
 
 func liveChild() *v1alpha1.Application {

@@ -10,7 +10,7 @@ import (
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/cmp-phase/cmp-phase/internal/clustersource"
+	"github.com/cmp-phase/cmp-phase/internal/agent/clustersource"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 )
 

@@ -14,9 +14,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/cmp-phase/cmp-phase/internal/childop"
-	"github.com/cmp-phase/cmp-phase/internal/failure"
-	"github.com/cmp-phase/cmp-phase/internal/passmemo"
+	"github.com/cmp-phase/cmp-phase/internal/agent/childop"
+	"github.com/cmp-phase/cmp-phase/internal/agent/failure"
+	"github.com/cmp-phase/cmp-phase/internal/agent/passmemo"
 	"github.com/cmp-phase/cmp-phase/internal/render"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/spec"

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/cmp-phase/cmp-phase/internal/hookrun"
+	"github.com/cmp-phase/cmp-phase/internal/agent/hookrun"
 	"github.com/cmp-phase/cmp-phase/internal/hooks"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/state"

@@ -13,8 +13,8 @@ import (
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/cmp-phase/cmp-phase/internal/appcache"
-	"github.com/cmp-phase/cmp-phase/internal/clustersource"
+	"github.com/cmp-phase/cmp-phase/internal/agent/appcache"
+	"github.com/cmp-phase/cmp-phase/internal/agent/clustersource"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 )
 

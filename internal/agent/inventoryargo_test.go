@@ -15,8 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
-	"github.com/cmp-phase/cmp-phase/internal/argoapi"
-	"github.com/cmp-phase/cmp-phase/internal/clustersource"
+	"github.com/cmp-phase/cmp-phase/internal/agent/argoapi"
+	"github.com/cmp-phase/cmp-phase/internal/agent/clustersource"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/plan"
 )

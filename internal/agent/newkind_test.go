@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cmp-phase/cmp-phase/internal/hookrun"
+	"github.com/cmp-phase/cmp-phase/internal/agent/hookrun"
 	"github.com/cmp-phase/cmp-phase/internal/hooks"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/plan"

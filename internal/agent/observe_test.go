@@ -7,8 +7,8 @@ import (
 	synccommon "github.com/argoproj/argo-cd/gitops-engine/pkg/sync/common"
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 
-	"github.com/cmp-phase/cmp-phase/internal/appcache"
-	"github.com/cmp-phase/cmp-phase/internal/observe"
+	"github.com/cmp-phase/cmp-phase/internal/agent/appcache"
+	"github.com/cmp-phase/cmp-phase/internal/agent/observe"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 )
 

@@ -10,8 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/cmp-phase/cmp-phase/internal/agent/parentpoll"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
-	"github.com/cmp-phase/cmp-phase/internal/parentpoll"
 )
 
 // pollParents asks Argo CD, every interval until ctx ends, to refresh the parents of the
@@ -21,7 +21,7 @@ import (
 // (120 s by default, plus up to 60 s of jitter). A new commit is then rendered and applied
 // like any other: the poll only makes it seen sooner.
 //
-// Which parents, and when, is internal/parentpoll's: one parent of each source in turn
+// Which parents, and when, is internal/agent/parentpoll's: one parent of each source in turn
 // each interval; the others of a source whose parents resolved different commits within
 // parentpoll.CatchUpEvery, each at most once an interval and once a commit.
 func (a *Agent) pollParents(ctx context.Context, every time.Duration) {

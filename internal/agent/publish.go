@@ -14,8 +14,8 @@ import (
 
 	"github.com/cmp-phase/cmp-phase/internal/clustersecrets"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
-	"github.com/cmp-phase/cmp-phase/internal/inputs"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
+	"github.com/cmp-phase/cmp-phase/internal/render/inputs"
 )
 
 // publish writes the inventory ConfigMap from the clusters read (the cached cluster Secrets,

@@ -11,20 +11,20 @@ import (
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"github.com/cmp-phase/cmp-phase/internal/agent/failure"
+	"github.com/cmp-phase/cmp-phase/internal/agent/rerender"
+	"github.com/cmp-phase/cmp-phase/internal/agent/shardset"
+	"github.com/cmp-phase/cmp-phase/internal/agent/watchlag"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/control"
-	"github.com/cmp-phase/cmp-phase/internal/failure"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/plan"
 	"github.com/cmp-phase/cmp-phase/internal/render"
-	"github.com/cmp-phase/cmp-phase/internal/rerender"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
-	"github.com/cmp-phase/cmp-phase/internal/shardset"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/internal/statestore"
 	"github.com/cmp-phase/cmp-phase/internal/status"
-	"github.com/cmp-phase/cmp-phase/internal/watchlag"
 )
 
 // pass is what one reconcile of a rollout read: its plan, parent and live children, and

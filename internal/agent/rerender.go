@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/resourceversion"
 
-	"github.com/cmp-phase/cmp-phase/internal/rerender"
+	"github.com/cmp-phase/cmp-phase/internal/agent/rerender"
 )
 
 // named is what an agent remembers of a re-render it asked for.

@@ -10,11 +10,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/cmp-phase/cmp-phase/internal/agent/failure"
+	"github.com/cmp-phase/cmp-phase/internal/agent/rerender"
+	"github.com/cmp-phase/cmp-phase/internal/agent/shardset"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
-	"github.com/cmp-phase/cmp-phase/internal/failure"
-	"github.com/cmp-phase/cmp-phase/internal/rerender"
 	"github.com/cmp-phase/cmp-phase/internal/shard"
-	"github.com/cmp-phase/cmp-phase/internal/shardset"
 )
 
 // readShards reads the shards of a rollout whose shard-0 plan says it is sharded (nil when

@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/cmp-phase/cmp-phase/internal/rerender"
-	"github.com/cmp-phase/cmp-phase/internal/shardset"
+	"github.com/cmp-phase/cmp-phase/internal/agent/rerender"
+	"github.com/cmp-phase/cmp-phase/internal/agent/shardset"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 

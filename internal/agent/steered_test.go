@@ -9,7 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/cmp-phase/cmp-phase/internal/appcache"
+	"github.com/cmp-phase/cmp-phase/internal/agent/appcache"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 )
 

@@ -3,7 +3,7 @@ package agent
 import (
 	"context"
 
-	"github.com/cmp-phase/cmp-phase/internal/childsync"
+	"github.com/cmp-phase/cmp-phase/internal/agent/childsync"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 )
 

@@ -1,8 +1,8 @@
 package agent
 
 import (
+	"github.com/cmp-phase/cmp-phase/internal/agent/warm"
 	"github.com/cmp-phase/cmp-phase/internal/state"
-	"github.com/cmp-phase/cmp-phase/internal/warm"
 )
 
 // warmNext queues the warms of the children the rollout admits next (the Decision's: the

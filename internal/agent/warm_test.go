@@ -5,9 +5,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/cmp-phase/cmp-phase/internal/argoapi"
+	"github.com/cmp-phase/cmp-phase/internal/agent/argoapi"
+	"github.com/cmp-phase/cmp-phase/internal/agent/shardset"
 	"github.com/cmp-phase/cmp-phase/internal/plan"
-	"github.com/cmp-phase/cmp-phase/internal/shardset"
 )
 
 // TestTheEngineIsToldWhatWasWarmed: the engine previews the next batch (rollout.Observed's

@@ -3,9 +3,9 @@ package agent
 import (
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 
+	"github.com/cmp-phase/cmp-phase/internal/agent/syncwindows"
 	"github.com/cmp-phase/cmp-phase/internal/control"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
-	"github.com/cmp-phase/cmp-phase/internal/syncwindows"
 )
 
 // fleetWindows reads the fleet ConfigMap's change windows from its cache (none when it

@@ -11,8 +11,8 @@ import (
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/jsoncost"
+	"github.com/cmp-phase/cmp-phase/internal/render/tmpl"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
-	"github.com/cmp-phase/cmp-phase/internal/tmpl"
 )
 
 const (

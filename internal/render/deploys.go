@@ -12,9 +12,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cmp-phase/cmp-phase/internal/content"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
+	"github.com/cmp-phase/cmp-phase/internal/render/content"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 

@@ -7,9 +7,9 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/cmp-phase/cmp-phase/internal/inputs"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
 	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/render/inputs"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 

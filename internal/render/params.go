@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
+	"github.com/cmp-phase/cmp-phase/internal/render/tmpl"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
-	"github.com/cmp-phase/cmp-phase/internal/tmpl"
 )
 
 const (

@@ -6,8 +6,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/cmp-phase/cmp-phase/internal/agent/watchlag"
 	"github.com/cmp-phase/cmp-phase/internal/state"
-	"github.com/cmp-phase/cmp-phase/internal/watchlag"
 )
 
 // AgentMetrics are the agent's Prometheus metrics of its rollouts (served by cmd/agent on

@@ -8,10 +8,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/cmp-phase/cmp-phase/internal/agent/watchlag"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/internal/status"
-	"github.com/cmp-phase/cmp-phase/internal/watchlag"
 )
 
 // TestWhatARolloutWaitsForIsAMetric: cmp_phase_waiting says what the parent's waiting-for

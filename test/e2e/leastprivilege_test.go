@@ -17,7 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/cmp-phase/cmp-phase/internal/argoapi"
+	"github.com/cmp-phase/cmp-phase/internal/agent/argoapi"
 	"github.com/cmp-phase/cmp-phase/internal/clustersecrets"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"

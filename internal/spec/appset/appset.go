@@ -9,8 +9,8 @@ import (
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 
+	"github.com/cmp-phase/cmp-phase/internal/render/tmpl"
 	"github.com/cmp-phase/cmp-phase/internal/spec/templatecheck"
-	"github.com/cmp-phase/cmp-phase/internal/tmpl"
 )
 
 func init() { templatecheck.Register(Check) }

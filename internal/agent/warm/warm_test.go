@@ -17,7 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/cmp-phase/cmp-phase/internal/argoapi"
+	"github.com/cmp-phase/cmp-phase/internal/agent/argoapi"
 )
 
 func warmChild() *v1alpha1.Application {

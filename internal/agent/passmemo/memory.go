@@ -8,7 +8,7 @@ import (
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/cmp-phase/cmp-phase/internal/observe"
+	"github.com/cmp-phase/cmp-phase/internal/agent/observe"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 	"github.com/cmp-phase/cmp-phase/internal/statestore"
 )

@@ -5,9 +5,9 @@ import (
 	"maps"
 	"strings"
 
-	"github.com/cmp-phase/cmp-phase/internal/content"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/render/content"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 )
 

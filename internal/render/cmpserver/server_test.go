@@ -20,8 +20,8 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
-	"github.com/cmp-phase/cmp-phase/internal/inputs"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
+	"github.com/cmp-phase/cmp-phase/internal/render/inputs"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
@@ -77,7 +77,7 @@ func startServerWith(t *testing.T, store Store, opts Options) (apiclient.ConfigM
 func repo(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
-	b, err := os.ReadFile("../render/testdata/spec-v2.yaml")
+	b, err := os.ReadFile("../testdata/spec-v2.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func deployedStore(t *testing.T, root string) *memStore {
 		t.Fatal(err)
 	}
 	_, body, id, _ := s.Revision()
-	inv, err := inputs.InventoryFromFile("../render/testdata/inventory.json")
+	inv, err := inputs.InventoryFromFile("../testdata/inventory.json")
 	if err != nil {
 		t.Fatal(err)
 	}

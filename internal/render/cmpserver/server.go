@@ -22,15 +22,15 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/emptypb"
 
-	"github.com/cmp-phase/cmp-phase/internal/content"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
-	"github.com/cmp-phase/cmp-phase/internal/pipeline"
 	"github.com/cmp-phase/cmp-phase/internal/render"
+	"github.com/cmp-phase/cmp-phase/internal/render/content"
+	"github.com/cmp-phase/cmp-phase/internal/render/pipeline"
+	"github.com/cmp-phase/cmp-phase/internal/render/tmpl"
 	"github.com/cmp-phase/cmp-phase/internal/spec"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 	"github.com/cmp-phase/cmp-phase/internal/targets"
-	"github.com/cmp-phase/cmp-phase/internal/tmpl"
 )
 
 // Store gives the current state and inventory (backed by informers in production).

@@ -8,7 +8,7 @@ import (
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/cmp-phase/cmp-phase/internal/observe"
+	"github.com/cmp-phase/cmp-phase/internal/agent/observe"
 )
 
 // TestMovePatch: the patch gives the child the rendered spec and labels, keeps what others

@@ -11,8 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 
+	"github.com/cmp-phase/cmp-phase/internal/agent/failure"
 	"github.com/cmp-phase/cmp-phase/internal/contract"
-	"github.com/cmp-phase/cmp-phase/internal/failure"
 )
 
 // PhaseGen is the generation a parent's PHASE_GEN names, 0 when unset or unreadable.

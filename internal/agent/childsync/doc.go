@@ -4,6 +4,6 @@
 // replaced. Start and StartAll start the syncs the engine decided (rollout.Decision.Syncs:
 // admitted children that do not sync themselves), choosing none; Retry and RetryAll carry out the engine's ActSyncAgain, a sync that failed on
 // a transient error started again once its backoff is over, judged again on the live child.
-// What is written is internal/childop's (the operation, its marks); what the engine decides
+// What is written is internal/agent/childop's (the operation, its marks); what the engine decides
 // is internal/rollout's.
 package childsync

@@ -15,8 +15,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/cmp-phase/cmp-phase/internal/contract"
-	"github.com/cmp-phase/cmp-phase/internal/inputs"
 	"github.com/cmp-phase/cmp-phase/internal/inventory"
+	"github.com/cmp-phase/cmp-phase/internal/render/inputs"
 	"github.com/cmp-phase/cmp-phase/internal/state"
 )
 

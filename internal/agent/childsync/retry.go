@@ -10,8 +10,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/cmp-phase/cmp-phase/internal/childop"
-	"github.com/cmp-phase/cmp-phase/internal/observe"
+	"github.com/cmp-phase/cmp-phase/internal/agent/childop"
+	"github.com/cmp-phase/cmp-phase/internal/agent/observe"
 	"github.com/cmp-phase/cmp-phase/internal/rollout"
 )
 
