@@ -41,12 +41,10 @@ func NeedsSync(o Observation, rev string, admittedAt time.Time) bool {
 	if o.Revision != rev || !o.SpecCompared || o.SyncStatus != "OutOfSync" {
 		return false
 	}
-	if o.OperationStartedAt.IsZero() {
-		return true // never synced
-	}
 	if o.OperationMarker == Marker(rev, admittedAt) {
 		return false // the agent started this admission's sync already
 	}
-	// Argo CD's timestamps are whole seconds: a sync started in the second of admission counts.
+	// Argo CD's timestamps are whole seconds: a sync started in the second of admission
+	// counts; a child never synced has a zero start, before every admission.
 	return o.OperationStartedAt.Before(admittedAt.Truncate(time.Second))
 }
