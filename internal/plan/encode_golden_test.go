@@ -19,13 +19,7 @@ var updatePlanGolden = flag.Bool("update-plan-golden", false, "rewrite testdata/
 // back and writes the same bytes again. The wire format is the contract between a sidecar
 // and an agent of different versions.
 func TestThePlanIsWrittenByteForByte(t *testing.T) {
-	files, _ := filepath.Glob("testdata/head-2586d71/*.json")
-	n := 0
-	for _, f := range files {
-		if strings.HasSuffix(f, ".decoded.json") {
-			continue
-		}
-		n++
+	for _, f := range previousPlans(t) {
 		golden := filepath.Join("testdata/plan-v2", strings.TrimSuffix(filepath.Base(f), ".json")+".golden")
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			raw, _ := os.ReadFile(f)
@@ -46,9 +40,6 @@ func TestThePlanIsWrittenByteForByte(t *testing.T) {
 				t.Fatalf("the golden plan, read and written, changed:\n%s\nwant\n%s", again, want)
 			}
 		})
-	}
-	if n < 10 {
-		t.Fatalf("only %d golden plans", n)
 	}
 }
 

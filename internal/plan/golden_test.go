@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -81,13 +82,7 @@ func configMap(t *testing.T, b []byte) Manifest {
 // composed one) decodes to what that release decoded; and written again by this one, it
 // decodes to the same once more.
 func TestAPlanOfThePreviousReleaseReadsUnchanged(t *testing.T) {
-	files, _ := filepath.Glob("testdata/head-2586d71/*.json")
-	n := 0
-	for _, f := range files {
-		if strings.HasSuffix(f, ".decoded.json") {
-			continue
-		}
-		n++
+	for _, f := range previousPlans(t) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			raw, _ := os.ReadFile(f)
 			want, err := os.ReadFile(strings.TrimSuffix(f, ".json") + ".decoded.json")
@@ -109,9 +104,6 @@ func TestAPlanOfThePreviousReleaseReadsUnchanged(t *testing.T) {
 				t.Fatalf("written again, decoded differently:\n%s\nwant\n%s", got, want)
 			}
 		})
-	}
-	if n < 10 {
-		t.Fatalf("only %d golden plans", n)
 	}
 }
 
@@ -135,4 +127,16 @@ func roundTrip(t *testing.T, p *Plan) *Plan {
 		t.Fatalf("schema %d generation %d", again.Schema, again.Generation)
 	}
 	return again
+}
+
+// previousPlans are the plan manifests the previous release wrote (testdata/head-2586d71,
+// their decoded forms left out): at least ten, or the tests over them prove little.
+func previousPlans(t *testing.T) []string {
+	t.Helper()
+	files, _ := filepath.Glob("testdata/head-2586d71/*.json")
+	files = slices.DeleteFunc(files, func(f string) bool { return strings.HasSuffix(f, ".decoded.json") })
+	if len(files) < 10 {
+		t.Fatalf("only %d golden plans", len(files))
+	}
+	return files
 }
