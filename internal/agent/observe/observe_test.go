@@ -77,6 +77,10 @@ func TestNeedsSyncOnlyForAdmittedChildrenThatDoNotSyncThemselves(t *testing.T) {
 		"a child still on the old revision waits for the parent": {func(a *v1alpha1.Application) { a.Annotations[contract.AnnotationRevision] = "r1" }, false},
 		"a comparison of the old spec is not a reason to sync":   {func(a *v1alpha1.Application) { a.Status.Sync.ComparedTo.Source.Path = "v1" }, false},
 		"a Synced child needs nothing":                           {func(a *v1alpha1.Application) { a.Status.Sync.Status = v1alpha1.SyncStatusCodeSynced }, false},
+		"a child never synced is synced":                         {func(a *v1alpha1.Application) { a.Status.OperationState = nil }, true},
+		"the agent's own sync of this admission is not started again, though a controller clock behind ours dates it earlier": {func(a *v1alpha1.Application) {
+			a.Status.OperationState.Operation.Info = []*v1alpha1.Info{{Name: contract.OperationInfoAdmission, Value: rollout.Marker("r2", admitted)}}
+		}, false},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
